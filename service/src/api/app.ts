@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
+import type { Config } from '../config/config.ts'
+import { WdsError } from '../lib/errors.ts'
+import type { Logger } from '../lib/logger.ts'
+import type { AccountsStore } from '../store/accounts-store.ts'
+import type { ChainStatesStore } from '../store/chain-states-store.ts'
+import type { Db } from '../store/db.ts'
+import { createApiKeyAuth, findKeyInQuery, redactUrl } from './auth.ts'
+import { createMetrics } from './metrics.ts'
+import { handleError, sendProblem } from './problem.ts'
+import { systemRoutes } from './routes/system.ts'
+import { statusRoutes } from './routes/v1/status.ts'
+import { ChainStatusListSchema, ChainStatusSchema } from './schemas/chain-status.ts'
+import { ProblemSchema } from './schemas/problem.ts'
+
+export type AppDeps = {
+  config: Pick<Config, 'keyPrefix' | 'chains'>
+  db: Db
+  logger: Logger
+  stores: { accounts: AccountsStore; chainStates: ChainStatesStore }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export async function buildApp({ config, db, logger, stores }: AppDeps) {
+  const metrics = createMetrics()
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // A caller's own X-Request-Id is kept when it is sane, so that logs on both sides can be joined.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    // Fastify's own request lines would log URLs unredacted; one line per request is written below.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: true } },
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id)
+      sendProblem(reply, new WdsError('invalid_parameter', error.message, { cause: error, status: 400 }))
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new WdsError('not_found', `there is no route ${request.method} ${redactUrl(request.url).split('?')[0]}`)),
+  )
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+    const param = findKeyInQuery(request.url)
+    if (param !== undefined) {
+      throw new WdsError(
+        'api_key_in_query',
+        `API keys are never accepted in the query string (found in "${param}"): URLs end up in logs. Send the key in the X-API-Key header, and consider this key exposed: rotate it.`,
+        { param },
+      )
+    }
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched'
+    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000)
+    request.log.info(
+      {
+        method: request.method,
+        url: redactUrl(request.url),
+        route,
+        status_code: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+        account_id: request.caller?.accountId,
+      },
+      'request completed',
+    )
+  })
+
+  for (const schema of [ProblemSchema, ChainStatusSchema, ChainStatusListSchema]) app.addSchema(schema)
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'WDS — wallet data service',
+        version: '1.0.0',
+        description:
+          'Read-only blockchain wallet data across 29 chains. Data endpoints need an `X-API-Key` header; errors are `application/problem+json`.',
+      },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+
+  await app.register(systemRoutes, { db, metrics })
+  const authenticate = createApiKeyAuth({ store: stores.accounts, keyPrefix: config.keyPrefix })
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', authenticate)
+      await v1.register(statusRoutes, { store: stores.chainStates, configuredChains: new Set(Object.keys(config.chains)) })
+    },
+    { prefix: '/v1' },
+  )
+  return app
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>

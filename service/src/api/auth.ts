@@ -1,0 +1,70 @@
+import type { FastifyRequest } from 'fastify'
+import { WdsError } from '../lib/errors.ts'
+import { hashApiKey, looksLikeApiKey, parseApiKey } from '../portal/api-keys.ts'
+import type { Tier } from '../portal/tiers.ts'
+import type { AccountsStore } from '../store/accounts-store.ts'
+
+export const API_KEY_HEADER = 'x-api-key'
+
+/** Query parameter names under which clients commonly (and wrongly) send keys. */
+const KEY_PARAM_NAMES = new Set(['api_key', 'apikey', 'api-key', 'key', 'x-api-key', 'x_api_key'])
+
+export type Caller = { keyId: string; accountId: string; tier: Tier }
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller
+  }
+}
+
+/**
+ * The name of a query parameter that carries an API key, or undefined. Keys in URLs end up in proxy
+ * and server logs, so such a request is refused and the key is never accepted (SPEC 5.1).
+ */
+export function findKeyInQuery(rawUrl: string): string | undefined {
+  const queryStart = rawUrl.indexOf('?')
+  if (queryStart === -1) return undefined
+  for (const [name, value] of new URLSearchParams(rawUrl.slice(queryStart + 1))) {
+    if (KEY_PARAM_NAMES.has(name.toLowerCase()) || looksLikeApiKey(value)) return name
+  }
+  return undefined
+}
+
+/** The URL with every query value that is or may be a key replaced, for logs. */
+export function redactUrl(rawUrl: string): string {
+  const queryStart = rawUrl.indexOf('?')
+  if (queryStart === -1) return rawUrl
+  const params = new URLSearchParams(rawUrl.slice(queryStart + 1))
+  for (const [name, value] of params) {
+    if (KEY_PARAM_NAMES.has(name.toLowerCase()) || looksLikeApiKey(value)) params.set(name, '[redacted]')
+  }
+  return `${rawUrl.slice(0, queryStart)}?${params.toString()}`
+}
+
+/** Authenticates the `X-API-Key` header; revocation is read from the store on every request, so it takes effect at once. */
+export function createApiKeyAuth(deps: { store: AccountsStore; keyPrefix: string }) {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    const header = request.headers[API_KEY_HEADER]
+    if (header === undefined || header === '') {
+      throw new WdsError('missing_api_key', 'this endpoint needs an API key in the X-API-Key header', {
+        param: 'X-API-Key',
+      })
+    }
+    const key = Array.isArray(header) ? undefined : header.trim()
+    if (key === undefined || parseApiKey(deps.keyPrefix, key) === undefined) {
+      throw new WdsError('invalid_api_key', `the X-API-Key header does not hold a ${deps.keyPrefix}_<tier>_<32 hex> key`, {
+        param: 'X-API-Key',
+      })
+    }
+    const owner = await deps.store.findKeyOwner(hashApiKey(key))
+    if (owner === undefined) {
+      throw new WdsError('invalid_api_key', 'this API key is not known', { param: 'X-API-Key' })
+    }
+    if (owner.revokedAt !== null) {
+      throw new WdsError('revoked_api_key', `this API key was revoked at ${owner.revokedAt.toISOString()}; use another key`, {
+        param: 'X-API-Key',
+      })
+    }
+    request.caller = { keyId: owner.keyId, accountId: owner.accountId, tier: owner.accountTier }
+  }
+}

@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { CHAINS, type ChainInfo } from '../../../config/chains.ts'
+import type { ChainState, ChainStatesStore } from '../../../store/chain-states-store.ts'
+import type { ChainStatus } from '../../schemas/chain-status.ts'
+import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+
+/** An indexer that has not reported for this long is stalled. */
+export const STALLED_AFTER_SECONDS = 300
+/** A chain whose indexed head is at most this far behind the source's head is live. */
+export const LIVE_LAG_SECONDS = 60
+
+/** The status of one chain from its registry entry, whether a source is configured, and its indexing state. */
+export function describeChainStatus(
+  chain: ChainInfo,
+  configured: boolean,
+  state: ChainState | undefined,
+  now: Date,
+): ChainStatus {
+  const lagBlocks =
+    state?.latestBlock != null && state.indexedBlock != null ? Math.max(0, state.latestBlock - state.indexedBlock) : null
+  const lagSeconds =
+    state?.latestBlockTime != null && state.indexedBlockTime != null
+      ? Math.max(0, Math.round((state.latestBlockTime.getTime() - state.indexedBlockTime.getTime()) / 1000))
+      : null
+  const status: ChainStatus['status'] = !configured
+    ? 'unconfigured'
+    : state === undefined || state.indexedBlock === null
+      ? 'syncing'
+      : now.getTime() - state.updatedAt.getTime() > STALLED_AFTER_SECONDS * 1000
+        ? 'stalled'
+        : lagBlocks === 0 || (lagSeconds !== null && lagSeconds <= LIVE_LAG_SECONDS)
+          ? 'live'
+          : 'syncing'
+  return {
+    chain: chain.slug,
+    chainId: chain.chainId,
+    name: chain.name,
+    family: chain.family,
+    coverage: chain.coverage,
+    status,
+    latestBlock: state?.latestBlock ?? null,
+    indexedBlock: state?.indexedBlock ?? null,
+    indexedFrom: state?.indexedFrom ?? null,
+    lagBlocks,
+    lagSeconds,
+    lastBlockTime: state?.indexedBlockTime?.toISOString() ?? null,
+  }
+}
+
+export type StatusRoutesOptions = { store: ChainStatesStore; configuredChains: ReadonlySet<string>; now?: () => Date }
+
+export const statusRoutes: FastifyPluginAsyncTypebox<StatusRoutesOptions> = async (
+  app,
+  { store, configuredChains, now = () => new Date() },
+) => {
+  app.get(
+    '/status/chains',
+    {
+      schema: {
+        summary: 'Status of every supported chain',
+        description:
+          'Coverage, source head, indexed block and lag of all 29 chains; chains with no configured source are `unconfigured`.',
+        tags: ['status'],
+        security: [{ apiKey: [] }],
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { 200: Type.Ref('ChainStatusList'), ...PROBLEM_RESPONSES },
+      },
+    },
+    async () => {
+      const states = new Map((await store.listChainStates()).map((state) => [state.chain, state]))
+      const at = now()
+      return {
+        updatedAt: at.toISOString(),
+        chains: CHAINS.map((chain) => describeChainStatus(chain, configuredChains.has(chain.slug), states.get(chain.slug), at)),
+      }
+    },
+  )
+}

@@ -1,0 +1,21 @@
+import { Type } from 'typebox'
+
+/** RFC 9457 problem details, as every error of the API is sent (DESIGN §4). */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'URI naming the problem type: urn:wds:problem:<code>' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String({ description: 'Stable machine-readable code; see docs/errors.md' }),
+    param: Type.Optional(Type.String({ description: 'The request parameter that was wrong' })),
+    requestId: Type.String(),
+  },
+  { $id: 'Problem', title: 'Problem' },
+)
+
+/** The error responses every keyed route documents. */
+export const PROBLEM_RESPONSES = {
+  '4XX': { $ref: 'Problem#' },
+  '5XX': { $ref: 'Problem#' },
+} as const

@@ -1,0 +1,250 @@
+/**
+ * The typed registry of the 29 chains of SPEC 2.5: facts about chains live here as code;
+ * where their data comes from (URLs, keys) comes from the configuration.
+ */
+
+export type ChainFamily = 'evm' | 'utxo' | 'account'
+
+/** Coverage levels, worded exactly as SPEC 2.5 and 3. */
+export type Coverage = 'Fully indexed' | 'Partially indexed' | 'UTXO indexed' | 'Explorer API'
+
+/** How a chain's data is read: a node's RPC (`WDS_RPC_<CHAIN>`) or an explorer API (`WDS_EXPLORER_<CHAIN>`). */
+export type SourceKind = 'rpc' | 'explorer'
+
+export type AddressFormat = {
+  /** Short name of the format, for error messages. */
+  readonly name: string
+  readonly pattern: RegExp
+  readonly example: string
+  /** EVM-style hex addresses are case-insensitive and returned lower-case; others are case-sensitive. */
+  readonly caseInsensitive: boolean
+}
+
+export type ChainInfo = {
+  readonly slug: string
+  /** EIP-155 chain ID; null off EVM. */
+  readonly chainId: number | null
+  readonly name: string
+  readonly family: ChainFamily
+  readonly coverage: Coverage
+  readonly source: SourceKind
+  readonly nativeAsset: { readonly symbol: string; readonly decimals: number }
+  readonly address: AddressFormat
+}
+
+const EVM_ADDRESS: AddressFormat = {
+  name: '0x-prefixed 20-byte hex',
+  pattern: /^0x[0-9a-fA-F]{40}$/,
+  example: '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
+  caseInsensitive: true,
+}
+
+const evm = (chainId: number, slug: string, name: string, symbol: string, coverage: Coverage = 'Fully indexed'): ChainInfo => ({
+  slug,
+  chainId,
+  name,
+  family: 'evm',
+  coverage,
+  source: 'rpc',
+  nativeAsset: { symbol, decimals: 18 },
+  address: EVM_ADDRESS,
+})
+
+const BASE58 = '[1-9A-HJ-NP-Za-km-z]'
+
+export const CHAINS = [
+  evm(1, 'ethereum', 'Ethereum', 'ETH'),
+  evm(56, 'bsc', 'BNB Smart Chain', 'BNB'),
+  evm(137, 'polygon', 'Polygon PoS', 'POL'),
+  evm(42161, 'arbitrum', 'Arbitrum One', 'ETH'),
+  evm(10, 'optimism', 'OP Mainnet', 'ETH'),
+  evm(8453, 'base', 'Base', 'ETH'),
+  evm(43114, 'avalanche', 'Avalanche C-Chain', 'AVAX'),
+  evm(250, 'fantom', 'Fantom Opera', 'FTM'),
+  evm(100, 'gnosis', 'Gnosis Chain', 'XDAI'),
+  evm(59144, 'linea', 'Linea', 'ETH'),
+  evm(324, 'zksync', 'ZKsync Era', 'ETH'),
+  evm(534352, 'scroll', 'Scroll', 'ETH'),
+  evm(5000, 'mantle', 'Mantle', 'MNT'),
+  evm(81457, 'blast', 'Blast', 'ETH'),
+  evm(42220, 'celo', 'Celo', 'CELO'),
+  evm(1101, 'polygon-zkevm', 'Polygon zkEVM', 'ETH'),
+  evm(169, 'manta', 'Manta Pacific', 'ETH', 'Partially indexed'),
+  evm(7777777, 'zora', 'Zora', 'ETH', 'Partially indexed'),
+  evm(34443, 'mode', 'Mode', 'ETH', 'Partially indexed'),
+  {
+    slug: 'bitcoin',
+    chainId: null,
+    name: 'Bitcoin',
+    family: 'utxo',
+    coverage: 'UTXO indexed',
+    source: 'rpc',
+    nativeAsset: { symbol: 'BTC', decimals: 8 },
+    address: {
+      name: 'Base58 (P2PKH/P2SH) or bech32/bech32m (bc1…)',
+      pattern: new RegExp(`^(?:[13]${BASE58}{25,34}|bc1[02-9ac-hj-np-z]{11,87})$`),
+      example: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+      caseInsensitive: false,
+    },
+  },
+  {
+    slug: 'solana',
+    chainId: null,
+    name: 'Solana',
+    family: 'account',
+    coverage: 'Explorer API',
+    source: 'explorer',
+    nativeAsset: { symbol: 'SOL', decimals: 9 },
+    address: {
+      name: 'Base58 32-byte public key',
+      pattern: new RegExp(`^${BASE58}{32,44}$`),
+      example: 'vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg',
+      caseInsensitive: false,
+    },
+  },
+  {
+    slug: 'tron',
+    chainId: null,
+    name: 'Tron',
+    family: 'account',
+    coverage: 'Fully indexed',
+    source: 'rpc',
+    nativeAsset: { symbol: 'TRX', decimals: 6 },
+    address: {
+      name: 'Base58Check starting with T',
+      pattern: new RegExp(`^T${BASE58}{33}$`),
+      example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+      caseInsensitive: false,
+    },
+  },
+  {
+    slug: 'cosmos',
+    chainId: null,
+    name: 'Cosmos Hub',
+    family: 'account',
+    coverage: 'Explorer API',
+    source: 'explorer',
+    nativeAsset: { symbol: 'ATOM', decimals: 6 },
+    address: {
+      name: 'bech32 starting with cosmos1',
+      pattern: /^cosmos1[02-9ac-hj-np-z]{38,58}$/,
+      example: 'cosmos1xxkueklal9vejv9unqu80w9vptyepfa95pd53u',
+      caseInsensitive: false,
+    },
+  },
+  {
+    slug: 'xrp',
+    chainId: null,
+    name: 'XRP Ledger',
+    family: 'account',
+    coverage: 'Explorer API',
+    source: 'explorer',
+    nativeAsset: { symbol: 'XRP', decimals: 6 },
+    address: {
+      name: 'classic address starting with r',
+      pattern: /^r[1-9A-HJ-NP-Za-km-z]{24,34}$/,
+      example: 'rEb8TK3gBgk5auZkwc6sHnwrGVJH8DuaLh',
+      caseInsensitive: false,
+    },
+  },
+  {
+    slug: 'cardano',
+    chainId: null,
+    name: 'Cardano',
+    family: 'utxo',
+    coverage: 'Explorer API',
+    source: 'explorer',
+    nativeAsset: { symbol: 'ADA', decimals: 6 },
+    address: {
+      name: 'Shelley bech32 (addr1…/stake1…) or Byron Base58',
+      pattern: new RegExp(`^(?:(?:addr1|stake1)[02-9ac-hj-np-z]{50,110}|(?:Ae2|DdzFf)${BASE58}{50,120})$`),
+      example: 'addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x',
+      caseInsensitive: false,
+    },
+  },
+  {
+    slug: 'polkadot',
+    chainId: null,
+    name: 'Polkadot',
+    family: 'account',
+    coverage: 'Explorer API',
+    source: 'explorer',
+    nativeAsset: { symbol: 'DOT', decimals: 10 },
+    address: {
+      name: 'SS58 with the Polkadot prefix (starts with 1)',
+      pattern: new RegExp(`^1${BASE58}{46,47}$`),
+      example: '15oF4uVJwmo4TdGW7VfQxNLavjCXviqxT9S1MgbjMNHr6Sp5',
+      caseInsensitive: false,
+    },
+  },
+  {
+    slug: 'near',
+    chainId: null,
+    name: 'NEAR Protocol',
+    family: 'account',
+    coverage: 'Explorer API',
+    source: 'explorer',
+    nativeAsset: { symbol: 'NEAR', decimals: 24 },
+    address: {
+      name: 'named account (name.near) or 64-hex implicit account',
+      pattern: /^(?:[0-9a-f]{64}|(?:[a-z0-9]+[-_])*[a-z0-9]+(?:\.(?:[a-z0-9]+[-_])*[a-z0-9]+)*\.(?:near|tg))$/,
+      example: 'root.near',
+      caseInsensitive: false,
+    },
+  },
+  {
+    slug: 'aptos',
+    chainId: null,
+    name: 'Aptos',
+    family: 'account',
+    coverage: 'Explorer API',
+    source: 'explorer',
+    nativeAsset: { symbol: 'APT', decimals: 8 },
+    address: {
+      name: '0x-prefixed hex of up to 32 bytes',
+      pattern: /^0x[0-9a-fA-F]{1,64}$/,
+      example: '0x1',
+      caseInsensitive: true,
+    },
+  },
+  {
+    slug: 'sui',
+    chainId: null,
+    name: 'Sui',
+    family: 'account',
+    coverage: 'Explorer API',
+    source: 'explorer',
+    nativeAsset: { symbol: 'SUI', decimals: 9 },
+    address: {
+      name: '0x-prefixed 32-byte hex',
+      pattern: /^0x[0-9a-fA-F]{64}$/,
+      example: '0x02a212de6a9dfa3a69e22387acfbafbb1a9e591bd9d636e7895dcfc8de05f331',
+      caseInsensitive: true,
+    },
+  },
+] as const satisfies readonly ChainInfo[]
+
+export type ChainSlug = (typeof CHAINS)[number]['slug']
+
+export const CHAIN_SLUGS: readonly ChainSlug[] = CHAINS.map((chain) => chain.slug)
+
+const BY_SLUG: ReadonlyMap<string, ChainInfo> = new Map(CHAINS.map((chain) => [chain.slug, chain]))
+
+export function isChainSlug(value: string): value is ChainSlug {
+  return BY_SLUG.has(value)
+}
+
+/** The chain with this slug, or undefined. */
+export function findChain(slug: string): ChainInfo | undefined {
+  return BY_SLUG.get(slug)
+}
+
+/** `polygon-zkevm` → `POLYGON_ZKEVM`: the suffix of the chain's environment settings (DESIGN §3). */
+export function toEnvSuffix(slug: string): string {
+  return slug.toUpperCase().replaceAll('-', '_')
+}
+
+/** Whether `address` has the chain's address format (syntax only). */
+export function matchesAddressFormat(chain: ChainInfo, address: string): boolean {
+  return chain.address.pattern.test(address)
+}

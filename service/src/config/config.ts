@@ -1,0 +1,174 @@
+import { isAbsolute, resolve } from 'node:path'
+import { type Static, Type } from 'typebox'
+import { Value } from 'typebox/value'
+import { CHAINS, findChain, toEnvSuffix } from './chains.ts'
+
+const url = (protocols: readonly string[]) =>
+  Type.String({ pattern: `^(?:${protocols.join('|')})://[^\\s]+$`, description: `a ${protocols.join('/')} URL` })
+
+const ChainSourceSchema = Type.Object({
+  /** The node RPC or explorer API URLs (the registry's `source` says which), in failover order. */
+  urls: Type.Array(url(['http', 'https', 'ws', 'wss']), { minItems: 1 }),
+  startBlock: Type.Integer({ minimum: 0 }),
+  /** The explorer API's key, when it needs one. */
+  apiKey: Type.Optional(Type.String({ minLength: 1 })),
+})
+
+/** The one configuration schema (DESIGN §3); `Config` is derived from it. */
+export const ConfigSchema = Type.Object({
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  host: Type.String({ minLength: 1 }),
+  databaseUrl: Type.Optional(url(['postgres', 'postgresql'])),
+  databaseReadUrl: Type.Optional(url(['postgres', 'postgresql'])),
+  redisUrl: Type.Optional(url(['redis', 'rediss'])),
+  dataDir: Type.String({ minLength: 1 }),
+  jwtSecret: Type.Optional(Type.String({ minLength: 32, description: 'at least 32 characters' })),
+  keyPrefix: Type.String({ pattern: '^[a-z][a-z0-9]{1,15}$', description: '2-16 lower-case letters and digits' }),
+  smtpUrl: Type.Optional(url(['smtp', 'smtps'])),
+  /** Unset: `info` for the service, `warn` for admin commands. */
+  logLevel: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+  /** Chains with a configured source, by slug. Chains not listed here are `unconfigured`. */
+  chains: Type.Record(Type.String(), ChainSourceSchema),
+})
+
+export type Config = Static<typeof ConfigSchema>
+export type ChainSource = Static<typeof ChainSourceSchema>
+
+/** Where each top-level setting comes from. */
+const SETTINGS = {
+  port: { env: 'PORT', kind: 'integer', default: 8080 },
+  host: { env: 'HOST', kind: 'string', default: '0.0.0.0' },
+  databaseUrl: { env: 'DATABASE_URL', kind: 'string' },
+  databaseReadUrl: { env: 'DATABASE_READ_URL', kind: 'string' },
+  redisUrl: { env: 'REDIS_URL', kind: 'string' },
+  dataDir: { env: 'WDS_DATA_DIR', kind: 'string', default: './.wds' },
+  jwtSecret: { env: 'WDS_JWT_SECRET', kind: 'string' },
+  keyPrefix: { env: 'WDS_KEY_PREFIX', kind: 'string', default: 'wds' },
+  smtpUrl: { env: 'SMTP_URL', kind: 'string' },
+  logLevel: { env: 'LOG_LEVEL', kind: 'string' },
+} as const satisfies Record<Exclude<keyof Config, 'chains'>, { env: string; kind: string; default?: unknown }>
+
+/** Per-chain settings: `<prefix><CHAIN>`, e.g. `WDS_RPC_POLYGON_ZKEVM`. */
+const CHAIN_SETTINGS = [
+  { prefix: 'WDS_START_BLOCK_', field: 'startBlock', source: 'rpc' },
+  { prefix: 'WDS_RPC_', field: 'urls', source: 'rpc' },
+  { prefix: 'WDS_EXPLORER_', field: 'urls', source: 'explorer' },
+] as const
+
+/** Settings whose value is never echoed in an error message. */
+const SECRETS = /\/(jwtSecret|apiKey)$/
+
+/** Every setting found wrong, one line each, so that a user fixes them all in one go. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+  readonly problems: readonly string[]
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.problems = problems
+  }
+}
+
+export type ConfigSources = {
+  env: Readonly<Record<string, string | undefined>>
+  /** The parsed `wds.config.json`, whose keys are the environment names; the environment wins. */
+  file?: Readonly<Record<string, unknown>>
+  /** Directory relative paths are resolved against. */
+  cwd: string
+}
+
+/** Reads, checks and freezes the configuration. Throws ConfigError listing every problem. */
+export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Config> {
+  const problems: string[] = []
+  const values = new Map<string, string>()
+  for (const [name, value] of Object.entries(file)) {
+    if (value === undefined || value === null) continue
+    if (typeof value === 'object') problems.push(`${name} in wds.config.json: must be a string or a number`)
+    else values.set(name, String(value))
+  }
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && value !== '') values.set(name, value)
+
+  const raw: Record<string, unknown> = {}
+  const envNameOf = new Map<string, string>()
+  for (const [key, setting] of Object.entries(SETTINGS)) {
+    envNameOf.set(`/${key}`, setting.env)
+    const value = values.get(setting.env)
+    if (value === undefined) {
+      if ('default' in setting) raw[key] = setting.default
+      continue
+    }
+    raw[key] = setting.kind === 'integer' ? parseInteger(value) : value
+  }
+
+  const chains: Record<string, Record<string, unknown>> = {}
+  const knownNames = new Set<string>(Object.values(SETTINGS).map((s) => s.env))
+  for (const [name, value] of values) {
+    if (!name.startsWith('WDS_') || knownNames.has(name)) continue
+    const isKey = name.startsWith('WDS_EXPLORER_') && name.endsWith('_KEY')
+    const settingName = isKey ? name.slice(0, -'_KEY'.length) : name
+    const setting = CHAIN_SETTINGS.find((s) => settingName.startsWith(s.prefix))
+    if (setting === undefined) {
+      problems.push(`${name}: unknown setting (see the README's configuration table)`)
+      continue
+    }
+    const suffix = settingName.slice(setting.prefix.length)
+    const chain = CHAINS.find((c) => toEnvSuffix(c.slug) === suffix)
+    if (chain === undefined) {
+      const known = CHAINS.map((c) => toEnvSuffix(c.slug)).join(', ')
+      problems.push(`${name}: unknown chain "${suffix}"; the chains are ${known}`)
+      continue
+    }
+    if (chain.source !== setting.source) {
+      const wanted = chain.source === 'rpc' ? 'its node RPC: set WDS_RPC_' : 'an explorer API: set WDS_EXPLORER_'
+      problems.push(`${name}: ${chain.slug} is read through ${wanted}${suffix} instead`)
+      continue
+    }
+    const entry = chains[chain.slug] ?? {}
+    chains[chain.slug] = entry
+    const field = isKey ? 'apiKey' : setting.field
+    entry[field] = field === 'urls' ? value.split(',').map((u) => u.trim()) : field === 'startBlock' ? parseInteger(value) : value
+    envNameOf.set(`/chains/${chain.slug}/${field}`, name)
+  }
+  for (const [slug, entry] of Object.entries(chains)) {
+    entry.startBlock ??= 0
+    if (entry.urls === undefined) {
+      const prefix = findChain(slug)?.source === 'explorer' ? 'WDS_EXPLORER_' : 'WDS_RPC_'
+      problems.push(`${prefix}${toEnvSuffix(slug)}: required when other settings of ${slug} are given`)
+      delete chains[slug]
+    }
+  }
+  raw.chains = chains
+
+  for (const error of Value.Errors(ConfigSchema, raw)) {
+    const schema = Value.Pointer.Get(ConfigSchema, error.schemaPath.slice(1)) as { description?: string } | undefined
+    const message = schema?.description === undefined ? error.message : `must be ${schema.description}`
+    const value = Value.Pointer.Get(raw, error.instancePath)
+    const got = SECRETS.test(error.instancePath) ? `${String(value).length} characters` : JSON.stringify(value)
+    problems.push(`${findEnvName(envNameOf, error.instancePath)}: ${message} (got ${got})`)
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+
+  const config = raw as Config
+  config.dataDir = isAbsolute(config.dataDir) ? config.dataDir : resolve(cwd, config.dataDir)
+  return deepFreeze(config)
+}
+
+/** A strict integer parse: "08080" and "8080" are fine, "8080abc", "" and "1e3" are not. */
+function parseInteger(value: string): number | string {
+  return /^\s*-?\d+\s*$/.test(value) ? Number(value) : value
+}
+
+function findEnvName(envNameOf: ReadonlyMap<string, string>, instancePath: string): string {
+  for (let path = instancePath; path !== ''; path = path.slice(0, path.lastIndexOf('/'))) {
+    const name = envNameOf.get(path)
+    if (name !== undefined) return name
+  }
+  return instancePath
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child)
+    Object.freeze(value)
+  }
+  return value
+}

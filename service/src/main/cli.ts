@@ -1,0 +1,201 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { type ParseArgsConfig, parseArgs } from 'node:util'
+import { type Config, ConfigError, loadConfig } from '../config/config.ts'
+import { WdsError } from '../lib/errors.ts'
+import { createLogger, type Logger } from '../lib/logger.ts'
+import { createKey } from '../portal/keys.ts'
+import { isTier, TIER_MARKERS } from '../portal/tiers.ts'
+import { type ApiKeyRecord, createAccountsStore } from '../store/accounts-store.ts'
+import { openDatabase } from './database.ts'
+import { runService } from './service.ts'
+
+const USAGE = `Usage: wds <command>
+
+  start                         run everything in one process (API, portal, indexers)
+  serve                         run the API and portal only
+  migrate                       apply pending database migrations
+  keys create --email E --tier free|std|pro|ent [--name N] [--json]
+                                create an API key (and the account when new); the key is printed once
+  keys list [--email E] [--json]
+                                list keys: id, account, tier, hint, created, last used, revoked
+  keys revoke ID                revoke a key, at once and for good
+
+Configuration comes from the environment (and ./wds.config.json); see the README.`
+
+/** Exit codes: 0 done, 1 failed, 2 wrong usage or configuration. */
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`)
+    return command === undefined ? 2 : 0
+  }
+  const cwd = process.env.INIT_CWD ?? process.cwd()
+  const file = readConfigFile(cwd)
+  const config = loadConfig({ env: process.env, cwd, ...(file === undefined ? {} : { file }) })
+
+  switch (command) {
+    case 'start':
+    case 'serve': {
+      expectNoArgs(argv.slice(1))
+      const logger = createLogger(config.logLevel ?? 'info')
+      await runService(config, logger, command)
+      return -1
+    }
+    case 'migrate': {
+      expectNoArgs(argv.slice(1))
+      await withAdminDatabase(config, async () => {
+        process.stdout.write('migrations are up to date\n')
+      })
+      return 0
+    }
+    case 'keys':
+      return runKeys(config, sub, rest)
+    default:
+      throw new UsageError(`unknown command "${command}"`)
+  }
+}
+
+async function runKeys(config: Readonly<Config>, sub: string | undefined, args: string[]): Promise<number> {
+  switch (sub) {
+    case 'create': {
+      const { values } = parse(args, {
+        email: { type: 'string' },
+        tier: { type: 'string' },
+        name: { type: 'string' },
+        json: { type: 'boolean' },
+      })
+      if (values.email === undefined) throw new UsageError('keys create needs --email')
+      if (values.tier === undefined || !isTier(values.tier)) {
+        throw new UsageError(`keys create needs --tier, one of ${TIER_MARKERS.join(', ')}`)
+      }
+      const { email, tier, name } = { email: values.email, tier: values.tier, name: values.name }
+      const created = await withAdminDatabase(config, (store) =>
+        createKey({ store, keyPrefix: config.keyPrefix }, { email, tier, name }),
+      )
+      const { record } = created
+      if (values.json) {
+        process.stdout.write(
+          `${JSON.stringify({ id: record.id, key: created.key, tier: record.tier, accountId: record.accountId })}\n`,
+        )
+      } else {
+        process.stdout.write(
+          [
+            `${created.accountCreated ? 'Created account' : 'Account'} ${record.email} (${record.accountId}), tier ${record.tier}`,
+            `Created key ${record.id}. This is the only time it is shown; keep it secret:`,
+            '',
+            `  ${created.key}`,
+            '',
+          ].join('\n'),
+        )
+      }
+      return 0
+    }
+    case 'list': {
+      const { values } = parse(args, { email: { type: 'string' }, json: { type: 'boolean' } })
+      const keys = await withAdminDatabase(config, (store) =>
+        store.listKeys(values.email === undefined ? {} : { email: values.email.trim().toLowerCase() }),
+      )
+      process.stdout.write(values.json ? `${JSON.stringify(keys)}\n` : formatKeys(keys))
+      return 0
+    }
+    case 'revoke': {
+      const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true })
+      const [id, ...extra] = positionals
+      if (id === undefined || extra.length > 0) throw new UsageError('keys revoke needs exactly one key id')
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+        throw new UsageError(`"${id}" is not a key id (a UUID, as shown by keys list)`)
+      }
+      const key = await withAdminDatabase(config, (store) => store.revokeKey(id))
+      if (key === undefined) throw new WdsError('not_found', `there is no key ${id}`)
+      process.stdout.write(`Revoked key ${key.id} (${key.hint}) of ${key.email} at ${key.revokedAt?.toISOString()}\n`)
+      return 0
+    }
+    default:
+      throw new UsageError(
+        sub === undefined ? 'keys needs a subcommand: create, list or revoke' : `unknown keys subcommand "${sub}"`,
+      )
+  }
+}
+
+/** Admin commands use the database of a running `wds start` when there is one, else open (and close) their own. */
+async function withAdminDatabase<T>(
+  config: Readonly<Config>,
+  work: (store: ReturnType<typeof createAccountsStore>) => Promise<T>,
+): Promise<T> {
+  const logger: Logger = createLogger(config.logLevel ?? 'warn', process.stderr)
+  const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-admin' })
+  try {
+    return await work(createAccountsStore(database.db))
+  } finally {
+    await database.close()
+  }
+}
+
+function formatKeys(keys: ApiKeyRecord[]): string {
+  if (keys.length === 0) return 'no keys\n'
+  const rows = keys.map((k) => [
+    k.id,
+    k.email,
+    k.tier,
+    k.hint,
+    k.createdAt.toISOString(),
+    k.lastUsedAt?.toISOString() ?? '-',
+    k.revokedAt === null ? 'active' : `revoked ${k.revokedAt.toISOString()}`,
+  ])
+  const header = ['ID', 'ACCOUNT', 'TIER', 'KEY', 'CREATED', 'LAST USED', 'STATE']
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  return `${[header, ...rows]
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')}\n`
+}
+
+function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false })
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+function expectNoArgs(args: string[]): void {
+  if (args.length > 0) throw new UsageError(`unexpected arguments: ${args.join(' ')}`)
+}
+
+function readConfigFile(cwd: string): Record<string, unknown> | undefined {
+  const path = join(cwd, 'wds.config.json')
+  if (!existsSync(path)) return undefined
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
+  } catch (error) {
+    throw new ConfigError([`${path}: not valid JSON (${(error as Error).message})`])
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`wds: ${error.message}\n\n${USAGE}\n`)
+      process.exitCode = 2
+    } else if (error instanceof ConfigError) {
+      process.stderr.write(`wds: ${error.message}\n`)
+      process.exitCode = 2
+    } else if (error instanceof WdsError) {
+      process.stderr.write(`wds: ${error.message}\n`)
+      process.exitCode = 1
+    } else {
+      process.stderr.write(`wds: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+      process.exitCode = 1
+    }
+  },
+)

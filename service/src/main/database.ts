@@ -1,0 +1,49 @@
+import type { Config } from '../config/config.ts'
+import type { Logger } from '../lib/logger.ts'
+import { assertServerVersion, createDb, type Db } from '../store/db.ts'
+import { openEmbeddedDatabase } from '../store/embedded-postgres.ts'
+import { migrate } from '../store/migrate.ts'
+
+export type Database = {
+  db: Db
+  /** Where the data lives, for the start-up banner (no credentials). */
+  description: string
+  close(): Promise<void>
+}
+
+/**
+ * Opens `DATABASE_URL`, or else the embedded PostgreSQL under the data dir, and applies pending
+ * migrations. `attach`: use the embedded database of a running wds process (admin commands).
+ */
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  logger: Logger,
+  { attach, applicationName }: { attach: boolean; applicationName: string },
+): Promise<Database> {
+  const embedded =
+    config.databaseUrl === undefined ? await openEmbeddedDatabase({ dataDir: config.dataDir, logger, attach }) : undefined
+  const url = config.databaseUrl ?? embedded?.url
+  if (url === undefined) throw new Error('no database URL')
+  const db = createDb({ url, applicationName })
+  try {
+    const version = await assertServerVersion(db)
+    await migrate(db, logger)
+    const where = embedded === undefined ? `DATABASE_URL (${redactPassword(url)})` : `embedded, data in ${config.dataDir}`
+    return {
+      db,
+      description: `PostgreSQL ${Math.floor(version / 10000)}.${version % 100}, ${where}`,
+      async close() {
+        await db.end()
+        await embedded?.stop()
+      },
+    }
+  } catch (error) {
+    await db.end().catch(() => {})
+    await embedded?.stop()
+    throw error
+  }
+}
+
+function redactPassword(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')
+}

@@ -1,0 +1,77 @@
+import { buildApp } from '../api/app.ts'
+import { CHAINS } from '../config/chains.ts'
+import type { Config } from '../config/config.ts'
+import type { Logger } from '../lib/logger.ts'
+import { createAccountsStore } from '../store/accounts-store.ts'
+import { createChainStatesStore } from '../store/chain-states-store.ts'
+import { openDatabase } from './database.ts'
+
+const SHUTDOWN_TIMEOUT_MS = 15_000
+
+export type ServiceRole = 'start' | 'serve'
+
+/**
+ * Runs the service until SIGTERM/SIGINT, then stops accepting connections, lets in-flight requests
+ * finish, closes the database pool and stops the embedded PostgreSQL.
+ */
+export async function runService(config: Readonly<Config>, logger: Logger, role: ServiceRole): Promise<void> {
+  const database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
+  const app = await buildApp({
+    config,
+    db: database.db,
+    logger,
+    stores: { accounts: createAccountsStore(database.db), chainStates: createChainStatesStore(database.db) },
+  })
+
+  let closing = false
+  const shutdown = async (signal: string) => {
+    if (closing) return
+    closing = true
+    logger.info({ signal }, 'shutting down')
+    setTimeout(() => {
+      logger.error({ timeout_ms: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out; exiting')
+      process.exit(1)
+    }, SHUTDOWN_TIMEOUT_MS).unref()
+    try {
+      await app.close()
+      await database.close()
+      logger.info('stopped')
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed')
+      process.exitCode = 1
+    }
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : config.port
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  const configured = CHAINS.filter((chain) => config.chains[chain.slug] !== undefined).map((chain) => chain.slug)
+  logger.info({ url, role, port, chains_configured: configured, database: database.description }, 'listening')
+  process.stderr.write(banner({ url, database: database.description, configured }))
+}
+
+function banner({ url, database, configured }: { url: string; database: string; configured: string[] }): string {
+  const chains =
+    configured.length === 0
+      ? `none of ${CHAINS.length} — give one a source, e.g. WDS_RPC_ETHEREUM=https://your-node (see README, Configuration)`
+      : `${configured.length} of ${CHAINS.length}: ${configured.join(', ')}`
+  return [
+    '',
+    `  WDS listening on ${url}   (API docs: ${url}/docs)`,
+    `  Database: ${database}`,
+    `  Chains with a data source: ${chains}`,
+    `  Get an API key:  npx wds keys create --email you@example.com --tier free`,
+    `  Then:            curl -H "X-API-Key: <key>" ${url}/v1/status/chains`,
+    '',
+    '',
+  ].join('\n')
+}

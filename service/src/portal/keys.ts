@@ -1,0 +1,48 @@
+import { WdsError } from '../lib/errors.ts'
+import type { AccountsStore, ApiKeyRecord } from '../store/accounts-store.ts'
+import { generateApiKey } from './api-keys.ts'
+import { TIERS, type Tier } from './tiers.ts'
+
+export type CreatedKey = { key: string; record: ApiKeyRecord; accountCreated: boolean }
+
+/** Emails are compared case-insensitively: stored trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase()
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/
+
+export function isValidEmail(email: string): boolean {
+  return email.length <= 254 && EMAIL.test(email)
+}
+
+/**
+ * Creates an API key for the account with this email, creating the account on `tier` when new.
+ * The full key is in the result and nowhere else: only its hash is stored.
+ */
+export async function createKey(
+  deps: { store: AccountsStore; keyPrefix: string },
+  request: { email: string; tier: Tier; name?: string | undefined },
+): Promise<CreatedKey> {
+  const email = normalizeEmail(request.email)
+  if (!isValidEmail(email))
+    throw new WdsError('invalid_parameter', `"${request.email}" is not an email address`, { param: 'email' })
+  const generated = generateApiKey(deps.keyPrefix, request.tier)
+  const row = { name: request.name ?? null, tier: request.tier, hash: generated.hash, hint: generated.hint }
+  const result = await deps.store.insertKeyForEmail(email, row, TIERS[request.tier].maxKeys)
+  switch (result.type) {
+    case 'created':
+      return { key: generated.key, record: result.key, accountCreated: result.accountCreated }
+    case 'tier-mismatch':
+      throw new WdsError(
+        'invalid_parameter',
+        `the account ${email} is on the ${result.account.tier} tier, not ${request.tier}; create its keys with --tier ${result.account.tier}`,
+        { param: 'tier' },
+      )
+    case 'limit-reached':
+      throw new WdsError(
+        'key_limit_reached',
+        `the account ${email} already has ${result.limit} active keys, the most its tier (${TIERS[result.account.tier].name}) allows; revoke one first`,
+      )
+  }
+}
