@@ -14,6 +14,8 @@ const ChainSourceSchema = Type.Object({
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
 })
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
 /** The one configuration schema (DESIGN §3); `Config` is derived from it. */
 export const ConfigSchema = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -26,7 +28,7 @@ export const ConfigSchema = Type.Object({
   keyPrefix: Type.String({ pattern: '^[a-z][a-z0-9]{1,15}$', description: '2-16 lower-case letters and digits' }),
   smtpUrl: Type.Optional(url(['smtp', 'smtps'])),
   /** Unset: `info` for the service, `warn` for admin commands. */
-  logLevel: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+  logLevel: Type.Optional(Type.Enum(LOG_LEVELS, { description: `one of ${LOG_LEVELS.join(', ')}` })),
   /** Chains with a configured source, by slug. Chains not listed here are `unconfigured`. */
   chains: Type.Record(Type.String(), ChainSourceSchema),
 })

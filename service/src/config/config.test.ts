@@ -1,0 +1,121 @@
+import { describe, expect, test } from 'vitest'
+import { ConfigError, loadConfig } from './config.ts'
+
+const load = (env: Record<string, string>, file?: Record<string, unknown>) =>
+  loadConfig({ env, cwd: '/srv/wds', ...(file === undefined ? {} : { file }) })
+
+function problemsOf(env: Record<string, string>, file?: Record<string, unknown>): readonly string[] {
+  try {
+    load(env, file)
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+  throw new Error('expected a ConfigError')
+}
+
+describe('loadConfig()', () => {
+  test('gives the documented defaults for an empty environment', () => {
+    expect(load({})).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: '/srv/wds/.wds',
+      keyPrefix: 'wds',
+      chains: {},
+    })
+  })
+
+  test('reads every setting, chains by their upper-cased slug', () => {
+    const config = load({
+      PORT: '9000',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://u:p@db:5432/wds',
+      DATABASE_READ_URL: 'postgresql://u:p@replica/wds',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      WDS_DATA_DIR: '/var/lib/wds',
+      WDS_JWT_SECRET: 'x'.repeat(32),
+      WDS_KEY_PREFIX: 'acme',
+      SMTP_URL: 'smtp://mail:25',
+      LOG_LEVEL: 'debug',
+      WDS_RPC_ETHEREUM: 'https://a.example/rpc, https://b.example/rpc',
+      WDS_START_BLOCK_ETHEREUM: '19000000',
+      WDS_RPC_POLYGON_ZKEVM: 'http://127.0.0.1:8545',
+      WDS_EXPLORER_SOLANA: 'https://explorer.example',
+      WDS_EXPLORER_SOLANA_KEY: 'secret',
+    })
+    expect(config).toEqual({
+      port: 9000,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://u:p@db:5432/wds',
+      databaseReadUrl: 'postgresql://u:p@replica/wds',
+      redisUrl: 'redis://127.0.0.1:6379',
+      dataDir: '/var/lib/wds',
+      jwtSecret: 'x'.repeat(32),
+      keyPrefix: 'acme',
+      smtpUrl: 'smtp://mail:25',
+      logLevel: 'debug',
+      chains: {
+        ethereum: { urls: ['https://a.example/rpc', 'https://b.example/rpc'], startBlock: 19000000 },
+        'polygon-zkevm': { urls: ['http://127.0.0.1:8545'], startBlock: 0 },
+        solana: { urls: ['https://explorer.example'], startBlock: 0, apiKey: 'secret' },
+      },
+    })
+  })
+
+  test('reports every problem at once, naming each variable', () => {
+    expect(
+      problemsOf({
+        PORT: 'eighty',
+        WDS_RPC_FOO: 'https://foo.example',
+        WDS_RPC_BASE: 'not a url',
+        DATABASE_URL: 'mysql://db/wds',
+        WDS_DATADIR: '/tmp/x',
+        WDS_RPC_SOLANA: 'https://sol.example',
+        WDS_START_BLOCK_ARBITRUM: '-5',
+        WDS_START_BLOCK_OPTIMISM: '100',
+        LOG_LEVEL: 'loud',
+      }),
+    ).toEqual([
+      'WDS_RPC_FOO: unknown chain "FOO"; the chains are ETHEREUM, BSC, POLYGON, ARBITRUM, OPTIMISM, BASE, AVALANCHE, FANTOM, GNOSIS, LINEA, ZKSYNC, SCROLL, MANTLE, BLAST, CELO, POLYGON_ZKEVM, MANTA, ZORA, MODE, BITCOIN, SOLANA, TRON, COSMOS, XRP, CARDANO, POLKADOT, NEAR, APTOS, SUI',
+      "WDS_DATADIR: unknown setting (see the README's configuration table)",
+      'WDS_RPC_SOLANA: solana is read through an explorer API: set WDS_EXPLORER_SOLANA instead',
+      'WDS_RPC_ARBITRUM: required when other settings of arbitrum are given',
+      'WDS_RPC_OPTIMISM: required when other settings of optimism are given',
+      'PORT: must be integer (got "eighty")',
+      'DATABASE_URL: must be a postgres/postgresql URL (got "mysql://db/wds")',
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+      'WDS_RPC_BASE: must be a http/https/ws/wss URL (got "not a url")',
+    ])
+  })
+
+  test('rejects a port outside 0..65535 and a start block that is not a whole number', () => {
+    expect(problemsOf({ PORT: '70000', WDS_RPC_BSC: 'http://n', WDS_START_BLOCK_BSC: '1.5' })).toEqual([
+      'PORT: must be <= 65535 (got 70000)',
+      'WDS_START_BLOCK_BSC: must be integer (got "1.5")',
+    ])
+  })
+
+  test('never echoes a secret in an error', () => {
+    expect(problemsOf({ WDS_JWT_SECRET: 'short-secret' })).toEqual([
+      'WDS_JWT_SECRET: must be at least 32 characters (got 12 characters)',
+    ])
+  })
+
+  test('takes wds.config.json values under the same names, the environment winning', () => {
+    const config = load({ PORT: '9001' }, { PORT: 9000, HOST: '127.0.0.1', WDS_RPC_GNOSIS: 'https://gnosis.example' })
+    expect({ port: config.port, host: config.host, chains: config.chains }).toEqual({
+      port: 9001,
+      host: '127.0.0.1',
+      chains: { gnosis: { urls: ['https://gnosis.example'], startBlock: 0 } },
+    })
+  })
+
+  test('returns a frozen configuration', () => {
+    const config = load({ WDS_RPC_ETHEREUM: 'http://n' })
+    expect(Object.isFrozen(config)).toBe(true)
+    expect(Object.isFrozen(config.chains.ethereum?.urls)).toBe(true)
+    expect(() => {
+      ;(config as { port: number }).port = 1
+    }).toThrow(TypeError)
+  })
+})

@@ -1,0 +1,44 @@
+import { Writable } from 'node:stream'
+import { buildApp } from '../../src/api/app.ts'
+import type { Config } from '../../src/config/config.ts'
+import { createLogger } from '../../src/lib/logger.ts'
+import { createKey } from '../../src/portal/keys.ts'
+import type { Tier } from '../../src/portal/tiers.ts'
+import { createAccountsStore } from '../../src/store/accounts-store.ts'
+import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
+import { createTestDatabase } from './database.ts'
+
+/** The real app on a database of its own, with its log lines kept for assertions. */
+export async function createTestApp(config: Partial<Pick<Config, 'keyPrefix' | 'chains'>> = {}) {
+  const database = await createTestDatabase()
+  const logLines: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line !== '') logLines.push(JSON.parse(line))
+      done()
+    },
+  })
+  const stores = { accounts: createAccountsStore(database.db), chainStates: createChainStatesStore(database.db) }
+  const keyPrefix = config.keyPrefix ?? 'wds'
+  const app = await buildApp({
+    config: { keyPrefix, chains: config.chains ?? {} },
+    db: database.db,
+    logger: createLogger('info', sink),
+    stores,
+  })
+  return {
+    app,
+    db: database.db,
+    stores,
+    logLines,
+    async createKey(email: string, tier: Tier = 'free') {
+      return createKey({ store: stores.accounts, keyPrefix }, { email, tier })
+    },
+    async close() {
+      await app.close()
+      await database.drop()
+    },
+  }
+}
+
+export type TestApp = Awaited<ReturnType<typeof createTestApp>>

@@ -1,0 +1,55 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { join } from 'node:path'
+
+export const WDS_BIN = join(import.meta.dirname, '../../bin/wds.js')
+
+/** The environment of a test CLI run: nothing from the developer's own WDS settings leaks in. */
+export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(WDS_|DATABASE_|REDIS_URL|SMTP_URL|PORT|HOST|LOG_LEVEL|INIT_CWD)/.test(name)) env[name] = value
+  }
+  return { ...env, ...extra }
+}
+
+export type CliResult = { code: number | null; stdout: string; stderr: string }
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd = process.cwd()): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WDS_BIN, ...args], { env, cwd })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+export type RunningService = {
+  child: ChildProcessWithoutNullStreams
+  url: string
+  output: () => string
+  exited: Promise<number | null>
+}
+
+/** Starts `wds start` and resolves once it listens. */
+export function startService(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<RunningService> {
+  const child = spawn(process.execPath, [WDS_BIN, 'start'], { env })
+  let output = ''
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`wds start did not listen in time:\n${output}`)), timeoutMs)
+    exited.then((code) => reject(new Error(`wds start exited with ${code}:\n${output}`)))
+    child.stderr.on('data', (chunk) => (output += chunk))
+    child.stdout.on('data', (chunk) => {
+      output += chunk
+      for (const line of String(chunk).split('\n')) {
+        if (!line.includes('"msg":"listening"')) continue
+        const { port } = JSON.parse(line) as { port: number }
+        clearTimeout(timer)
+        resolve({ child, url: `http://127.0.0.1:${port}`, output: () => output, exited })
+      }
+    })
+  })
+}

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto'
+import { inject } from 'vitest'
+import { createDb, type Db } from '../../src/store/db.ts'
+import { TEMPLATE_DATABASE, withDatabase } from './global-setup.ts'
+
+export type TestDatabase = { db: Db; url: string; drop(): Promise<void> }
+
+/** A fresh, migrated database of its own (a copy of the template), so that test files run in parallel. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const serverUrl = inject('postgresUrl')
+  const name = `wds_test_${process.env.VITEST_POOL_ID ?? '0'}_${randomBytes(4).toString('hex')}`
+  const admin = createDb({ url: serverUrl, applicationName: 'wds-test', maxConnections: 1 })
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`)
+  const url = withDatabase(serverUrl, name)
+  const db = createDb({ url, applicationName: 'wds-test' })
+  return {
+    db,
+    url,
+    async drop() {
+      await db.end()
+      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`)
+      await admin.end()
+    },
+  }
+}
