@@ -115,6 +115,22 @@ describe('wds start, with the CLI beside it on the embedded database', () => {
   })
 })
 
+test('after wds start is killed (kill -9), the next start stops the PostgreSQL it left behind', async () => {
+  const dataDir = await newDataDir()
+  const env = cliEnv({ WDS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' })
+  const first = await startService(env)
+  const orphan = postmasterPid(dataDir)
+  first.child.kill('SIGKILL')
+  await first.exited
+  expect(isAlive(orphan)).toBe(true)
+  const second = await startService(env)
+  expect(isAlive(orphan)).toBe(false)
+  expect(second.output()).toContain('stopping a PostgreSQL left running by an earlier wds process')
+  expect((await fetch(`${second.url}/ready`)).status).toBe(200)
+  second.child.kill('SIGTERM')
+  expect(await second.exited).toBe(0)
+})
+
 describe('the CLI with no service running', () => {
   test('starts the embedded database itself, and leaves none running', async () => {
     const dataDir = await newDataDir()

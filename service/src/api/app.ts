@@ -76,6 +76,15 @@ export async function buildApp({ config, db, logger, stores }: AppDeps) {
     )
   })
 
+  // Responses sent while closing tell keep-alive clients to go, so that close() does not wait for their idle timeout.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
+
   for (const schema of [ProblemSchema, ChainStatusSchema, ChainStatusListSchema]) app.addSchema(schema)
   await app.register(swagger, {
     openapi: {

@@ -41,15 +41,15 @@ export function startService(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promis
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`wds start did not listen in time:\n${output}`)), timeoutMs)
     exited.then((code) => reject(new Error(`wds start exited with ${code}:\n${output}`)))
-    child.stderr.on('data', (chunk) => (output += chunk))
-    child.stdout.on('data', (chunk) => {
+    const onData = (chunk: Buffer) => {
       output += chunk
-      for (const line of String(chunk).split('\n')) {
-        if (!line.includes('"msg":"listening"')) continue
-        const { port } = JSON.parse(line) as { port: number }
-        clearTimeout(timer)
-        resolve({ child, url: `http://127.0.0.1:${port}`, output: () => output, exited })
-      }
-    })
+      const line = output.split('\n').find((l) => l.includes('"msg":"listening"'))
+      if (line === undefined || !output.includes('WDS listening on')) return
+      const { port } = JSON.parse(line) as { port: number }
+      clearTimeout(timer)
+      resolve({ child, url: `http://127.0.0.1:${port}`, output: () => output, exited })
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
   })
 }
