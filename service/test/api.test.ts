@@ -122,6 +122,15 @@ describe('API-key authentication', () => {
     })
   })
 
+  test('a used key records when it was last used', async () => {
+    const created = await t.createKey('touch-test@example.com')
+    expect(created.record.lastUsedAt).toBeNull()
+    await get('/v1/status/chains', { 'x-api-key': created.key })
+    await expect
+      .poll(async () => (await t.stores.accounts.listKeys({ email: 'touch-test@example.com' }))[0]?.lastUsedAt)
+      .toBeInstanceOf(Date)
+  })
+
   test('a key in the query string: 400 api_key_in_query, even with a valid header, and never logged', async () => {
     const response = await get(`/v1/status/chains?api_key=${key}`, { 'x-api-key': key })
     expect(response).toMatchObject(

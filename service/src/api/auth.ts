@@ -66,5 +66,6 @@ export function createApiKeyAuth(deps: { store: AccountsStore; keyPrefix: string
       })
     }
     request.caller = { keyId: owner.keyId, accountId: owner.accountId, tier: owner.accountTier }
+    deps.store.touchKey(owner.keyId).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'))
   }
 }

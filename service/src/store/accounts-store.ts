@@ -105,6 +105,15 @@ export function createAccountsStore(db: Db) {
       return rows[0]
     },
 
+    /** Records that a key was used; written at most once a minute per key, to keep writes off the hot path. */
+    async touchKey(id: string): Promise<void> {
+      await db.query(
+        `UPDATE api_keys SET last_used_at = now()
+         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+        [id],
+      )
+    },
+
     async findKeyOwner(hash: Buffer): Promise<KeyOwner | undefined> {
       const { rows } = await db.query<KeyOwner>(
         `SELECT k.id AS "keyId", k.account_id AS "accountId", a.tier AS "accountTier", k.revoked_at AS "revokedAt"
