@@ -16,6 +16,12 @@ export const ProblemSchema = Type.Object(
 
 /** The error responses every keyed route documents. */
 export const PROBLEM_RESPONSES = {
-  '4XX': { $ref: 'Problem#' },
-  '5XX': { $ref: 'Problem#' },
-} as const
+  '4XX': {
+    description: 'Client error: bad input, missing or invalid key, rate limit',
+    content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+  },
+  '5XX': {
+    description: 'Server or upstream error; quote the requestId when reporting it',
+    content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+  },
+}

@@ -64,7 +64,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<StatusRoutesOptions> = asyn
         tags: ['status'],
         security: [{ apiKey: [] }],
         querystring: Type.Object({}, { additionalProperties: false }),
-        response: { 200: Type.Ref('ChainStatusList'), ...PROBLEM_RESPONSES },
+        response: { 200: Type.Ref('ChainStatusList', { description: 'The status of all 29 chains' }), ...PROBLEM_RESPONSES },
       },
     },
     async () => {

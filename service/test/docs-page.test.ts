@@ -1,0 +1,30 @@
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { launchChromium } from './helpers/browser.ts'
+
+let t: TestApp
+let browser: Browser
+let url: string
+
+beforeAll(async () => {
+  t = await createTestApp()
+  url = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  browser = await launchChromium()
+})
+afterAll(async () => {
+  await browser?.close()
+  await t.close()
+})
+
+test('GET /docs renders the OpenAPI document in a browser, offline', async () => {
+  const page = await browser.newPage()
+  const failed: string[] = []
+  page.on('requestfailed', (request) => failed.push(request.url()))
+  await page.goto(`${url}/docs`)
+  const operation = page.locator('.opblock-summary-path', { hasText: '/v1/status/chains' })
+  await operation.waitFor({ timeout: 15_000 })
+  expect(await page.locator('.info .title').innerText()).toContain('WDS — wallet data service')
+  expect(await page.locator('.opblock-summary-path').allInnerTexts()).toEqual(['/health', '/ready', '/v1/status/chains'])
+  expect(failed).toEqual([])
+})
