@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest'
 import { createDb } from '../src/store/db.ts'
+import { readMigrations } from '../src/store/migrate.ts'
 import { cliEnv, type RunningService, runCli, startService } from './helpers/cli.ts'
 import { withDatabase } from './helpers/global-setup.ts'
 
@@ -152,7 +153,7 @@ describe('the CLI with no service running', () => {
     expect(migrated).toMatchObject({ code: 0, stdout: 'migrations are up to date\n' })
     const db = createDb({ url, applicationName: 'wds-test' })
     const { rows } = await db.query('SELECT name FROM schema_migrations ORDER BY version')
-    expect(rows.map((r) => r.name)).toEqual(['0001_accounts_and_api_keys.sql', '0002_chain_states.sql'])
+    expect(rows.map((r) => r.name)).toEqual((await readMigrations()).map((m) => m.name))
     await db.end()
     await admin.query('DROP DATABASE wds_cli_migrate WITH (FORCE)')
     await admin.end()

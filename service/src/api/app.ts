@@ -13,7 +13,7 @@ import { createApiKeyAuth, findKeyInQuery, redactUrl } from './auth.ts'
 import { createMetrics } from './metrics.ts'
 import { handleError, sendProblem } from './problem.ts'
 import { systemRoutes } from './routes/system.ts'
-import { statusRoutes } from './routes/v1/status.ts'
+import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { ChainStatusListSchema, ChainStatusSchema } from './schemas/chain-status.ts'
 import { ProblemSchema } from './schemas/problem.ts'
 
@@ -27,7 +27,8 @@ export type AppDeps = {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 export async function buildApp({ config, db, logger, stores }: AppDeps) {
-  const metrics = createMetrics()
+  const configuredChains = new Set(Object.keys(config.chains))
+  const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // A caller's own X-Request-Id is kept when it is sane, so that logs on both sides can be joined.
@@ -106,7 +107,7 @@ export async function buildApp({ config, db, logger, stores }: AppDeps) {
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', authenticate)
-      await v1.register(statusRoutes, { store: stores.chainStates, configuredChains: new Set(Object.keys(config.chains)) })
+      await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
     },
     { prefix: '/v1' },
   )

@@ -1,19 +1,25 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
+import { isChainSlug, toEnvSuffix } from '../config/chains.ts'
 import { type Config, ConfigError, loadConfig } from '../config/config.ts'
+import { createProgressReporter } from '../ingestion/progress.ts'
 import { WdsError } from '../lib/errors.ts'
 import { createLogger, type Logger } from '../lib/logger.ts'
 import { createKey } from '../portal/keys.ts'
 import { isTier, TIER_MARKERS } from '../portal/tiers.ts'
 import { type ApiKeyRecord, createAccountsStore } from '../store/accounts-store.ts'
 import { openDatabase } from './database.ts'
+import { startIndexing } from './indexing.ts'
 import { runService } from './service.ts'
 
 const USAGE = `Usage: wds <command>
 
   start                         run everything in one process (API, portal, indexers)
   serve                         run the API and portal only
+  index [--chain SLUG]... [--once]
+                                run the indexers only (all chains with a source, or the given ones);
+                                --once stops when the head is reached
   migrate                       apply pending database migrations
   keys create --email E --tier free|std|pro|ent [--name N] [--json]
                                 create an API key (and the account when new); the key is printed once
@@ -53,6 +59,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'keys':
       return runKeys(config, sub, rest)
+    case 'index':
+      return runIndex(config, argv.slice(1))
     default:
       throw new UsageError(`unknown command "${command}"`)
   }
@@ -118,6 +126,36 @@ async function runKeys(config: Readonly<Config>, sub: string | undefined, args: 
         sub === undefined ? 'keys needs a subcommand: create, list or revoke' : `unknown keys subcommand "${sub}"`,
       )
   }
+}
+
+async function runIndex(config: Readonly<Config>, args: string[]): Promise<number> {
+  const { values } = parse(args, { chain: { type: 'string', multiple: true }, once: { type: 'boolean' } })
+  const only = values.chain
+  for (const slug of only ?? []) {
+    if (!isChainSlug(slug)) throw new UsageError(`unknown chain "${slug}"`)
+    if (config.chains[slug] === undefined) throw new UsageError(`${slug} has no source: set WDS_RPC_${toEnvSuffix(slug)}`)
+  }
+  if (Object.keys(config.chains).length === 0) throw new UsageError('no chain has a source: set WDS_RPC_<CHAIN> (see the README)')
+  const logger = createLogger(config.logLevel ?? 'info', process.stderr.isTTY ? process.stderr : undefined)
+  const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-index' })
+  const progress = createProgressReporter({ logger, tty: process.stderr.isTTY ? process.stderr : undefined })
+  const indexing = startIndexing({
+    config,
+    db: database.db,
+    logger,
+    progress,
+    stopAtHead: values.once === true,
+    ...(only ? { only } : {}),
+  })
+  const stop = () => void indexing.stop()
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+  try {
+    await indexing.done
+  } finally {
+    await database.close()
+  }
+  return 0
 }
 
 /** Admin commands use the database of a running `wds start` when there is one, else open (and close) their own. */

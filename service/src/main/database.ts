@@ -6,6 +6,8 @@ import { migrate } from '../store/migrate.ts'
 
 export type Database = {
   db: Db
+  /** Another pool on the same database, e.g. for ingestion, so that it never starves the API of connections. */
+  createPool(applicationName: string, maxConnections: number): Db
   /** Where the data lives, for the start-up banner (no credentials). */
   description: string
   close(): Promise<void>
@@ -29,11 +31,17 @@ export async function openDatabase(
     const version = await assertServerVersion(db)
     await migrate(db, logger)
     const where = embedded === undefined ? `DATABASE_URL (${redactPassword(url)})` : `embedded, data in ${config.dataDir}`
+    const pools: Db[] = []
     return {
       db,
+      createPool(name, maxConnections) {
+        const pool = createDb({ url, applicationName: name, maxConnections })
+        pools.push(pool)
+        return pool
+      },
       description: `PostgreSQL ${Math.floor(version / 10000)}.${version % 100}, ${where}`,
       async close() {
-        await db.end()
+        await Promise.all([db, ...pools].map((pool) => pool.end()))
         await embedded?.stop()
       },
     }

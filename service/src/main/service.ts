@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger.ts'
 import { createAccountsStore } from '../store/accounts-store.ts'
 import { createChainStatesStore } from '../store/chain-states-store.ts'
 import { openDatabase } from './database.ts'
+import { startIndexing } from './indexing.ts'
 
 const SHUTDOWN_TIMEOUT_MS = 15_000
 
@@ -12,7 +13,8 @@ export type ServiceRole = 'start' | 'serve'
 
 /**
  * Runs the service until SIGTERM/SIGINT, then stops accepting connections, lets in-flight requests
- * finish, closes the database pool and stops the embedded PostgreSQL.
+ * finish, stops the indexers (a range being written is committed or rolled back whole), closes the
+ * database pools and stops the embedded PostgreSQL. `start` runs the indexers too; `serve` does not.
  */
 export async function runService(config: Readonly<Config>, logger: Logger, role: ServiceRole): Promise<void> {
   const database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
@@ -22,6 +24,8 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
     logger,
     stores: { accounts: createAccountsStore(database.db), chainStates: createChainStatesStore(database.db) },
   })
+
+  const indexing = role === 'start' ? startIndexing({ config, db: database.createPool('wds-index', 6), logger }) : undefined
 
   let closing = false
   const shutdown = async (signal: string) => {
@@ -34,6 +38,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
     }, SHUTDOWN_TIMEOUT_MS).unref()
     try {
       await app.close()
+      await indexing?.stop()
       await database.close()
       logger.info('stopped')
     } catch (error) {
@@ -47,6 +52,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   try {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
+    await indexing?.stop()
     await database.close()
     throw error
   }

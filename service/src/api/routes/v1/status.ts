@@ -48,6 +48,16 @@ export function describeChainStatus(
   }
 }
 
+/** The status of all 29 chains, in registry order. */
+export async function listChainStatuses(
+  store: ChainStatesStore,
+  configuredChains: ReadonlySet<string>,
+  now: Date,
+): Promise<ChainStatus[]> {
+  const states = new Map((await store.listChainStates()).map((state) => [state.chain, state]))
+  return CHAINS.map((chain) => describeChainStatus(chain, configuredChains.has(chain.slug), states.get(chain.slug), now))
+}
+
 export type StatusRoutesOptions = { store: ChainStatesStore; configuredChains: ReadonlySet<string>; now?: () => Date }
 
 export const statusRoutes: FastifyPluginAsyncTypebox<StatusRoutesOptions> = async (
@@ -68,12 +78,8 @@ export const statusRoutes: FastifyPluginAsyncTypebox<StatusRoutesOptions> = asyn
       },
     },
     async () => {
-      const states = new Map((await store.listChainStates()).map((state) => [state.chain, state]))
       const at = now()
-      return {
-        updatedAt: at.toISOString(),
-        chains: CHAINS.map((chain) => describeChainStatus(chain, configuredChains.has(chain.slug), states.get(chain.slug), at)),
-      }
+      return { updatedAt: at.toISOString(), chains: await listChainStatuses(store, configuredChains, at) }
     },
   )
 }

@@ -1,0 +1,225 @@
+import { decodeAbiParameters } from 'viem'
+import type { Transfer } from '../chain-source.ts'
+import type { CallFrame, Hex, ParityTrace, RpcLog, RpcReceipt, RpcTransaction } from './rpc-types.ts'
+
+/** keccak256 of the event signatures. */
+export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
+export const TRANSFER_SINGLE_TOPIC = '0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62'
+export const TRANSFER_BATCH_TOPIC = '0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb'
+export const TOKEN_TOPICS = [TRANSFER_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_BATCH_TOPIC] as const
+
+/**
+ * `seq` orders the transfers of one transaction: its fee, its own value, the value moved by its
+ * internal calls (depth-first, the order of trace_block), then its token transfers by log index
+ * and batch element.
+ */
+const SEQ_FEE = 0
+const SEQ_NATIVE = 1
+const SEQ_INTERNAL_BASE = 1 // + the call's depth-first index, which starts at 1 below the top-level call
+const SEQ_TOKEN_BASE = 2 ** 20
+const BATCH_ELEMENTS_PER_LOG = 2 ** 16
+
+export function quantity(hex: Hex | string): number {
+  const n = Number.parseInt(hex, 16)
+  if (!Number.isSafeInteger(n) || !/^0x[0-9a-fA-F]+$/.test(hex)) throw new Error(`not a quantity: ${hex}`)
+  return n
+}
+
+export function bigQuantity(hex: Hex | string | null | undefined): bigint {
+  if (hex === undefined || hex === null || hex === '0x') return 0n
+  if (!/^0x[0-9a-fA-F]+$/.test(hex)) throw new Error(`not a quantity: ${hex}`)
+  return BigInt(hex)
+}
+
+const lower = (address: string) => address.toLowerCase()
+
+/** A 32-byte topic holding an address, or undefined when it is not one. */
+function topicAddress(topic: Hex | undefined): string | undefined {
+  return topic !== undefined && /^0x[0-9a-fA-F]{64}$/.test(topic) ? `0x${topic.slice(26).toLowerCase()}` : undefined
+}
+
+function word(data: Hex, index: number): bigint | undefined {
+  const hex = data.slice(2 + index * 64, 2 + (index + 1) * 64)
+  return hex.length === 64 ? BigInt(`0x${hex}`) : undefined
+}
+
+/**
+ * The token transfers of one log: ERC-20 `Transfer` (3 topics, value in data), ERC-721 `Transfer`
+ * (4 topics, token ID in the last), ERC-1155 `TransferSingle` and `TransferBatch` (one per element).
+ * Logs that do not have exactly these shapes (malformed, or another event with a colliding topic)
+ * give nothing.
+ */
+export function decodeTokenTransfers(log: RpcLog): Transfer[] {
+  if (log.removed === true) return []
+  const [topic0] = log.topics
+  const logIndex = quantity(log.logIndex)
+  const base = {
+    blockNumber: quantity(log.blockNumber),
+    txIndex: quantity(log.transactionIndex),
+    txHash: lower(log.transactionHash),
+    contractAddress: lower(log.address),
+    logIndex,
+  }
+  const seq = (batchIndex: number) => SEQ_TOKEN_BASE + logIndex * BATCH_ELEMENTS_PER_LOG + batchIndex
+
+  if (topic0 === TRANSFER_TOPIC) {
+    const from = topicAddress(log.topics[1])
+    const to = topicAddress(log.topics[2])
+    if (from === undefined || to === undefined) return []
+    if (log.topics.length === 3 && log.data.length === 66) {
+      const value = word(log.data, 0)
+      if (value === undefined) return []
+      return [{ ...base, seq: seq(0), type: 'erc20', from, to, value, tokenId: null, batchIndex: 0, operator: null }]
+    }
+    if (log.topics.length === 4 && (log.data === '0x' || log.data.length === 2)) {
+      const tokenId = bigQuantity(log.topics[3])
+      return [{ ...base, seq: seq(0), type: 'erc721', from, to, value: 1n, tokenId, batchIndex: 0, operator: null }]
+    }
+    return []
+  }
+
+  if (topic0 !== TRANSFER_SINGLE_TOPIC && topic0 !== TRANSFER_BATCH_TOPIC) return []
+  if (log.topics.length !== 4) return []
+  const operator = topicAddress(log.topics[1])
+  const from = topicAddress(log.topics[2])
+  const to = topicAddress(log.topics[3])
+  if (operator === undefined || from === undefined || to === undefined) return []
+  const erc1155 = { ...base, type: 'erc1155' as const, from, to, operator }
+
+  if (topic0 === TRANSFER_SINGLE_TOPIC) {
+    const tokenId = word(log.data, 0)
+    const value = word(log.data, 1)
+    if (tokenId === undefined || value === undefined || log.data.length !== 2 + 128) return []
+    return [{ ...erc1155, seq: seq(0), tokenId, value, batchIndex: 0 }]
+  }
+  let ids: readonly bigint[]
+  let values: readonly bigint[]
+  try {
+    ;[ids, values] = decodeAbiParameters([{ type: 'uint256[]' }, { type: 'uint256[]' }], log.data)
+  } catch {
+    return []
+  }
+  if (ids.length !== values.length || ids.length > BATCH_ELEMENTS_PER_LOG) return []
+  return ids.map((tokenId, i) => ({ ...erc1155, seq: seq(i), tokenId, value: values[i] ?? 0n, batchIndex: i }))
+}
+
+/**
+ * The transaction's own value (when it succeeded and is not zero) and its fee: gasUsed ×
+ * effectiveGasPrice (the gas price before London), plus the OP-stack L1 data fee. A fee of zero
+ * (system and deposit transactions) makes no row.
+ */
+export function decodeTransactionTransfers(blockNumber: number, tx: RpcTransaction, receipt: RpcReceipt): Transfer[] {
+  const txIndex = quantity(tx.transactionIndex)
+  const base = {
+    blockNumber,
+    txIndex,
+    txHash: lower(tx.hash),
+    contractAddress: null,
+    tokenId: null,
+    logIndex: null,
+    batchIndex: null,
+    operator: null,
+  }
+  const rows: Transfer[] = []
+  const gasPrice = bigQuantity(receipt.effectiveGasPrice ?? tx.gasPrice)
+  const fee = bigQuantity(receipt.gasUsed) * gasPrice + bigQuantity(receipt.l1Fee)
+  if (fee > 0n) rows.push({ ...base, seq: SEQ_FEE, type: 'fee', from: lower(tx.from), to: null, value: fee })
+  const value = bigQuantity(tx.value)
+  const to = tx.to ?? receipt.contractAddress ?? null
+  if (value > 0n && succeeded(receipt) && to !== null) {
+    rows.push({ ...base, seq: SEQ_NATIVE, type: 'native', from: lower(tx.from), to: lower(to), value })
+  }
+  return rows
+}
+
+/** Receipts before Byzantium have no status; they count as successful. */
+export function succeeded(receipt: RpcReceipt): boolean {
+  return receipt.status === undefined || bigQuantity(receipt.status) === 1n
+}
+
+type TxPosition = { blockNumber: number; txIndex: number; txHash: string }
+
+/**
+ * Value moved by the internal calls of one transaction, from its trace_block traces (in their
+ * depth-first order, the top-level call first). A frame that failed moves nothing, nor does anything
+ * below it. Calls with value, contract creations with value and self-destructs with a balance count;
+ * delegatecall, callcode and staticcall move nothing.
+ */
+export function decodeParityTraces(tx: TxPosition, traces: readonly ParityTrace[]): Transfer[] {
+  const failed: string[] = []
+  const rows: Transfer[] = []
+  traces.forEach((trace, index) => {
+    const path = trace.traceAddress.join(',')
+    if (trace.error !== undefined && trace.error !== null) failed.push(path)
+    if (index === 0 || trace.traceAddress.length === 0) return
+    if (failed.some((prefix) => prefix === '' || path === prefix || path.startsWith(`${prefix},`))) return
+    const movement = parityMovement(trace)
+    if (movement === undefined || movement.value === 0n) return
+    rows.push(internalTransfer(tx, index, movement))
+  })
+  return rows
+}
+
+function parityMovement(trace: ParityTrace): Movement | undefined {
+  const { action } = trace
+  if (trace.type === 'call' && action.callType === 'call' && action.from && action.to) {
+    return { from: action.from, to: action.to, value: bigQuantity(action.value) }
+  }
+  if (trace.type === 'create' && action.from && trace.result?.address) {
+    return { from: action.from, to: trace.result.address, value: bigQuantity(action.value) }
+  }
+  if (trace.type === 'suicide' && action.address && action.refundAddress) {
+    return { from: action.address, to: action.refundAddress, value: bigQuantity(action.balance) }
+  }
+  return undefined
+}
+
+/** The same as decodeParityTraces, from a callTracer frame tree (debug_traceBlockByNumber). */
+export function decodeCallFrames(tx: TxPosition, root: CallFrame): Transfer[] {
+  const rows: Transfer[] = []
+  let index = 0
+  const visit = (frame: CallFrame, reverted: boolean) => {
+    const position = index++
+    const frameReverted = reverted || (frame.error !== undefined && frame.error !== null && frame.error !== '')
+    if (position > 0 && !frameReverted) {
+      const movement = frameMovement(frame)
+      if (movement !== undefined && movement.value > 0n) rows.push(internalTransfer(tx, position, movement))
+    }
+    for (const child of frame.calls ?? []) visit(child, frameReverted)
+  }
+  visit(root, false)
+  return rows
+}
+
+type Movement = { from: string; to: string; value: bigint }
+
+function frameMovement(frame: CallFrame): Movement | undefined {
+  const type = frame.type.toUpperCase()
+  if ((type === 'CALL' || type === 'CREATE' || type === 'CREATE2' || type === 'SELFDESTRUCT') && frame.to) {
+    return { from: frame.from, to: frame.to, value: bigQuantity(frame.value) }
+  }
+  return undefined
+}
+
+function internalTransfer(tx: TxPosition, position: number, movement: Movement): Transfer {
+  return {
+    blockNumber: tx.blockNumber,
+    txIndex: tx.txIndex,
+    seq: SEQ_INTERNAL_BASE + position,
+    txHash: lower(tx.txHash),
+    type: 'internal',
+    from: lower(movement.from),
+    to: lower(movement.to),
+    value: movement.value,
+    contractAddress: null,
+    tokenId: null,
+    logIndex: null,
+    batchIndex: null,
+    operator: null,
+  }
+}
+
+/** Orders a block's transfers by (txIndex, seq). */
+export function compareTransfers(a: Transfer, b: Transfer): number {
+  return a.txIndex - b.txIndex || a.seq - b.seq
+}

@@ -1,0 +1,203 @@
+import type { Logger } from 'pino'
+import { RetryableError, WdsError } from '../../lib/errors.ts'
+import { backoffMs, parseRetryAfterMs, sleep } from '../../lib/retry.ts'
+
+export type RpcCall = { method: string; params: unknown[] }
+
+/** A JSON-RPC error answer. */
+export class RpcError extends Error {
+  override name = 'RpcError'
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message)
+  }
+}
+
+/** A failure of the transport or of the answer's shape (timeout, connection, HTTP status, malformed JSON). */
+export class TransportError extends Error {
+  override name = 'TransportError'
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message)
+  }
+}
+
+/** eth_getLogs answers meaning "ask for a smaller range" (each provider words it its own way). */
+const RANGE_TOO_LARGE =
+  /more than \d+ results|response size|too many (results|logs)|block range|range (is )?too (large|wide)|limit exceeded|exceed(s|ed)? (the )?(maximum|max)|query timeout|log response size/i
+
+export function isRangeTooLarge(error: unknown): boolean {
+  return (
+    (error instanceof RpcError && (error.code === -32005 || RANGE_TOO_LARGE.test(error.message))) ||
+    (error instanceof TransportError && error.status === 413)
+  )
+}
+
+/** The one place that decides whether a failed request is tried again. */
+export function shouldRetry(error: unknown): boolean {
+  // a node or provider overloaded or failing: HTTP 429 and 5xx, timeouts, dropped connections, garbled answers
+  if (error instanceof TransportError) return error.status === undefined || error.status === 429 || error.status >= 500
+  if (error instanceof RpcError) {
+    // the range must be split by the caller, not retried as it is
+    if (isRangeTooLarge(error)) return false
+    // the method does not exist or the request is wrong: trying again cannot help
+    if (error.code === -32601 || error.code === -32602 || error.code === -32600) return false
+    // eth_call reverted: a property of the contract, not of the node
+    if (error.code === 3 || /revert/i.test(error.message)) return false
+    // anything else (-32603 internal, -32000 "header not found" on a lagging node, rate limits as JSON-RPC errors)
+    return true
+  }
+  return false
+}
+
+export type RpcClientOptions = {
+  /** Failover order; a failing URL hands over to the next. */
+  urls: readonly string[]
+  logger: Logger
+  timeoutMs?: number
+  maxAttempts?: number
+  retryBaseMs?: number
+  retryMaxMs?: number
+  signal?: AbortSignal
+}
+
+export type RpcClient = {
+  request<T>(method: string, params?: unknown[]): Promise<T>
+  /** Results in call order; one JSON-RPC error fails the whole batch with that error. */
+  batch<T>(calls: readonly RpcCall[]): Promise<T[]>
+  readonly stats: { requests: number; retries: number; failovers: number }
+}
+
+let nextId = 1
+
+export function createRpcClient(options: RpcClientOptions): RpcClient {
+  const { urls, logger, timeoutMs = 15_000, maxAttempts = 6, retryBaseMs = 500, retryMaxMs = 8_000, signal } = options
+  if (urls.length === 0) throw new Error('no RPC URL')
+  let current = 0
+  const stats = { requests: 0, retries: 0, failovers: 0 }
+
+  async function post(url: string, body: unknown): Promise<unknown> {
+    stats.requests++
+    const timeout = AbortSignal.timeout(timeoutMs)
+    let response: Response
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
+      })
+    } catch (error) {
+      if (signal?.aborted) throw error
+      throw new TransportError(
+        timeout.aborted ? `no answer within ${timeoutMs} ms` : `connection failed: ${(error as Error).message}`,
+      )
+    }
+    let text: string
+    try {
+      text = await response.text()
+    } catch (error) {
+      throw new TransportError(`the answer broke off: ${(error as Error).message}`, undefined)
+    }
+    if (!response.ok) {
+      throw new TransportError(`HTTP ${response.status}`, response.status, parseRetryAfterMs(response.headers.get('retry-after')))
+    }
+    try {
+      return JSON.parse(text)
+    } catch {
+      throw new TransportError(`malformed JSON answer (${text.length} bytes)`)
+    }
+  }
+
+  async function withRetries<T>(what: string, attempt: (url: string) => Promise<T>): Promise<T> {
+    for (let n = 0; ; n++) {
+      const url = urls[current] ?? urls[0] ?? ''
+      try {
+        return await attempt(url)
+      } catch (error) {
+        if (signal?.aborted || !shouldRetry(error) || n + 1 >= maxAttempts) {
+          if (error instanceof RpcError || signal?.aborted) throw error
+          throw new RetryableError(`${what} failed after ${n + 1} attempts: ${(error as Error).message}`, { cause: error })
+        }
+        stats.retries++
+        if (urls.length > 1) {
+          current = (current + 1) % urls.length
+          stats.failovers++
+        }
+        const retryAfterMs = error instanceof TransportError ? error.retryAfterMs : undefined
+        const delay = backoffMs(n, { baseMs: retryBaseMs, maxMs: retryMaxMs, retryAfterMs })
+        logger.warn(
+          { err: error, method: what, attempt: n + 1, delay_ms: Math.round(delay), url: redact(url) },
+          'rpc request failed; retrying',
+        )
+        await sleep(delay, signal)
+      }
+    }
+  }
+
+  function readResponse(message: unknown): unknown {
+    if (message === null || typeof message !== 'object') throw new TransportError('the answer is not a JSON-RPC response')
+    const { error, result } = message as { error?: { code?: unknown; message?: unknown; data?: unknown }; result?: unknown }
+    if (error !== undefined && error !== null) {
+      throw new RpcError(
+        typeof error.code === 'number' ? error.code : -32603,
+        String(error.message ?? 'unknown error'),
+        error.data,
+      )
+    }
+    if (!('result' in message)) throw new TransportError('the answer has neither result nor error')
+    return result
+  }
+
+  return {
+    stats,
+    request<T>(method: string, params: unknown[] = []) {
+      return withRetries(method, async (url) => {
+        const id = nextId++
+        return readResponse(await post(url, { jsonrpc: '2.0', id, method, params })) as T
+      })
+    },
+    batch<T>(calls: readonly RpcCall[]) {
+      if (calls.length === 0) return Promise.resolve([])
+      return withRetries(`${calls[0]?.method}×${calls.length}`, async (url) => {
+        const first = nextId
+        nextId += calls.length
+        const answer = await post(
+          url,
+          calls.map((call, i) => ({ jsonrpc: '2.0', id: first + i, method: call.method, params: call.params })),
+        )
+        if (!Array.isArray(answer)) {
+          // some nodes answer a whole batch with one error object
+          readResponse(answer)
+          throw new TransportError('a batch was answered with a single response')
+        }
+        const byId = new Map<number, unknown>()
+        for (const message of answer) byId.set((message as { id?: number })?.id ?? -1, message)
+        return calls.map((_, i) => {
+          const message = byId.get(first + i)
+          if (message === undefined) throw new TransportError(`the batch answer lacks id ${first + i}`)
+          return readResponse(message) as T
+        })
+      })
+    },
+  }
+}
+
+/** URLs often carry provider keys in their path or query: log the origin only. */
+export function redact(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return '[invalid url]'
+  }
+}
+
+export function toChainError(chain: string, error: unknown): WdsError {
+  return error instanceof WdsError ? error : new RetryableError(`${chain}: ${(error as Error).message}`, { cause: error })
+}

@@ -1,0 +1,73 @@
+/** The JSON-RPC shapes we read, as nodes send them (hex quantities). Only the fields used are typed. */
+
+export type Hex = `0x${string}`
+
+export type RpcBlock = {
+  number: Hex
+  hash: Hex
+  parentHash: Hex
+  timestamp: Hex
+  transactions: RpcTransaction[]
+}
+
+export type RpcTransaction = {
+  hash: Hex
+  transactionIndex: Hex
+  from: Hex
+  to: Hex | null
+  value: Hex
+  gasPrice?: Hex
+}
+
+export type RpcReceipt = {
+  transactionHash: Hex
+  transactionIndex: Hex
+  status?: Hex
+  gasUsed: Hex
+  effectiveGasPrice?: Hex
+  contractAddress?: Hex | null
+  /** OP-stack L1 data fee. */
+  l1Fee?: Hex | null
+}
+
+export type RpcLog = {
+  address: Hex
+  topics: Hex[]
+  data: Hex
+  blockNumber: Hex
+  transactionHash: Hex
+  transactionIndex: Hex
+  logIndex: Hex
+  removed?: boolean
+}
+
+/** trace_block (Parity/OpenEthereum format). */
+export type ParityTrace = {
+  type: 'call' | 'create' | 'suicide' | 'reward' | string
+  action: {
+    callType?: string
+    from?: Hex
+    to?: Hex
+    value?: Hex
+    address?: Hex
+    refundAddress?: Hex
+    balance?: Hex
+  }
+  result?: { address?: Hex } | null
+  error?: string
+  traceAddress: number[]
+  transactionHash?: Hex | null
+  transactionPosition?: number | null
+}
+
+/** debug_traceBlockByNumber with the callTracer. */
+export type CallFrame = {
+  type: string
+  from: Hex
+  to?: Hex
+  value?: Hex
+  error?: string
+  calls?: CallFrame[]
+}
+
+export type CallTraceResult = { txHash?: Hex; result: CallFrame }

@@ -1,0 +1,154 @@
+import type { Logger } from 'pino'
+import type { BlockRef, ChainBlock, ChainSource } from '../chains/chain-source.ts'
+import { backoffMs, sleep } from '../lib/retry.ts'
+import type { Checkpoint, TransfersStore } from '../store/transfers-store.ts'
+import type { ProgressReporter } from './progress.ts'
+import { checkParent, findForkPoint, planRanges } from './reorg-window.ts'
+
+export type IndexerOptions = {
+  chain: string
+  source: ChainSource
+  store: TransfersStore
+  logger: Logger
+  progress?: ProgressReporter | undefined
+  startBlock: number
+  /** Blocks per fetched range. */
+  rangeSize?: number
+  /** Ranges fetched at once during backfill; they are committed in order. */
+  rangesInFlight?: number
+  pollIntervalMs?: number
+  /** Stop once the head is reached (benchmarks, `wds index --once`). */
+  stopAtHead?: boolean
+}
+
+/** Thrown when the rows fetched no longer build on what is stored: reconcile with the chain, then go on. */
+class ReorgDetected extends Error {}
+
+/**
+ * Indexes one chain: backfills from the checkpoint to the head, then follows the head. Each range's
+ * rows and the checkpoint are committed in one transaction, so a crash resumes with nothing lost or
+ * doubled. A stored tip that is no longer canonical is rolled back to the common ancestor first.
+ */
+export function createIndexer(options: IndexerOptions) {
+  const {
+    chain,
+    source,
+    store,
+    logger,
+    progress,
+    startBlock,
+    rangeSize = 50,
+    rangesInFlight = 4,
+    pollIntervalMs = 2_000,
+  } = options
+  let checkpoint: Checkpoint
+  let head: BlockRef | undefined
+  const totals = { blocks: 0, transfers: 0, reorgs: 0 }
+  const knownTokens = new Set<string>()
+
+  async function reconcileTip(current: BlockRef): Promise<void> {
+    if (checkpoint.indexedBlock < checkpoint.indexedFrom) return
+    const tip = Math.min(checkpoint.indexedBlock, current.number)
+    const [stored, canonical] = await Promise.all([store.findBlock(chain, tip), source.findBlockRef(tip)])
+    if (tip === checkpoint.indexedBlock && stored !== undefined && stored.hash === canonical?.hash) return
+    const ancestor = await findForkPoint({
+      from: tip,
+      floor: checkpoint.indexedFrom - 1,
+      storedHash: async (n) => (await store.findBlock(chain, n))?.hash,
+      canonicalHash: async (n) => (await source.findBlockRef(n))?.hash,
+    })
+    const removed = await store.rollbackTo(chain, ancestor)
+    totals.reorgs++
+    logger.warn(
+      { chain, common_ancestor: ancestor, reorg_depth: checkpoint.indexedBlock - ancestor, removed_transfers: removed.transfers },
+      'reorg: rolled back to the common ancestor',
+    )
+    checkpoint = { ...checkpoint, indexedBlock: ancestor }
+  }
+
+  async function withTokens(blocks: ChainBlock[]) {
+    const seen = new Set<string>()
+    for (const block of blocks) for (const t of block.transfers) if (t.contractAddress !== null) seen.add(t.contractAddress)
+    const unseen = [...seen].filter((a) => !knownTokens.has(a))
+    const stored = await store.findKnownTokens(chain, unseen)
+    const missing = unseen.filter((a) => !stored.has(a))
+    for (const a of stored) knownTokens.add(a)
+    return { blocks, tokens: missing.length === 0 ? [] : await source.fetchTokenMetadata(missing) }
+  }
+
+  async function catchUp(target: number, signal: AbortSignal): Promise<void> {
+    const ranges = planRanges(checkpoint.indexedBlock + 1, target, rangeSize)
+    const pending: Promise<{ blocks: ChainBlock[]; tokens: Awaited<ReturnType<typeof withTokens>>['tokens'] }>[] = []
+    let next = 0
+    const fill = () => {
+      while (pending.length < rangesInFlight && next < ranges.length) {
+        const range = ranges[next++]
+        if (range === undefined) break
+        const fetched = source.fetchBlocks(range.from, range.to).then(withTokens)
+        fetched.catch(() => {}) // awaited in order below; a failure surfaces there
+        pending.push(fetched)
+      }
+    }
+    fill()
+    while (pending.length > 0 && !signal.aborted) {
+      const { blocks, tokens } = await (pending.shift() as (typeof pending)[number])
+      fill()
+      const first = blocks[0]
+      if (first === undefined) continue
+      if (checkpoint.indexedBlock >= checkpoint.indexedFrom) {
+        const parent = checkParent(await store.findBlock(chain, checkpoint.indexedBlock), first)
+        if (parent.type !== 'linked') throw new ReorgDetected(`block ${first.number} does not build on the stored block`)
+      }
+      await store.appendBlocks(chain, checkpoint.indexedBlock, blocks, tokens)
+      for (const t of tokens) knownTokens.add(t.contractAddress)
+      const transfers = blocks.reduce((n, b) => n + b.transfers.length, 0)
+      checkpoint = { ...checkpoint, indexedBlock: (blocks.at(-1) as ChainBlock).number }
+      totals.blocks += blocks.length
+      totals.transfers += transfers
+      progress?.report({
+        chain,
+        indexedBlock: checkpoint.indexedBlock,
+        headBlock: Math.max(target, head?.number ?? target),
+        ...totals,
+      })
+    }
+  }
+
+  return {
+    chain,
+    totals,
+    get checkpoint() {
+      return checkpoint
+    },
+
+    async run(signal: AbortSignal): Promise<void> {
+      checkpoint = await store.openChain(chain, startBlock)
+      logger.info({ chain, indexed_from: checkpoint.indexedFrom, indexed_block: checkpoint.indexedBlock }, 'indexer started')
+      for (let failures = 0; !signal.aborted; ) {
+        try {
+          head = await source.getHead()
+          await store.recordHead(chain, head)
+          await reconcileTip(head)
+          if (checkpoint.indexedBlock < head.number) {
+            await catchUp(head.number, signal)
+          } else {
+            if (options.stopAtHead) return
+            await sleep(pollIntervalMs, signal)
+          }
+          failures = 0
+        } catch (error) {
+          if (signal.aborted) break
+          if (error instanceof ReorgDetected) {
+            logger.warn({ chain, reason: error.message }, 'reorg detected while indexing')
+            continue
+          }
+          const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 30_000 })
+          logger.error({ chain, err: error, retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
+          await sleep(delay, signal)
+        }
+      }
+    },
+  }
+}
+
+export type Indexer = ReturnType<typeof createIndexer>

@@ -1,0 +1,53 @@
+import type { Logger } from 'pino'
+
+export type ProgressSnapshot = { chain: string; indexedBlock: number; headBlock: number; blocks: number; transfers: number }
+
+/**
+ * Backfill progress: a bar on a terminal, a log line every `intervalMs` otherwise.
+ * Rates are over the whole run so far: blocks/s, transfers/s and the ETA to the head.
+ */
+export function createProgressReporter(options: { logger: Logger; tty?: NodeJS.WriteStream | undefined; intervalMs?: number }) {
+  const { logger, tty, intervalMs = 10_000 } = options
+  const started = new Map<string, { at: number; block: number }>()
+  const lastReport = new Map<string, number>()
+
+  return {
+    report(snapshot: ProgressSnapshot, force = false) {
+      const now = Date.now()
+      const start = started.get(snapshot.chain) ?? { at: now, block: snapshot.indexedBlock - snapshot.blocks }
+      started.set(snapshot.chain, start)
+      if (!force && now - (lastReport.get(snapshot.chain) ?? 0) < (tty ? 250 : intervalMs)) return
+      lastReport.set(snapshot.chain, now)
+      const seconds = Math.max((now - start.at) / 1000, 0.001)
+      const blocksPerSecond = snapshot.blocks / seconds
+      const transfersPerSecond = snapshot.transfers / seconds
+      const remaining = Math.max(0, snapshot.headBlock - snapshot.indexedBlock)
+      const etaSeconds = blocksPerSecond > 0 ? Math.round(remaining / blocksPerSecond) : null
+      if (tty !== undefined) {
+        const total = Math.max(1, snapshot.headBlock - start.block)
+        const done = Math.min(1, (snapshot.indexedBlock - start.block) / total)
+        const width = 30
+        const bar = '█'.repeat(Math.round(done * width)).padEnd(width, '░')
+        tty.write(
+          `\r${snapshot.chain.padEnd(14)} ${bar} ${(done * 100).toFixed(1).padStart(5)}%  block ${snapshot.indexedBlock}/${snapshot.headBlock}  ` +
+            `${Math.round(blocksPerSecond)} blocks/s  ${Math.round(transfersPerSecond)} transfers/s  ETA ${etaSeconds ?? '?'}s   `,
+        )
+        if (remaining === 0) tty.write('\n')
+        return
+      }
+      logger.info(
+        {
+          chain: snapshot.chain,
+          indexed_block: snapshot.indexedBlock,
+          head_block: snapshot.headBlock,
+          blocks_per_s: Math.round(blocksPerSecond),
+          transfers_per_s: Math.round(transfersPerSecond),
+          eta_s: etaSeconds,
+        },
+        'backfill progress',
+      )
+    },
+  }
+}
+
+export type ProgressReporter = ReturnType<typeof createProgressReporter>

@@ -1,0 +1,31 @@
+/** Backoff before retry number `attempt` (0-based): min(base·2^n, max) with full jitter, or the server's Retry-After when it gave one. */
+export function backoffMs(
+  attempt: number,
+  options: { baseMs: number; maxMs: number; retryAfterMs?: number | undefined },
+): number {
+  if (options.retryAfterMs !== undefined) return Math.min(options.retryAfterMs, options.maxMs * 4)
+  const ceiling = Math.min(options.baseMs * 2 ** attempt, options.maxMs)
+  return ceiling / 2 + Math.random() * (ceiling / 2)
+}
+
+/** Retry-After as seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
+export function parseRetryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined
+  const seconds = Number(header)
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  const date = Date.parse(header)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      { once: true },
+    )
+  })

@@ -1,0 +1,177 @@
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
+import type { BlockRef, ChainBlock, TokenMetadata } from '../chains/chain-source.ts'
+import { type Db, withTransaction } from './db.ts'
+
+/** A chain's progress: the highest block whose rows are committed, and where indexing began. */
+export type Checkpoint = { indexedFrom: number; indexedBlock: number }
+
+const SLUG = /^[a-z][a-z0-9-]*$/
+
+function partitionName(chain: string): string {
+  if (!SLUG.test(chain)) throw new Error(`not a chain slug: ${chain}`)
+  return `transfers_${chain.replaceAll('-', '_')}`
+}
+
+/** COPY text format: tab-separated, \N for null. Our values never hold tabs, newlines or backslashes. */
+function copyLine(values: readonly (string | number | bigint | null)[]): string {
+  return `${values.map((v) => (v === null ? '\\N' : String(v))).join('\t')}\n`
+}
+
+async function copyRows(client: pg.PoolClient, sql: string, lines: Iterable<string>): Promise<void> {
+  const stream = client.query(copyFrom(sql))
+  await pipeline(Readable.from(batchLines(lines)), stream)
+}
+
+function* batchLines(lines: Iterable<string>, size = 1000): Generator<string> {
+  let chunk = ''
+  let n = 0
+  for (const line of lines) {
+    chunk += line
+    if (++n === size) {
+      yield chunk
+      chunk = ''
+      n = 0
+    }
+  }
+  if (chunk !== '') yield chunk
+}
+
+const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
+
+export function createTransfersStore(db: Db) {
+  return {
+    /** Makes the chain's partition and state row; returns its checkpoint (a new chain starts just below `startBlock`). */
+    async openChain(chain: string, startBlock: number): Promise<Checkpoint> {
+      await db.query(`CREATE TABLE IF NOT EXISTS ${partitionName(chain)} PARTITION OF transfers FOR VALUES IN ('${chain}')`)
+      await db.query(
+        `INSERT INTO chain_states (chain, indexed_from, indexed_block) VALUES ($1, $2, $3) ON CONFLICT (chain) DO NOTHING`,
+        [chain, startBlock, startBlock - 1],
+      )
+      const { rows } = await db.query<{ indexed_from: number; indexed_block: number }>(
+        'SELECT indexed_from, indexed_block FROM chain_states WHERE chain = $1',
+        [chain],
+      )
+      const row = rows[0]
+      if (row === undefined) throw new Error(`no state for ${chain}`)
+      return { indexedFrom: row.indexed_from, indexedBlock: row.indexed_block }
+    },
+
+    async findBlock(chain: string, number: number): Promise<BlockRef | undefined> {
+      const { rows } = await db.query<{ hash: string; parent_hash: string; timestamp: Date }>(
+        'SELECT hash, parent_hash, timestamp FROM blocks WHERE chain = $1 AND number = $2',
+        [chain, number],
+      )
+      const row = rows[0]
+      return row === undefined
+        ? undefined
+        : { number, hash: row.hash, parentHash: row.parent_hash, timestamp: row.timestamp.getTime() / 1000 }
+    },
+
+    async findKnownTokens(chain: string, contractAddresses: readonly string[]): Promise<Set<string>> {
+      if (contractAddresses.length === 0) return new Set()
+      const { rows } = await db.query<{ contract_address: string }>(
+        'SELECT contract_address FROM tokens WHERE chain = $1 AND contract_address = ANY($2)',
+        [chain, contractAddresses],
+      )
+      return new Set(rows.map((r) => r.contract_address))
+    },
+
+    /**
+     * Appends blocks `previous + 1 ..` with their transfers and tokens, and moves the checkpoint, in
+     * one transaction. The checkpoint must still be `previous`: a second writer, or a rollback in
+     * between, makes it fail rather than write twice.
+     */
+    async appendBlocks(chain: string, previous: number, blocks: readonly ChainBlock[], tokens: readonly TokenMetadata[]) {
+      const last = blocks.at(-1)
+      if (last === undefined) return
+      if (blocks[0]?.number !== previous + 1) throw new Error(`${chain}: blocks must continue from ${previous}`)
+      await withTransaction(db, async (client) => {
+        const moved = await client.query(
+          `UPDATE chain_states SET indexed_block = $3, indexed_block_time = $4, updated_at = now()
+           WHERE chain = $1 AND indexed_block = $2`,
+          [chain, previous, last.number, iso(last.timestamp)],
+        )
+        if (moved.rowCount !== 1) throw new Error(`${chain}: the checkpoint moved under this writer (expected ${previous})`)
+        await copyRows(
+          client,
+          'COPY blocks (chain, number, hash, parent_hash, timestamp) FROM STDIN',
+          blocks.map((b) => copyLine([chain, b.number, b.hash, b.parentHash, iso(b.timestamp)])),
+        )
+        await copyRows(
+          client,
+          `COPY ${partitionName(chain)} (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value,
+             contract_address, token_id, log_index, batch_index, operator) FROM STDIN`,
+          (function* () {
+            for (const block of blocks) {
+              const time = iso(block.timestamp)
+              for (const t of block.transfers) {
+                yield copyLine([
+                  chain,
+                  t.blockNumber,
+                  time,
+                  t.txIndex,
+                  t.seq,
+                  t.txHash,
+                  t.type,
+                  t.from,
+                  t.to,
+                  t.value,
+                  t.contractAddress,
+                  t.tokenId,
+                  t.logIndex,
+                  t.batchIndex,
+                  t.operator,
+                ])
+              }
+            }
+          })(),
+        )
+        if (tokens.length > 0) {
+          await client.query(
+            `INSERT INTO tokens (chain, contract_address, name, symbol, decimals)
+             SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[])
+             ON CONFLICT (chain, contract_address) DO NOTHING`,
+            [
+              chain,
+              tokens.map((t) => t.contractAddress),
+              tokens.map((t) => t.name),
+              tokens.map((t) => t.symbol),
+              tokens.map((t) => t.decimals),
+            ],
+          )
+        }
+      })
+    },
+
+    /** Removes every block above `ancestor` with its transfers, and moves the checkpoint back to it, in one transaction. */
+    async rollbackTo(chain: string, ancestor: number): Promise<{ blocks: number; transfers: number }> {
+      return withTransaction(db, async (client) => {
+        const transfers = await client.query(`DELETE FROM ${partitionName(chain)} WHERE block_number > $1`, [ancestor])
+        const blocks = await client.query('DELETE FROM blocks WHERE chain = $1 AND number > $2', [chain, ancestor])
+        const { rows } = await client.query<{ timestamp: Date }>(
+          'SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2',
+          [chain, ancestor],
+        )
+        await client.query(
+          'UPDATE chain_states SET indexed_block = $2, indexed_block_time = $3, updated_at = now() WHERE chain = $1',
+          [chain, ancestor, rows[0]?.timestamp ?? null],
+        )
+        return { blocks: blocks.rowCount ?? 0, transfers: transfers.rowCount ?? 0 }
+      })
+    },
+
+    /** The source's head as last seen, for status and lag. */
+    async recordHead(chain: string, head: BlockRef): Promise<void> {
+      await db.query('UPDATE chain_states SET latest_block = $2, latest_block_time = $3, updated_at = now() WHERE chain = $1', [
+        chain,
+        head.number,
+        iso(head.timestamp),
+      ])
+    },
+  }
+}
+
+export type TransfersStore = ReturnType<typeof createTransfersStore>
