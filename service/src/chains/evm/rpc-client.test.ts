@@ -1,0 +1,32 @@
+import { describe, expect, test } from 'vitest'
+import { isRangeTooLarge, RpcError, shouldRetry, TransportError } from './rpc-client.ts'
+
+describe('shouldRetry()', () => {
+  test('retries overloaded or failing transports', () => {
+    expect(shouldRetry(new TransportError('HTTP 429', 429))).toBe(true)
+    expect(shouldRetry(new TransportError('HTTP 503', 503))).toBe(true)
+    expect(shouldRetry(new TransportError('no answer within 15000 ms'))).toBe(true)
+    expect(shouldRetry(new TransportError('HTTP 401', 401))).toBe(false)
+  })
+
+  test('retries node-side JSON-RPC errors but not wrong requests, reverts or oversized ranges', () => {
+    expect(shouldRetry(new RpcError(-32603, 'internal error'))).toBe(true)
+    expect(shouldRetry(new RpcError(-32000, 'header not found'))).toBe(true)
+    expect(shouldRetry(new RpcError(-32601, 'the method trace_block does not exist'))).toBe(false)
+    expect(shouldRetry(new RpcError(3, 'execution reverted'))).toBe(false)
+    expect(shouldRetry(new RpcError(-32005, 'query returned more than 10000 results'))).toBe(false)
+    expect(shouldRetry(new Error('a bug'))).toBe(false)
+  })
+})
+
+test('isRangeTooLarge() knows the providers’ wordings', () => {
+  for (const message of [
+    'query returned more than 10000 results',
+    'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range',
+    'block range is too large',
+    'exceed maximum block range: 5000',
+  ]) {
+    expect([message, isRangeTooLarge(new RpcError(-32000, message))]).toEqual([message, true])
+  }
+  expect(isRangeTooLarge(new RpcError(-32000, 'header not found'))).toBe(false)
+})
