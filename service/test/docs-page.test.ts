@@ -24,7 +24,7 @@ test('GET /docs renders the OpenAPI document in a browser, offline', async () =>
   await page.goto(`${url}/docs`)
   const operation = page.locator('.opblock-summary-path', { hasText: '/v1/status/chains' })
   await operation.waitFor({ timeout: 15_000 })
-  expect(await page.locator('.info .title').innerText()).toContain('WDS — wallet data service')
+  expect(await page.locator('.info .title').textContent()).toContain('WDS — wallet data service')
   expect(await page.locator('.opblock-summary-path').allInnerTexts()).toEqual(['/health', '/ready', '/v1/status/chains'])
   expect(failed).toEqual([])
 })

@@ -6,7 +6,11 @@ const ref = (number: number, hash: string, parentHash: string) => ({ number, has
 describe('checkParent()', () => {
   test('says linked, mismatch or unknown-parent', () => {
     expect(checkParent(ref(9, '0xa', '0x9'), ref(10, '0xb', '0xa'))).toEqual({ type: 'linked' })
-    expect(checkParent(ref(9, '0xa', '0x9'), ref(10, '0xb', '0xz'))).toEqual({ type: 'mismatch', expected: '0xa', received: '0xz' })
+    expect(checkParent(ref(9, '0xa', '0x9'), ref(10, '0xb', '0xz'))).toEqual({
+      type: 'mismatch',
+      expected: '0xa',
+      received: '0xz',
+    })
     expect(checkParent(undefined, ref(10, '0xb', '0xa'))).toEqual({ type: 'unknown-parent' })
   })
 })

@@ -26,7 +26,8 @@ export async function openDatabase(
     config.databaseUrl === undefined ? await openEmbeddedDatabase({ dataDir: config.dataDir, logger, attach }) : undefined
   const url = config.databaseUrl ?? embedded?.url
   if (url === undefined) throw new Error('no database URL')
-  const db = createDb({ url, applicationName })
+  const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle database connection broke; it will be replaced')
+  const db = createDb({ url, applicationName, onIdleError })
   try {
     const version = await assertServerVersion(db)
     await migrate(db, logger)
@@ -35,7 +36,7 @@ export async function openDatabase(
     return {
       db,
       createPool(name, maxConnections) {
-        const pool = createDb({ url, applicationName: name, maxConnections })
+        const pool = createDb({ url, applicationName: name, maxConnections, onIdleError })
         pools.push(pool)
         return pool
       },

@@ -12,10 +12,19 @@ export type Db = pg.Pool
 
 export const MIN_SERVER_VERSION_NUM = 150000
 
-export type CreateDbOptions = { url: string; applicationName: string; maxConnections?: number }
+export type CreateDbOptions = {
+  url: string
+  applicationName: string
+  maxConnections?: number
+  /** Told when an idle connection breaks (server restart, terminated backend); the pool replaces it. */
+  onIdleError?: (error: Error) => void
+}
 
-export function createDb({ url, applicationName, maxConnections = 10 }: CreateDbOptions): Db {
-  return new pg.Pool({ connectionString: url, application_name: applicationName, max: maxConnections })
+export function createDb({ url, applicationName, maxConnections = 10, onIdleError = () => {} }: CreateDbOptions): Db {
+  const pool = new pg.Pool({ connectionString: url, application_name: applicationName, max: maxConnections })
+  // Without a listener, an idle connection's error would be an uncaught exception that ends the process.
+  pool.on('error', onIdleError)
+  return pool
 }
 
 /** Throws when the server is older than PostgreSQL 15. */
