@@ -24,18 +24,24 @@ const RECEIPTS_PER_BATCH = 100
 
 const hex = (n: number) => `0x${n.toString(16)}`
 
-export type EvmSourceOptions = { chain: string; rpc: RpcClient; logger: Logger }
+export type EvmSourceOptions = {
+  chain: string
+  rpc: RpcClient
+  logger: Logger
+  /** Skip detection and use these (tests pin each code path; operators can work around a node that lies). */
+  capabilities?: EvmCapabilities
+}
 
 export type EvmSource = ChainSource & {
   getChainId(): Promise<number>
   detectCapabilities(): Promise<EvmCapabilities>
 }
 
-export function createEvmSource({ chain, rpc, logger }: EvmSourceOptions): EvmSource {
-  let capabilities: EvmCapabilities | undefined
+export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOptions): EvmSource {
+  let capabilities: Promise<EvmCapabilities> | undefined = options.capabilities && Promise.resolve(options.capabilities)
 
-  async function detectCapabilities(): Promise<EvmCapabilities> {
-    if (capabilities !== undefined) return capabilities
+  /** Probes on the latest block, which every node keeps (a fresh chain's block 1 does not exist yet). */
+  async function probeCapabilities(): Promise<EvmCapabilities> {
     const probe = async (method: string, params: unknown[]) => {
       try {
         await rpc.request(method, params)
@@ -45,14 +51,23 @@ export function createEvmSource({ chain, rpc, logger }: EvmSourceOptions): EvmSo
         throw error
       }
     }
-    const traces = (await probe('trace_block', ['0x1']))
+    const traces = (await probe('trace_block', ['latest']))
       ? 'trace_block'
-      : (await probe('debug_traceBlockByNumber', ['0x1', { tracer: 'callTracer' }]))
+      : (await probe('debug_traceBlockByNumber', ['latest', { tracer: 'callTracer' }]))
         ? 'debug_traceBlockByNumber'
         : 'none'
-    capabilities = { traces, blockReceipts: await probe('eth_getBlockReceipts', ['0x1']) }
+    const found: EvmCapabilities = { traces, blockReceipts: await probe('eth_getBlockReceipts', ['latest']) }
     if (traces === 'none') logger.warn('the node offers no traces: internal transfers will be missing')
-    logger.info(capabilities, 'node capabilities')
+    logger.info(found, 'node capabilities')
+    return found
+  }
+
+  /** Found out once per source, however many ranges ask at the same time; a failed probe is tried again. */
+  function detectCapabilities(): Promise<EvmCapabilities> {
+    capabilities ??= probeCapabilities().catch((error: unknown) => {
+      capabilities = undefined
+      throw error
+    })
     return capabilities
   }
 

@@ -1,0 +1,125 @@
+import { afterEach, beforeEach, expect, test } from 'vitest'
+import { createEvmSource, type EvmSource } from '../src/chains/evm/evm-source.ts'
+import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
+import { createIndexer } from '../src/ingestion/indexer.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { createTransfersStore } from '../src/store/transfers-store.ts'
+import { type Anvil, startAnvil } from './helpers/anvil.ts'
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
+import { playScriptedHistory } from './helpers/scripted-chain.ts'
+import { readTransfers, rowsFromSource } from './helpers/transfers.ts'
+
+const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent')
+const CHAIN = 'ethereum'
+
+let anvil: Anvil
+let database: TestDatabase
+let source: EvmSource
+let accounts: string[]
+
+beforeEach(async () => {
+  ;[anvil, database] = await Promise.all([startAnvil({ chainId: 1 }), createTestDatabase()])
+  source = createEvmSource({ chain: CHAIN, rpc: createRpcClient({ urls: [anvil.url], logger }), logger })
+  await playScriptedHistory(anvil)
+  accounts = await anvil.rpc<string[]>('eth_accounts')
+})
+afterEach(async () => {
+  await anvil?.close()
+  await database?.drop()
+})
+
+const head = async () => Number(await anvil.rpc<string>('eth_blockNumber'))
+const pay = (from: number, to: number, wei: bigint) => ({
+  from: accounts[from],
+  to: accounts[to],
+  value: `0x${wei.toString(16)}`,
+})
+const send = (from: number, to: number, wei: bigint) => anvil.rpc('eth_sendTransaction', [pay(from, to, wei)])
+
+function indexer(options: { stopAtHead: boolean }) {
+  return createIndexer({
+    chain: CHAIN,
+    source,
+    store: createTransfersStore(database.db),
+    logger,
+    startBlock: 0,
+    rangeSize: 4,
+    pollIntervalMs: 20,
+    ...options,
+  })
+}
+const indexToHead = () => indexer({ stopAtHead: true }).run(new AbortController().signal)
+
+/** The stored rows must be exactly the canonical chain's, and the stored blocks its hashes. */
+async function expectStoreMatchesChain() {
+  const tip = await head()
+  expect(await readTransfers(database.db, CHAIN)).toEqual(await rowsFromSource(source, 0, tip))
+  const { rows } = await database.db.query<{ number: number; hash: string }>(
+    'SELECT number, hash FROM blocks WHERE chain = $1 ORDER BY number',
+    [CHAIN],
+  )
+  const canonical = await Promise.all(rows.map(async (r) => (await source.findBlockRef(r.number))?.hash))
+  expect(rows.map((r) => r.hash)).toEqual(canonical)
+  expect(rows.at(-1)?.number).toBe(tip)
+}
+
+test('anvil_reorg: the orphaned blocks’ rows are gone, the new ones are in, nothing twice', async () => {
+  await indexToHead()
+  const before = await readTransfers(database.db, CHAIN)
+  const tip = await head()
+  const orphaned = before.filter((r) => r.block > tip - 3).map((r) => r.txHash)
+  expect(orphaned.length).toBeGreaterThan(0)
+
+  await anvil.rpc('anvil_reorg', [
+    3,
+    [
+      [pay(1, 3, 7n), 0],
+      [pay(2, 3, 11n), 2],
+    ],
+  ])
+  expect(await head()).toBe(tip)
+  await indexToHead()
+
+  const after = await readTransfers(database.db, CHAIN)
+  expect(after.filter((r) => orphaned.includes(r.txHash))).toEqual([])
+  expect(after.filter((r) => r.type === 'native' && r.to === accounts[3]?.toLowerCase()).map((r) => r.value)).toEqual(['7', '11'])
+  await expectStoreMatchesChain()
+})
+
+test('evm_revert to a snapshot, then a shorter and then a longer replacement chain', async () => {
+  const snapshot = await anvil.rpc<string>('evm_snapshot')
+  for (let i = 0; i < 6; i++) await send(0, 1, 1000n + BigInt(i))
+  await indexToHead()
+
+  await anvil.rpc('evm_revert', [snapshot])
+  await send(1, 2, 5n) // one block where six were indexed: the new head is below the stored tip
+  await indexToHead()
+  await expectStoreMatchesChain()
+
+  for (let i = 0; i < 9; i++) await send(2, 0, 100n + BigInt(i))
+  await indexToHead()
+  await expectStoreMatchesChain()
+})
+
+test('a reorg deeper than one range, while the indexer follows the head', async () => {
+  const controller = new AbortController()
+  const running = indexer({ stopAtHead: false }).run(controller.signal)
+  for (let round = 0; round < 4; round++) {
+    for (let i = 0; i < 5; i++) await send(round % 3, (round + 1) % 3, BigInt(round * 100 + i))
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    await anvil.rpc('anvil_reorg', [round + 6, [[pay(0, 4, BigInt(round + 1)), 0]]])
+  }
+  const tip = await head()
+  const canonical = (await source.findBlockRef(tip))?.hash
+  const storedTip = async () => {
+    const { rows } = await database.db.query(
+      'SELECT s.indexed_block, b.hash FROM chain_states s LEFT JOIN blocks b ON b.chain = s.chain AND b.number = s.indexed_block WHERE s.chain = $1',
+      [CHAIN],
+    )
+    return rows[0]
+  }
+  await expect.poll(storedTip, { timeout: 10_000 }).toEqual({ indexed_block: tip, hash: canonical })
+  controller.abort()
+  await running
+  await expectStoreMatchesChain()
+})
