@@ -60,6 +60,7 @@ describe('GET /v1/status/chains', () => {
       lagBlocks: null,
       lagSeconds: null,
       lastBlockTime: null,
+      lastError: null,
     })
     const bySlug = Object.fromEntries(body.chains.map((c: { chain: string }) => [c.chain, c]))
     expect(bySlug.base.status).toBe('syncing')
@@ -82,6 +83,19 @@ describe('GET /v1/status/chains', () => {
       lagBlocks: 10,
       lagSeconds: 20,
       lastBlockTime: '2026-01-01T00:00:00.000Z',
+      lastError: null,
+    })
+  })
+
+  test('a chain whose indexer fails is stalled, and says why', async () => {
+    await t.db.query(
+      `INSERT INTO chain_states (chain, last_error, last_error_at) VALUES ('base', 'connection failed', now())
+       ON CONFLICT (chain) DO UPDATE SET last_error = 'connection failed'`,
+    )
+    const { body } = await get('/v1/status/chains', { 'x-api-key': key })
+    expect(body.chains.find((c: { chain: string }) => c.chain === 'base')).toMatchObject({
+      status: 'stalled',
+      lastError: 'connection failed',
     })
   })
 

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino'
 import type { ChainInfo } from '../config/chains.ts'
 import type { ChainSource } from './chain-source.ts'
+import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
-import { createRpcClient, redact } from './evm/rpc-client.ts'
+import { createRpcClient } from './evm/rpc-client.ts'
 
 export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError'
@@ -21,17 +22,20 @@ export type SourceOptions = {
  */
 export async function connectChainSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource | undefined> {
   if (chain.family !== 'evm' || chain.chainId === null) return undefined
-  const rpc = createRpcClient({
+  const rpcOptions = {
     urls: options.urls,
     logger: options.logger,
     ...options.rpc,
     ...(options.signal ? { signal: options.signal } : {}),
-  })
+  }
+  const rpc = createRpcClient(rpcOptions)
   const source = createEvmSource({ chain: chain.slug, rpc, logger: options.logger })
-  const chainId = await source.getChainId()
+  // One try per URL: a node that is down is reported at once and retried by the caller's slower schedule.
+  const probe = createRpcClient({ ...rpcOptions, maxAttempts: options.urls.length })
+  const chainId = quantity(await probe.request<string>('eth_chainId'))
   if (chainId !== chain.chainId) {
     throw new ChainMismatchError(
-      `the node at ${options.urls.map(redact).join(', ')} serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix WDS_RPC_${chain.slug.toUpperCase().replaceAll('-', '_')}`,
+      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix WDS_RPC_${chain.slug.toUpperCase().replaceAll('-', '_')}`,
     )
   }
   await source.detectCapabilities()

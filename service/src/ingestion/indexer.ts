@@ -144,6 +144,7 @@ export function createIndexer(options: IndexerOptions) {
           }
           const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 30_000 })
           logger.error({ chain, err: error, retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
+          await store.recordError(chain, describeError(error)).catch(() => {})
           await sleep(delay, signal)
         }
       }
@@ -152,3 +153,8 @@ export function createIndexer(options: IndexerOptions) {
 }
 
 export type Indexer = ReturnType<typeof createIndexer>
+
+/** A failure as operators read it in /v1/status/chains (messages never carry node URLs or keys). */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

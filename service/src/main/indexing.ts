@@ -1,7 +1,8 @@
+import { redact } from '../chains/evm/rpc-client.ts'
 import { ChainMismatchError, connectChainSource } from '../chains/sources.ts'
 import { findChain } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
-import { createIndexer } from '../ingestion/indexer.ts'
+import { createIndexer, describeError } from '../ingestion/indexer.ts'
 import type { ProgressReporter } from '../ingestion/progress.ts'
 import type { Logger } from '../lib/logger.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
@@ -66,8 +67,9 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
         }
       } catch (error) {
         if (controller.signal.aborted) return
+        await store.recordError(slug, describeError(error)).catch(() => {})
         if (error instanceof ChainMismatchError) {
-          log.error({ err: error }, 'refusing to index: the node is of another chain')
+          log.error({ err: error, urls: source.urls.map(redact) }, 'refusing to index: the node is of another chain')
           return
         }
         const delay = backoffMs(attempt, { baseMs: 1_000, maxMs: 60_000 })

@@ -8,6 +8,8 @@ export type ChainState = {
   latestBlock: number | null
   latestBlockTime: Date | null
   updatedAt: Date
+  /** The indexer's last failure, null once it has succeeded again. */
+  lastError: string | null
 }
 
 export function createChainStatesStore(db: Db) {
@@ -16,7 +18,7 @@ export function createChainStatesStore(db: Db) {
       const { rows } = await db.query<ChainState>(
         `SELECT chain, indexed_from AS "indexedFrom", indexed_block AS "indexedBlock",
            indexed_block_time AS "indexedBlockTime", latest_block AS "latestBlock",
-           latest_block_time AS "latestBlockTime", updated_at AS "updatedAt"
+           latest_block_time AS "latestBlockTime", updated_at AS "updatedAt", last_error AS "lastError"
          FROM chain_states`,
       )
       return rows

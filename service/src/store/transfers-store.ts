@@ -47,7 +47,9 @@ export function createTransfersStore(db: Db) {
     async openChain(chain: string, startBlock: number): Promise<Checkpoint> {
       await db.query(`CREATE TABLE IF NOT EXISTS ${partitionName(chain)} PARTITION OF transfers FOR VALUES IN ('${chain}')`)
       await db.query(
-        `INSERT INTO chain_states (chain, indexed_from, indexed_block) VALUES ($1, $2, $3) ON CONFLICT (chain) DO NOTHING`,
+        `INSERT INTO chain_states (chain, indexed_from, indexed_block) VALUES ($1, $2, $3)
+         ON CONFLICT (chain) DO UPDATE SET indexed_from = coalesce(chain_states.indexed_from, $2),
+           indexed_block = coalesce(chain_states.indexed_block, $3)`,
         [chain, startBlock, startBlock - 1],
       )
       const { rows } = await db.query<{ indexed_from: number; indexed_block: number }>(
@@ -163,13 +165,21 @@ export function createTransfersStore(db: Db) {
       })
     },
 
-    /** The source's head as last seen, for status and lag. */
+    /** Records why a chain's indexing fails (also before its first block, e.g. a node of the wrong chain). */
+    async recordError(chain: string, message: string): Promise<void> {
+      await db.query(
+        `INSERT INTO chain_states (chain, last_error, last_error_at) VALUES ($1, $2, now())
+         ON CONFLICT (chain) DO UPDATE SET last_error = $2, last_error_at = now()`,
+        [chain, message],
+      )
+    },
+
+    /** The source's head as last seen, for status and lag; it also clears the last error. */
     async recordHead(chain: string, head: BlockRef): Promise<void> {
-      await db.query('UPDATE chain_states SET latest_block = $2, latest_block_time = $3, updated_at = now() WHERE chain = $1', [
-        chain,
-        head.number,
-        iso(head.timestamp),
-      ])
+      await db.query(
+        'UPDATE chain_states SET latest_block = $2, latest_block_time = $3, last_error = NULL, updated_at = now() WHERE chain = $1',
+        [chain, head.number, iso(head.timestamp)],
+      )
     },
   }
 }

@@ -21,6 +21,9 @@ export const ChainStatusSchema = Type.Object(
     lagBlocks: Nullable(Type.Integer()),
     lagSeconds: Nullable(Type.Integer()),
     lastBlockTime: Nullable(Type.String({ format: 'date-time', description: 'Timestamp of the highest indexed block' })),
+    lastError: Nullable(
+      Type.String({ description: "Why indexing is not progressing (the indexer's last failure); null while it works" }),
+    ),
   },
   { $id: 'ChainStatus', title: 'ChainStatus' },
 )

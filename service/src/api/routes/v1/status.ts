@@ -25,13 +25,15 @@ export function describeChainStatus(
       : null
   const status: ChainStatus['status'] = !configured
     ? 'unconfigured'
-    : state === undefined || state.indexedBlock === null
-      ? 'syncing'
-      : now.getTime() - state.updatedAt.getTime() > STALLED_AFTER_SECONDS * 1000
-        ? 'stalled'
-        : lagBlocks === 0 || (lagSeconds !== null && lagSeconds <= LIVE_LAG_SECONDS)
-          ? 'live'
-          : 'syncing'
+    : state?.lastError != null
+      ? 'stalled'
+      : state === undefined || state.indexedBlock === null
+        ? 'syncing'
+        : now.getTime() - state.updatedAt.getTime() > STALLED_AFTER_SECONDS * 1000
+          ? 'stalled'
+          : lagBlocks === 0 || (lagSeconds !== null && lagSeconds <= LIVE_LAG_SECONDS)
+            ? 'live'
+            : 'syncing'
   return {
     chain: chain.slug,
     chainId: chain.chainId,
@@ -45,6 +47,7 @@ export function describeChainStatus(
     lagBlocks,
     lagSeconds,
     lastBlockTime: state?.indexedBlockTime?.toISOString() ?? null,
+    lastError: configured ? (state?.lastError ?? null) : null,
   }
 }
 
