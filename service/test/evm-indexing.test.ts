@@ -5,6 +5,7 @@ import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
 import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTransfersStore } from '../src/store/transfers-store.ts'
+import { createWalletTransfersStore, type HistoryPosition } from '../src/store/wallet-transfers-store.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
 import { type Artifacts, compileFixtures } from './helpers/contracts.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
@@ -302,4 +303,36 @@ test('token metadata: strings, bytes32, reverting and missing methods, absurd de
       { address: lower(revertingToken), name: null, symbol: null, decimals: 6 },
     ].sort((a, b) => a.address.localeCompare(b.address)),
   )
+})
+
+describe('a wallet’s history, newest first by keyset', () => {
+  const key = (r: { block: number; txIndex: number; seq: number }) => [r.block, r.txIndex, r.seq] as const
+  const newestFirst = (a: Row, b: Row) => b.block - a.block || b.txIndex - a.txIndex || b.seq - a.seq
+
+  test('pages of any size give every transfer of the wallet exactly once, in order, per direction', async () => {
+    const store = createWalletTransfersStore(database.db)
+    for (const account of Object.values(script.accounts)) {
+      const address = lower(account)
+      const expected = {
+        out: rows.filter((r) => r.from === address),
+        in: rows.filter((r) => r.to === address),
+        both: rows.filter((r) => r.from === address || r.to === address),
+      }
+      for (const direction of ['out', 'in', 'both'] as const) {
+        for (const limit of [1, 3, 100]) {
+          const seen: (readonly [number, number, number])[] = []
+          let before: HistoryPosition | undefined
+          for (;;) {
+            const page = await store.listWalletTransfers({ chain: CHAIN, address, direction, before, limit })
+            expect(page.length).toBeLessThanOrEqual(limit)
+            seen.push(...page.map((t) => [t.blockNumber, t.txIndex, t.seq] as const))
+            const last = page.at(-1)
+            if (page.length < limit || last === undefined) break
+            before = last
+          }
+          expect(seen).toEqual([...expected[direction]].sort(newestFirst).map(key))
+        }
+      }
+    }
+  })
 })
