@@ -125,25 +125,30 @@ describe('wds start indexes every configured chain at once, each independent of 
 test('kill -9 at any moment during `wds index`: the next run resumes with nothing lost or doubled', async () => {
   const [anvil, database] = await Promise.all([startAnvil({ chainId: 1 }), createTestDatabase()])
   try {
-    // 300 blocks of 6 transactions each: enough for the indexer to be killed mid-way several times.
+    // 480 blocks of 6 transactions each: enough for the indexer to be killed mid-way several times.
     const accounts = await anvil.rpc<string[]>('eth_accounts')
     await anvil.rpc('evm_setAutomine', [false])
-    for (let block = 0; block < 300; block++) {
-      await Promise.all(
-        Array.from({ length: 6 }, (_, i) =>
-          anvil.rpc('eth_sendTransaction', [
-            { from: accounts[i], to: accounts[(i + block) % 10], value: `0x${(block * 10 + i + 1).toString(16)}` },
-          ]),
-        ),
-      )
-      await anvil.rpc('evm_mine')
+    for (let block = 0; block < 480; block++) {
+      const sends = Array.from({ length: 6 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'eth_sendTransaction',
+        params: [{ from: accounts[i], to: accounts[(i + block) % 10], value: `0x${(block * 10 + i + 1).toString(16)}` }],
+      }))
+      const answer = await fetch(anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([...sends, { jsonrpc: '2.0', id: 6, method: 'evm_mine', params: [] }]),
+      })
+      expect((await answer.json()) as unknown[]).toHaveLength(7)
     }
     const head = await headOf(anvil)
     const env = cliEnv({ DATABASE_URL: database.url, WDS_RPC_ETHEREUM: anvil.url, LOG_LEVEL: 'warn' })
     const checkpoint = async (): Promise<number> =>
       (await database.db.query("SELECT indexed_block FROM chain_states WHERE chain = 'ethereum'")).rows[0]?.indexed_block ?? -1
-    // Each run is killed just after it has committed a range of its own (plus a random few ms), so
-    // that the kills land while ranges are being fetched and written.
+    // The first four runs are killed just after they have committed a range of their own (plus a
+    // random few ms), so that the kills land while ranges are being fetched and written; the fifth
+    // runs to the head.
     const checkpoints: number[] = []
     let kills = 0
     for (let run = 0; run < 30; run++) {
@@ -157,8 +162,8 @@ test('kill -9 at any moment during `wds index`: the next run resumes with nothin
       )
       const before = await checkpoint()
       while (code === undefined && (await checkpoint()) === before) await sleep(10)
-      if (code === undefined) {
-        await sleep(Math.random() * 40)
+      if (code === undefined && kills < 4) {
+        await sleep(Math.random() * 15)
         child.kill('SIGKILL')
         kills++
       }
@@ -166,7 +171,8 @@ test('kill -9 at any moment during `wds index`: the next run resumes with nothin
       checkpoints.push(await checkpoint())
       if (code === 0) break
     }
-    expect(kills).toBeGreaterThanOrEqual(3)
+    expect(kills).toBe(4)
+    expect(checkpoints).toEqual([...checkpoints].sort((a, b) => a - b))
     expect(checkpoints.at(-1)).toBe(head)
     expect(await readTransfers(database.db, 'ethereum')).toEqual(await rowsFromSource(sourceFor('ethereum', anvil), 0, head))
   } finally {
