@@ -4,23 +4,30 @@ export type ProgressSnapshot = { chain: string; indexedBlock: number; headBlock:
 
 /**
  * Backfill progress: a bar on a terminal, a log line every `intervalMs` otherwise.
- * Rates are over the whole run so far: blocks/s, transfers/s and the ETA to the head.
+ * Rates are since the chain's first report (the first range starts the clock): blocks/s,
+ * transfers/s and the ETA to the head.
  */
 export function createProgressReporter(options: { logger: Logger; tty?: NodeJS.WriteStream | undefined; intervalMs?: number }) {
   const { logger, tty, intervalMs = 10_000 } = options
-  const started = new Map<string, { at: number; block: number }>()
+  const started = new Map<string, { at: number; block: number; blocks: number; transfers: number }>()
   const lastReport = new Map<string, number>()
 
   return {
     report(snapshot: ProgressSnapshot, force = false) {
       const now = Date.now()
-      const start = started.get(snapshot.chain) ?? { at: now, block: snapshot.indexedBlock - snapshot.blocks }
+      const start = started.get(snapshot.chain) ?? {
+        at: now,
+        block: snapshot.indexedBlock,
+        blocks: snapshot.blocks,
+        transfers: snapshot.transfers,
+      }
       started.set(snapshot.chain, start)
-      if (!force && now - (lastReport.get(snapshot.chain) ?? 0) < (tty ? 250 : intervalMs)) return
+      const last = lastReport.get(snapshot.chain)
+      if (!force && last !== undefined && now - last < (tty ? 250 : intervalMs)) return
       lastReport.set(snapshot.chain, now)
       const seconds = Math.max((now - start.at) / 1000, 0.001)
-      const blocksPerSecond = snapshot.blocks / seconds
-      const transfersPerSecond = snapshot.transfers / seconds
+      const blocksPerSecond = (snapshot.blocks - start.blocks) / seconds
+      const transfersPerSecond = (snapshot.transfers - start.transfers) / seconds
       const remaining = Math.max(0, snapshot.headBlock - snapshot.indexedBlock)
       const etaSeconds = blocksPerSecond > 0 ? Math.round(remaining / blocksPerSecond) : null
       if (tty !== undefined) {

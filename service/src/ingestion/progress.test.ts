@@ -1,0 +1,49 @@
+import { Writable } from 'node:stream'
+import { expect, test, vi } from 'vitest'
+import { createLogger } from '../lib/logger.ts'
+import { createProgressReporter } from './progress.ts'
+
+test('log lines carry blocks/s, transfers/s and the ETA to the head', () => {
+  vi.useFakeTimers({ now: 1_000_000 })
+  const lines: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)))
+      done()
+    },
+  })
+  const progress = createProgressReporter({ logger: createLogger('info', sink), intervalMs: 10_000 })
+  progress.report({ chain: 'base', indexedBlock: 99, headBlock: 1099, blocks: 100, transfers: 1_000 })
+  vi.setSystemTime(1_010_000)
+  progress.report({ chain: 'base', indexedBlock: 1099 - 500, headBlock: 1099, blocks: 600, transfers: 6_000 })
+  vi.setSystemTime(1_011_000)
+  progress.report({ chain: 'base', indexedBlock: 700, headBlock: 1099, blocks: 701, transfers: 7_000 }) // within the interval
+  vi.useRealTimers()
+  expect(
+    lines.map(({ chain, indexed_block, head_block, blocks_per_s, transfers_per_s, eta_s }) => ({
+      chain,
+      indexed_block,
+      head_block,
+      blocks_per_s,
+      transfers_per_s,
+      eta_s,
+    })),
+  ).toEqual([
+    // the first report starts the clock
+    { chain: 'base', indexed_block: 99, head_block: 1099, blocks_per_s: 0, transfers_per_s: 0, eta_s: null },
+    { chain: 'base', indexed_block: 599, head_block: 1099, blocks_per_s: 50, transfers_per_s: 500, eta_s: 10 },
+  ])
+})
+
+test('on a terminal, a bar with the same figures, ending its line at the head', () => {
+  vi.useFakeTimers({ now: 1_000_000 })
+  let written = ''
+  const tty = { write: (text: string) => (written += text) } as unknown as NodeJS.WriteStream
+  const progress = createProgressReporter({ logger: createLogger('silent'), tty })
+  progress.report({ chain: 'ethereum', indexedBlock: 0, headBlock: 100, blocks: 0, transfers: 0 })
+  vi.setSystemTime(1_002_000)
+  progress.report({ chain: 'ethereum', indexedBlock: 100, headBlock: 100, blocks: 100, transfers: 400 })
+  vi.useRealTimers()
+  const last = written.split('\r').at(-1) ?? ''
+  expect(last).toMatch(/^ethereum\s+█{30} 100\.0% {2}block 100\/100 {2}50 blocks\/s {2}200 transfers\/s {2}ETA 0s\s+\n$/)
+})
