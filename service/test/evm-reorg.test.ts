@@ -123,3 +123,26 @@ test('a reorg deeper than one range, while the indexer follows the head', async 
   await running
   await expectStoreMatchesChain()
 })
+
+test('a node that lags behind the indexed block (same chain) is waited for, not taken for a reorg', async () => {
+  await indexToHead()
+  const before = await readTransfers(database.db, CHAIN)
+  const tip = await head()
+  const lagging: EvmSource = {
+    ...source,
+    async getHead() {
+      return (await source.findBlockRef(tip - 5)) ?? source.getHead()
+    },
+  }
+  await createIndexer({
+    chain: CHAIN,
+    source: lagging,
+    store: createTransfersStore(database.db),
+    logger,
+    startBlock: 0,
+    stopAtHead: true,
+  }).run(new AbortController().signal)
+  expect(await readTransfers(database.db, CHAIN)).toEqual(before)
+  const { rows } = await database.db.query('SELECT indexed_block, latest_block FROM chain_states WHERE chain = $1', [CHAIN])
+  expect(rows[0]).toEqual({ indexed_block: tip, latest_block: tip - 5 })
+})

@@ -50,7 +50,11 @@ export function createIndexer(options: IndexerOptions) {
     if (checkpoint.indexedBlock < checkpoint.indexedFrom) return
     const tip = Math.min(checkpoint.indexedBlock, current.number)
     const [stored, canonical] = await Promise.all([store.findBlock(chain, tip), source.findBlockRef(tip)])
-    if (tip === checkpoint.indexedBlock && stored !== undefined && stored.hash === canonical?.hash) return
+    if (stored !== undefined && stored.hash === canonical?.hash) {
+      // Below our tip but on our chain: a node that lags (e.g. behind a load balancer), not a reorg. Wait for it.
+      if (tip < checkpoint.indexedBlock) logger.info({ chain, head_block: tip }, 'the node is behind the indexed block; waiting')
+      return
+    }
     const ancestor = await findForkPoint({
       from: tip,
       floor: checkpoint.indexedFrom - 1,

@@ -17,8 +17,10 @@ export function parseRetryAfterMs(header: string | null, now = Date.now()): numb
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
+/** Waits `ms`, or less when `signal` aborts (at once when it already has). */
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve()
     const timer = setTimeout(resolve, ms)
     signal?.addEventListener(
       'abort',

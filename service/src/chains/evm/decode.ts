@@ -106,9 +106,15 @@ export function decodeTokenTransfers(log: RpcLog): Transfer[] {
 /**
  * The transaction's own value (when it succeeded and is not zero) and its fee: gasUsed ×
  * effectiveGasPrice (the gas price before London), plus the OP-stack L1 data fee. A fee of zero
- * (system and deposit transactions) makes no row.
+ * (system and deposit transactions) makes no row. `reverted`: its trace says the top-level call failed,
+ * the only way to know before Byzantium, whose receipts have no status.
  */
-export function decodeTransactionTransfers(blockNumber: number, tx: RpcTransaction, receipt: RpcReceipt): Transfer[] {
+export function decodeTransactionTransfers(
+  blockNumber: number,
+  tx: RpcTransaction,
+  receipt: RpcReceipt,
+  reverted = false,
+): Transfer[] {
   const txIndex = quantity(tx.transactionIndex)
   const base = {
     blockNumber,
@@ -126,15 +132,15 @@ export function decodeTransactionTransfers(blockNumber: number, tx: RpcTransacti
   if (fee > 0n) rows.push({ ...base, seq: SEQ_FEE, type: 'fee', from: lower(tx.from), to: null, value: fee })
   const value = bigQuantity(tx.value)
   const to = tx.to ?? receipt.contractAddress ?? null
-  if (value > 0n && succeeded(receipt) && to !== null) {
+  if (value > 0n && succeeded(receipt) && !reverted && to !== null) {
     rows.push({ ...base, seq: SEQ_NATIVE, type: 'native', from: lower(tx.from), to: lower(to), value })
   }
   return rows
 }
 
-/** Receipts before Byzantium have no status; they count as successful. */
+/** Receipts before Byzantium have no status (geth leaves it out, OpenEthereum sent null); they count as successful. */
 export function succeeded(receipt: RpcReceipt): boolean {
-  return receipt.status === undefined || bigQuantity(receipt.status) === 1n
+  return receipt.status === undefined || receipt.status === null || bigQuantity(receipt.status) === 1n
 }
 
 type TxPosition = { blockNumber: number; txIndex: number; txHash: string }

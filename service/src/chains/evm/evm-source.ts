@@ -9,7 +9,7 @@ import {
   quantity,
   TOKEN_TOPICS,
 } from './decode.ts'
-import { isRangeTooLarge, type RpcClient, RpcError, TransportError } from './rpc-client.ts'
+import { isMethodUnavailable, isRangeTooLarge, type RpcClient, RpcError, TransportError } from './rpc-client.ts'
 import type { CallTraceResult, Hex, ParityTrace, RpcBlock, RpcLog, RpcReceipt } from './rpc-types.ts'
 import { decodeTokenMetadata, metadataCalls } from './token-metadata.ts'
 
@@ -47,7 +47,9 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
         await rpc.request(method, params)
         return true
       } catch (error) {
-        if (error instanceof RpcError) return false
+        // Only "no such method" means not offered; any other failure is retried with the connection, so that a
+        // node with a passing problem never pins a chain to no traces.
+        if (isMethodUnavailable(error)) return false
         throw error
       }
     }
@@ -105,9 +107,9 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
     })
   }
 
-  async function fetchInternal(blocks: RpcBlock[], traces: EvmCapabilities['traces']): Promise<Transfer[][]> {
-    if (traces === 'none') return blocks.map(() => [])
-    const out: Transfer[][] = []
+  async function fetchInternal(blocks: RpcBlock[], traces: EvmCapabilities['traces']): Promise<BlockTraces[]> {
+    if (traces === 'none') return blocks.map(() => NO_TRACES)
+    const out: BlockTraces[] = []
     for (let i = 0; i < blocks.length; i += BLOCKS_PER_BATCH) {
       const slice = blocks.slice(i, i + BLOCKS_PER_BATCH)
       if (traces === 'trace_block') {
@@ -160,6 +162,7 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
       })()
       const [blocks, logs] = await Promise.all([blocksPromise, fetchLogs(from, to)])
       const [receipts, internal] = await Promise.all([fetchReceipts(blocks, blockReceipts), fetchInternal(blocks, traces)])
+      checkAmounts(blocks, receipts)
       return assembleBlocks(blocks, receipts, internal, logs)
     },
 
@@ -181,6 +184,24 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
   }
 }
 
+/**
+ * Refuses a garbled answer that decoding would take for zero: a transaction without its value, a
+ * receipt without its gasUsed (the rows would be missing, not wrong-looking).
+ */
+function checkAmounts(blocks: readonly RpcBlock[], receipts: readonly RpcReceipt[][]): void {
+  const isQuantity = (value: unknown) => typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value)
+  blocks.forEach((block, i) => {
+    for (const tx of block.transactions ?? []) {
+      if (!isQuantity(tx.value)) throw new TransportError(`block ${block.number}: transaction ${tx.hash} has no value`)
+    }
+    for (const receipt of receipts[i] ?? []) {
+      if (!isQuantity(receipt.gasUsed)) {
+        throw new TransportError(`block ${block.number}: the receipt of ${receipt.transactionHash} has no gasUsed`)
+      }
+    }
+  })
+}
+
 function toBlockRef(block: RpcBlock): BlockRef {
   return {
     number: quantity(block.number),
@@ -190,36 +211,49 @@ function toBlockRef(block: RpcBlock): BlockRef {
   }
 }
 
-function internalFromParity(block: RpcBlock, traces: ParityTrace[]): Transfer[] {
+/** What the traces of a block tell: its internal transfers, and the transactions whose top-level call failed. */
+export type BlockTraces = { internal: Transfer[]; reverted: ReadonlySet<string> }
+const NO_TRACES: BlockTraces = { internal: [], reverted: new Set() }
+
+function internalFromParity(block: RpcBlock, traces: ParityTrace[]): BlockTraces {
   const byTx = new Map<string, ParityTrace[]>()
+  const reverted = new Set<string>()
   for (const trace of traces) {
     if (trace.transactionHash === undefined || trace.transactionHash === null) continue
     const list = byTx.get(trace.transactionHash) ?? []
     list.push(trace)
     byTx.set(trace.transactionHash, list)
+    if (trace.traceAddress.length === 0 && trace.error !== undefined && trace.error !== null) {
+      reverted.add(trace.transactionHash.toLowerCase())
+    }
   }
   const blockNumber = quantity(block.number)
-  return block.transactions.flatMap((tx) =>
+  const internal = block.transactions.flatMap((tx) =>
     decodeParityTraces({ blockNumber, txIndex: quantity(tx.transactionIndex), txHash: tx.hash }, byTx.get(tx.hash) ?? []),
   )
+  return { internal, reverted }
 }
 
-function internalFromCallTracer(block: RpcBlock, results: CallTraceResult[]): Transfer[] {
+function internalFromCallTracer(block: RpcBlock, results: CallTraceResult[]): BlockTraces {
   if (results.length !== block.transactions.length) {
     throw new TransportError(
       `block ${quantity(block.number)}: ${results.length} traces for ${block.transactions.length} transactions`,
     )
   }
   const blockNumber = quantity(block.number)
-  return block.transactions.flatMap((tx, i) => {
+  const reverted = new Set<string>()
+  const internal = block.transactions.flatMap((tx, i) => {
     const result = results[i]
     if (result?.txHash !== undefined && result.txHash.toLowerCase() !== tx.hash.toLowerCase()) {
       throw new TransportError(`block ${blockNumber}: trace ${i} is of ${result.txHash}, not ${tx.hash}`)
     }
-    return result === undefined
-      ? []
-      : decodeCallFrames({ blockNumber, txIndex: quantity(tx.transactionIndex), txHash: tx.hash }, result.result)
+    if (result === undefined) return []
+    if (result.result.error !== undefined && result.result.error !== null && result.result.error !== '') {
+      reverted.add(tx.hash.toLowerCase())
+    }
+    return decodeCallFrames({ blockNumber, txIndex: quantity(tx.transactionIndex), txHash: tx.hash }, result.result)
   })
+  return { internal, reverted }
 }
 
 /**
@@ -230,7 +264,7 @@ function internalFromCallTracer(block: RpcBlock, results: CallTraceResult[]): Tr
 export function assembleBlocks(
   blocks: RpcBlock[],
   receipts: RpcReceipt[][],
-  internal: Transfer[][],
+  traces: BlockTraces[],
   logs: RpcLog[],
 ): ChainBlock[] {
   const logsByBlock = new Map<number, RpcLog[]>()
@@ -254,11 +288,12 @@ export function assembleBlocks(
       )
     }
     const receiptByHash = new Map(blockReceipts.map((r) => [r.transactionHash.toLowerCase(), r]))
+    const { internal, reverted } = traces[i] ?? NO_TRACES
     const transfers: Transfer[] = []
     for (const tx of block.transactions) {
       const receipt = receiptByHash.get(tx.hash.toLowerCase())
       if (receipt === undefined) throw new TransportError(`block ${ref.number}: no receipt for ${tx.hash}`)
-      transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt))
+      transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt, reverted.has(tx.hash.toLowerCase())))
     }
     for (const log of logsByBlock.get(ref.number) ?? []) {
       const logBlockHash = (log as RpcLog & { blockHash?: string }).blockHash
@@ -267,7 +302,7 @@ export function assembleBlocks(
       }
       transfers.push(...decodeTokenTransfers(log))
     }
-    transfers.push(...(internal[i] ?? []))
+    transfers.push(...internal)
     transfers.sort(compareTransfers)
     return { ...ref, transfers }
   })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { isRangeTooLarge, RpcError, shouldRetry, TransportError } from './rpc-client.ts'
+import { isMethodUnavailable, isRangeTooLarge, RpcError, shouldRetry, TransportError } from './rpc-client.ts'
 
 describe('shouldRetry()', () => {
   test('retries overloaded or failing transports', () => {
@@ -29,4 +29,27 @@ test('isRangeTooLarge() knows the providers’ wordings', () => {
     expect([message, isRangeTooLarge(new RpcError(-32000, message))]).toEqual([message, true])
   }
   expect(isRangeTooLarge(new RpcError(-32000, 'header not found'))).toBe(false)
+})
+
+describe('isMethodUnavailable', () => {
+  test('recognises the ways nodes say they do not offer a method', () => {
+    const unavailable = [
+      new RpcError(-32601, 'the method trace_block does not exist/is not available'), // geth
+      new RpcError(-32601, 'Method not found'), // anvil, erigon
+      new RpcError(-32604, 'Method trace_block is not enabled'), // nethermind-style
+      new RpcError(-32600, 'Unsupported method: trace_block. See available methods at https://docs.alchemy.com'),
+      new RpcError(-32000, 'method not allowed'),
+    ]
+    expect(unavailable.map(isMethodUnavailable)).toEqual(unavailable.map(() => true))
+  })
+
+  test('a passing failure of a call is not that', () => {
+    const failures = [
+      new RpcError(-32000, 'header not found'),
+      new RpcError(-32603, 'internal error'),
+      new RpcError(-32005, 'limit exceeded'),
+      new TransportError('HTTP 503', 503),
+    ]
+    expect(failures.map(isMethodUnavailable)).toEqual(failures.map(() => false))
+  })
 })

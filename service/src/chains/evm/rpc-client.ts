@@ -39,13 +39,22 @@ export function isRangeTooLarge(error: unknown): boolean {
   )
 }
 
-/** The one place that decides whether a failed request is tried again. */
-export function shouldRetry(error: unknown): boolean {
+/** Answers meaning "this node does not offer the method" (not a failure of this one call). */
+const METHOD_UNAVAILABLE =
+  /method .*(not found|not supported|does not exist|not available|unavailable|disabled|not enabled|not allowed)|(not|isn't|is not) (supported|enabled|available)|unsupported method|unknown method/i
+
+export function isMethodUnavailable(error: unknown): boolean {
+  return error instanceof RpcError && (error.code === -32601 || error.code === -32604 || METHOD_UNAVAILABLE.test(error.message))
+}
+
+/** The one place that decides whether a failed request (of `method`, when known) is tried again. */
+export function shouldRetry(error: unknown, method?: string): boolean {
   // a node or provider overloaded or failing: HTTP 429 and 5xx, timeouts, dropped connections, garbled answers
   if (error instanceof TransportError) return error.status === undefined || error.status === 429 || error.status >= 500
   if (error instanceof RpcError) {
-    // the range must be split by the caller, not retried as it is
-    if (isRangeTooLarge(error)) return false
+    // eth_getLogs: the range must be split by the caller, not retried as it is; other methods have no range,
+    // and there the same answer is a rate limit (-32005 "limit exceeded" on HTTP 200: Infura, BNB Chain's public nodes)
+    if (isRangeTooLarge(error)) return method !== undefined && method !== 'eth_getLogs'
     // the method does not exist or the request is wrong: trying again cannot help
     if (error.code === -32601 || error.code === -32602 || error.code === -32600) return false
     // eth_call reverted: a property of the contract, not of the node
@@ -115,19 +124,22 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     }
   }
 
-  async function withRetries<T>(what: string, attempt: (url: string) => Promise<T>): Promise<T> {
+  async function withRetries<T>(method: string, what: string, attempt: (url: string) => Promise<T>): Promise<T> {
     for (let n = 0; ; n++) {
-      const url = urls[current] ?? urls[0] ?? ''
+      const index = current
+      const url = urls[index] ?? urls[0] ?? ''
       try {
         return await attempt(url)
       } catch (error) {
-        if (signal?.aborted || !shouldRetry(error) || n + 1 >= maxAttempts) {
-          if (error instanceof RpcError || signal?.aborted) throw error
+        if (signal?.aborted || !shouldRetry(error, method) || n + 1 >= maxAttempts) {
+          // handed over as they are, for the caller to act on: JSON-RPC errors, and a range to split (HTTP 413 too)
+          if (error instanceof RpcError || isRangeTooLarge(error) || signal?.aborted) throw error
           throw new RetryableError(`${what} failed after ${n + 1} attempts: ${(error as Error).message}`, { cause: error })
         }
         stats.retries++
-        if (urls.length > 1) {
-          current = (current + 1) % urls.length
+        // requests failing on the same URL at once move on from it once, not once each (an even number would move back)
+        if (urls.length > 1 && current === index) {
+          current = (index + 1) % urls.length
           stats.failovers++
         }
         const retryAfterMs = error instanceof TransportError ? error.retryAfterMs : undefined
@@ -158,14 +170,15 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   return {
     stats,
     request<T>(method: string, params: unknown[] = []) {
-      return withRetries(method, async (url) => {
+      return withRetries(method, method, async (url) => {
         const id = nextId++
         return readResponse(await post(url, { jsonrpc: '2.0', id, method, params })) as T
       })
     },
     batch<T>(calls: readonly RpcCall[]) {
       if (calls.length === 0) return Promise.resolve([])
-      return withRetries(`${calls[0]?.method}×${calls.length}`, async (url) => {
+      const method = calls[0]?.method ?? ''
+      return withRetries(method, `${method}×${calls.length}`, async (url) => {
         const first = nextId
         nextId += calls.length
         const answer = await post(

@@ -22,7 +22,8 @@ export type RpcTransaction = {
 export type RpcReceipt = {
   transactionHash: Hex
   transactionIndex: Hex
-  status?: Hex
+  /** Absent (geth) or null (OpenEthereum) before Byzantium. */
+  status?: Hex | null
   gasUsed: Hex
   effectiveGasPrice?: Hex
   contractAddress?: Hex | null
