@@ -176,6 +176,7 @@ describe('each fault alone is absorbed by the RPC client: every row, once, and t
     },
     { name: 'a batch answer with an entry missing', fault: dropLastEntry, times: 2, when: batches },
     { name: 'a batch answer with ids not asked for', fault: wrongIds, times: 2, when: batches },
+    { name: 'a single answer with the id of another request', fault: wrongIds, times: 2, when: methods('eth_getLogs') },
   ]
 
   test.each(cases)('$name', async ({ fault, times, when }) => {

@@ -153,6 +153,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     }
   }
 
+  /** An error object; JSON-RPC answers errors it could not tie to a request (a parse error) with id null. */
+  function isErrorAnswer(message: unknown): boolean {
+    return message !== null && typeof message === 'object' && 'error' in message
+  }
+
   function readResponse(message: unknown): unknown {
     if (message === null || typeof message !== 'object') throw new TransportError('the answer is not a JSON-RPC response')
     const { error, result } = message as { error?: { code?: unknown; message?: unknown; data?: unknown }; result?: unknown }
@@ -172,7 +177,13 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     request<T>(method: string, params: unknown[] = []) {
       return withRetries(method, method, async (url) => {
         const id = nextId++
-        return readResponse(await post(url, { jsonrpc: '2.0', id, method, params })) as T
+        const message = await post(url, { jsonrpc: '2.0', id, method, params })
+        const answered = (message as { id?: unknown } | null)?.id
+        // an answer to another request (a confused proxy or load balancer) must not be taken for this one's
+        if (answered !== id && !(answered === null && isErrorAnswer(message))) {
+          throw new TransportError(`the answer is of request ${String(answered)}, not ${id}`)
+        }
+        return readResponse(message) as T
       })
     },
     batch<T>(calls: readonly RpcCall[]) {
