@@ -45,7 +45,7 @@ async function time(run: () => Promise<unknown>, repeats = REPEATS): Promise<{ p
 
 async function main() {
   const dataDir = join(root, '.wds-bench', 'history')
-  const database = await openDatabase({ dataDir, databaseUrl: undefined }, logger, {
+  const database = await openDatabase({ dataDir }, logger, {
     attach: false,
     applicationName: 'wds-bench',
   })
