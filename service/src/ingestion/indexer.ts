@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { BlockRef, ChainBlock, ChainSource } from '../chains/chain-source.ts'
+import type { BlockRef, ChainBlock, ChainSource, TokenMetadata } from '../chains/chain-source.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Checkpoint, TransfersStore } from '../store/transfers-store.ts'
 import type { ProgressReporter } from './progress.ts'
@@ -43,6 +43,8 @@ export function createIndexer(options: IndexerOptions) {
   } = options
   let checkpoint: Checkpoint
   let head: BlockRef | undefined
+  /** The last block committed, kept to check that the next range builds on it without asking the store. */
+  let lastBlock: BlockRef | undefined
   const totals = { blocks: 0, transfers: 0, reorgs: 0 }
   const knownTokens = new Set<string>()
 
@@ -70,14 +72,27 @@ export function createIndexer(options: IndexerOptions) {
     checkpoint = { ...checkpoint, indexedBlock: ancestor }
   }
 
+  /** Metadata of tokens being fetched, shared by the ranges in flight so that each contract is asked once. */
+  const fetchingTokens = new Map<string, Promise<TokenMetadata>>()
+
   async function withTokens(blocks: ChainBlock[]) {
     const seen = new Set<string>()
     for (const block of blocks) for (const t of block.transfers) if (t.contractAddress !== null) seen.add(t.contractAddress)
-    const unseen = [...seen].filter((a) => !knownTokens.has(a))
+    const unseen = [...seen].filter((a) => !knownTokens.has(a) && !fetchingTokens.has(a))
     const stored = await store.findKnownTokens(chain, unseen)
-    const missing = unseen.filter((a) => !stored.has(a))
     for (const a of stored) knownTokens.add(a)
-    return { blocks, tokens: missing.length === 0 ? [] : await source.fetchTokenMetadata(missing) }
+    const missing = unseen.filter((a) => !stored.has(a) && !fetchingTokens.has(a))
+    if (missing.length > 0) {
+      const fetched = source.fetchTokenMetadata(missing)
+      missing.forEach((address, i) => {
+        const one = fetched.then((all) => all[i] as TokenMetadata)
+        one.catch(() => fetchingTokens.delete(address)) // asked again by the next range that meets it
+        fetchingTokens.set(address, one)
+      })
+    }
+    // Every range carries the metadata of the tokens it holds that are not stored yet (the store keeps the first).
+    const tokens = await Promise.all([...seen].flatMap((a) => fetchingTokens.get(a) ?? []))
+    return { blocks, tokens }
   }
 
   async function catchUp(target: number, signal: AbortSignal): Promise<void> {
@@ -100,13 +115,19 @@ export function createIndexer(options: IndexerOptions) {
       const first = blocks[0]
       if (first === undefined) continue
       if (checkpoint.indexedBlock >= checkpoint.indexedFrom) {
-        const parent = checkParent(await store.findBlock(chain, checkpoint.indexedBlock), first)
+        if (lastBlock?.number !== checkpoint.indexedBlock) lastBlock = await store.findBlock(chain, checkpoint.indexedBlock)
+        const parent = checkParent(lastBlock, first)
         if (parent.type !== 'linked') throw new ReorgDetected(`block ${first.number} does not build on the stored block`)
       }
       await store.appendBlocks(chain, checkpoint.indexedBlock, blocks, tokens)
-      for (const t of tokens) knownTokens.add(t.contractAddress)
+      for (const t of tokens) {
+        knownTokens.add(t.contractAddress)
+        fetchingTokens.delete(t.contractAddress)
+      }
       const transfers = blocks.reduce((n, b) => n + b.transfers.length, 0)
-      checkpoint = { ...checkpoint, indexedBlock: (blocks.at(-1) as ChainBlock).number }
+      const { number, hash, parentHash, timestamp } = blocks.at(-1) as ChainBlock
+      lastBlock = { number, hash, parentHash, timestamp }
+      checkpoint = { ...checkpoint, indexedBlock: lastBlock.number }
       totals.blocks += blocks.length
       totals.transfers += transfers
       progress?.report({

@@ -53,14 +53,34 @@ export function decodeTokenTransfers(log: RpcLog): Transfer[] {
   if (log.removed === true) return []
   const [topic0] = log.topics
   const logIndex = quantity(log.logIndex)
-  const base = {
-    blockNumber: quantity(log.blockNumber),
-    txIndex: quantity(log.transactionIndex),
-    txHash: lower(log.transactionHash),
-    contractAddress: lower(log.address),
+  const blockNumber = quantity(log.blockNumber)
+  const txIndex = quantity(log.transactionIndex)
+  const txHash = lower(log.transactionHash)
+  const contract = lower(log.address)
+  // Rows are built as whole literals through tokenRow (no spreads): this is the hottest loop of a backfill.
+  const row = (
+    type: 'erc20' | 'erc721' | 'erc1155',
+    from: string,
+    to: string,
+    value: bigint,
+    tokenId: bigint | null,
+    batchIndex: number,
+    operator: string | null,
+  ): Transfer => ({
+    blockNumber,
+    txIndex,
+    seq: SEQ_TOKEN_BASE + logIndex * BATCH_ELEMENTS_PER_LOG + batchIndex,
+    txHash,
+    type,
+    from,
+    to,
+    value,
+    contractAddress: contract,
+    tokenId,
     logIndex,
-  }
-  const seq = (batchIndex: number) => SEQ_TOKEN_BASE + logIndex * BATCH_ELEMENTS_PER_LOG + batchIndex
+    batchIndex,
+    operator,
+  })
 
   if (topic0 === TRANSFER_TOPIC) {
     const from = topicAddress(log.topics[1])
@@ -69,11 +89,10 @@ export function decodeTokenTransfers(log: RpcLog): Transfer[] {
     if (log.topics.length === 3 && log.data.length === 66) {
       const value = word(log.data, 0)
       if (value === undefined) return []
-      return [{ ...base, seq: seq(0), type: 'erc20', from, to, value, tokenId: null, batchIndex: 0, operator: null }]
+      return [row('erc20', from, to, value, null, 0, null)]
     }
     if (log.topics.length === 4 && (log.data === '0x' || log.data.length === 2)) {
-      const tokenId = bigQuantity(log.topics[3])
-      return [{ ...base, seq: seq(0), type: 'erc721', from, to, value: 1n, tokenId, batchIndex: 0, operator: null }]
+      return [row('erc721', from, to, 1n, bigQuantity(log.topics[3]), 0, null)]
     }
     return []
   }
@@ -84,13 +103,12 @@ export function decodeTokenTransfers(log: RpcLog): Transfer[] {
   const from = topicAddress(log.topics[2])
   const to = topicAddress(log.topics[3])
   if (operator === undefined || from === undefined || to === undefined) return []
-  const erc1155 = { ...base, type: 'erc1155' as const, from, to, operator }
 
   if (topic0 === TRANSFER_SINGLE_TOPIC) {
     const tokenId = word(log.data, 0)
     const value = word(log.data, 1)
     if (tokenId === undefined || value === undefined || log.data.length !== 2 + 128) return []
-    return [{ ...erc1155, seq: seq(0), tokenId, value, batchIndex: 0 }]
+    return [row('erc1155', from, to, value, tokenId, 0, operator)]
   }
   let ids: readonly bigint[]
   let values: readonly bigint[]
@@ -100,7 +118,7 @@ export function decodeTokenTransfers(log: RpcLog): Transfer[] {
     return []
   }
   if (ids.length !== values.length || ids.length > BATCH_ELEMENTS_PER_LOG) return []
-  return ids.map((tokenId, i) => ({ ...erc1155, seq: seq(i), tokenId, value: values[i] ?? 0n, batchIndex: i }))
+  return ids.map((tokenId, i) => row('erc1155', from, to, values[i] ?? 0n, tokenId, i, operator))
 }
 
 /**
@@ -116,25 +134,30 @@ export function decodeTransactionTransfers(
   reverted = false,
 ): Transfer[] {
   const txIndex = quantity(tx.transactionIndex)
-  const base = {
+  const txHash = lower(tx.hash)
+  const from = lower(tx.from)
+  const row = (seq: number, type: 'fee' | 'native', to: string | null, value: bigint): Transfer => ({
     blockNumber,
     txIndex,
-    txHash: lower(tx.hash),
+    seq,
+    txHash,
+    type,
+    from,
+    to,
+    value,
     contractAddress: null,
     tokenId: null,
     logIndex: null,
     batchIndex: null,
     operator: null,
-  }
+  })
   const rows: Transfer[] = []
   const gasPrice = bigQuantity(receipt.effectiveGasPrice ?? tx.gasPrice)
   const fee = bigQuantity(receipt.gasUsed) * gasPrice + bigQuantity(receipt.l1Fee)
-  if (fee > 0n) rows.push({ ...base, seq: SEQ_FEE, type: 'fee', from: lower(tx.from), to: null, value: fee })
+  if (fee > 0n) rows.push(row(SEQ_FEE, 'fee', null, fee))
   const value = bigQuantity(tx.value)
   const to = tx.to ?? receipt.contractAddress ?? null
-  if (value > 0n && succeeded(receipt) && !reverted && to !== null) {
-    rows.push({ ...base, seq: SEQ_NATIVE, type: 'native', from: lower(tx.from), to: lower(to), value })
-  }
+  if (value > 0n && succeeded(receipt) && !reverted && to !== null) rows.push(row(SEQ_NATIVE, 'native', lower(to), value))
   return rows
 }
 
