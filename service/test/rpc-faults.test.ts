@@ -9,17 +9,17 @@ import { createTransfersStore } from '../src/store/transfers-store.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 import {
+  batchesWiderThan,
   dropLastEntry,
   type Fault,
   faultLabel,
-  getLogsWiderThan,
   methods,
   type ProxiedRequest,
   type RewriteFault,
   type RpcFaultProxy,
   reversedBatch,
   startRpcFaultProxy,
-  transactionsWithoutField,
+  topTracesWithoutValue,
   withoutField,
   wrongIds,
 } from './helpers/rpc-fault-proxy.ts'
@@ -141,9 +141,6 @@ async function indexThrough(urls: string[], options: { rangeSize?: number } = {}
 
 const everything = () => ({ indexedBlock: head, rows: truth, tokens: truthTokens })
 const batches = (request: ProxiedRequest) => request.batch
-/** The block batch that holds block `n`. */
-const blockBatchWith = (n: number) => (request: ProxiedRequest) =>
-  request.calls.some((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === `0x${n.toString(16)}`)
 
 const headerNotFound: Fault = { kind: 'rpc-error', code: -32000, message: 'header not found' }
 
@@ -176,7 +173,7 @@ describe('each fault alone is absorbed by the RPC client: every row, once, and t
     },
     { name: 'a batch answer with an entry missing', fault: dropLastEntry, times: 2, when: batches },
     { name: 'a batch answer with ids not asked for', fault: wrongIds, times: 2, when: batches },
-    { name: 'a single answer with the id of another request', fault: wrongIds, times: 2, when: methods('eth_getLogs') },
+    { name: 'a single answer with the id of another request', fault: wrongIds, times: 2, when: methods('eth_call') },
   ]
 
   test.each(cases)('$name', async ({ fault, times, when }) => {
@@ -231,11 +228,6 @@ describe('malformed but valid JSON answers are refused, and the range fetched ag
   const cases: { name: string; fault: () => RewriteFault; when: () => (r: ProxiedRequest) => boolean }[] = [
     { name: 'blocks without their hash', fault: () => withoutField('hash'), when: () => methods('eth_getBlockByNumber') },
     {
-      name: 'blocks whose transactions lack their value',
-      fault: () => transactionsWithoutField('value'),
-      when: () => blockBatchWith(nativeBlock()),
-    },
-    {
       name: 'receipts without gasUsed',
       fault: () => withoutField('gasUsed'),
       when: () => methods('eth_getBlockReceipts'),
@@ -254,44 +246,43 @@ describe('malformed but valid JSON answers are refused, and the range fetched ag
       served: 1,
     })
   })
+
+  test('top-level traces without their value: the range is read again with whole transactions, never as zero', async () => {
+    const node = await proxy()
+    const tracesOfNative = (request: ProxiedRequest) =>
+      request.calls.some((c) => c.method === 'trace_block' && c.params[0] === `0x${nativeBlock().toString(16)}`)
+    node.failNext(1, topTracesWithoutValue, tracesOfNative)
+    const run = await indexThrough([node.url])
+    const wholeTransactions = node.stats.log.filter((e) => e.key.includes('"eth_getBlockByNumber"') && e.key.includes(',true]'))
+    expect({ ...run, served: node.stats.served[topTracesWithoutValue.name] }).toEqual({
+      ...everything(),
+      rpc: expect.anything(),
+      indexerFailures: 0,
+      served: 1,
+    })
+    expect(wholeTransactions.length).toBeGreaterThan(0)
+  })
 })
 
-describe('eth_getLogs range splitting', () => {
+describe('answers too large for the node', () => {
   const variants: Fault[] = [
-    { kind: 'rpc-error', code: -32005, message: 'query returned more than 10000 results' },
-    {
-      kind: 'rpc-error',
-      code: -32602,
-      message:
-        'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response.',
-    },
-    { kind: 'rpc-error', code: -32000, message: 'block range is too large' },
-    { kind: 'rpc-error', code: -32000, message: 'exceed maximum block range: 5000' },
     { kind: 'http', status: 413 },
+    { kind: 'rpc-error', code: -32000, message: 'response size exceeded', single: true },
+    { kind: 'rpc-error', code: -32005, message: 'query returned more than 10000 results' },
   ]
 
-  test('a node refusing more than 2 blocks per eth_getLogs: ranges are halved until it answers, and every row is there', async () => {
+  test('a node refusing batches of more than 2 calls: batches are halved until it answers, and every row is there', async () => {
     const node = await proxy()
-    node.storm({ seed: 7, rate: 1, faults: variants, maxFaults: Number.POSITIVE_INFINITY, when: getLogsWiderThan(2) })
+    node.storm({ seed: 7, rate: 1, faults: variants, maxFaults: Number.POSITIVE_INFINITY, when: batchesWiderThan(2) })
     const run = await indexThrough([node.url], { rangeSize: 8 })
 
-    const getLogs = node.stats.log.filter((entry) => entry.methods[0] === 'eth_getLogs')
-    const span = (key: string) => {
-      const [[, [filter]]] = JSON.parse(key) as [[string, [{ fromBlock: string; toBlock: string }]]]
-      return { from: Number(filter.fromBlock), to: Number(filter.toBlock) }
-    }
-    const answered = getLogs.filter((e) => e.fault === 'pass').map((e) => span(e.key))
-    const refused = getLogs.filter((e) => e.fault !== 'pass').map((e) => span(e.key))
-    const covered = answered.flatMap(({ from, to }) => Array.from({ length: to - from + 1 }, (_, i) => from + i))
-
+    const batchesOf = (fault: 'pass' | 'refused') =>
+      node.stats.log.filter((e) => e.methods.length > 1 && (fault === 'pass') === (e.fault === 'pass'))
     expect(run).toEqual({ ...everything(), rpc: expect.anything(), indexerFailures: 0 })
-    // every range of 8 was refused, then its halves of 4; the quarters of 2 were answered, each block once
-    expect(refused.every(({ from, to }) => to - from + 1 > 2)).toBe(true)
-    expect(answered.every(({ from, to }) => to - from + 1 <= 2)).toBe(true)
-    expect(covered.sort((a, b) => a - b)).toEqual(Array.from({ length: head + 1 }, (_, i) => i))
-    const refusals = (blocks: number): number =>
-      blocks <= 2 ? 0 : 1 + refusals(Math.ceil(blocks / 2)) + refusals(Math.floor(blocks / 2))
-    expect(refused.length).toBe(Math.floor((head + 1) / 8) * refusals(8) + refusals((head + 1) % 8))
+    // every batch of 8 was refused, then its halves of 4; the quarters of 2 were answered
+    expect(batchesOf('refused').every((e) => e.methods.length > 2)).toBe(true)
+    expect(batchesOf('pass').every((e) => e.methods.length <= 2)).toBe(true)
+    expect(batchesOf('refused').length).toBeGreaterThan(0)
     expect(variants.map((v) => [faultLabel(v), (node.stats.served[faultLabel(v)] ?? 0) >= 1])).toEqual(
       variants.map((v) => [faultLabel(v), true]),
     )
@@ -318,10 +309,10 @@ describe('failover between URLs', () => {
 
   test('the first node crashes with the backfill’s requests in flight: each fails over once, none goes back to it', async () => {
     const [first, second] = [await proxy(), await proxy()]
-    // it answers the head, then holds the requests of the 4 ranges in flight (the indexer's default), blocks and logs of each
+    // it answers the head, then holds the first requests of the 4 ranges in flight (the indexer's default): their blocks
     first.failAlways({ kind: 'hang' }, () => first.stats.requests >= 1)
     const indexing = indexThrough([first.url, second.url])
-    while ((first.stats.served.hang ?? 0) < 8) await new Promise((r) => setTimeout(r, 5))
+    while ((first.stats.served.hang ?? 0) < 4) await new Promise((r) => setTimeout(r, 5))
     first.clear()
     first.failAlways({ kind: 'drop' })
     const crashed = first.dropHung()
@@ -331,8 +322,8 @@ describe('failover between URLs', () => {
       ...everything(),
       rpc: expect.anything(),
       indexerFailures: 0,
-      crashed: 8,
-      hung: 8,
+      crashed: 4,
+      hung: 4,
       servedAfterCrash: 0,
     })
     expect(second.stats.served).toEqual({ pass: second.stats.requests })
@@ -358,7 +349,7 @@ test('a seeded storm of every fault at once: every row, once', async () => {
   ]
   const missingHash = withoutField('hash')
   node.failNext(1, missingHash, methods('eth_getBlockByNumber'))
-  node.failAlways({ kind: 'rpc-error', code: -32005, message: 'query returned more than 10000 results' }, getLogsWiderThan(2))
+  node.failAlways({ kind: 'http', status: 413 }, batchesWiderThan(2))
   node.storm({ seed: 20240601, rate: 0.3, faults, maxFaults: 2 * faults.length })
   const run = await indexThrough([node.url])
   expect(run).toEqual({ ...everything(), rpc: expect.anything(), indexerFailures: expect.any(Number) })

@@ -89,15 +89,11 @@ export const methods =
   (request) =>
     request.calls.some((call) => names.includes(call.method))
 
-/** Matches eth_getLogs requests over more than `blocks` blocks. */
-export const getLogsWiderThan =
-  (blocks: number): Predicate =>
+/** Matches batches of more than `calls` calls. */
+export const batchesWiderThan =
+  (calls: number): Predicate =>
   (request) =>
-    request.calls.some((call) => {
-      if (call.method !== 'eth_getLogs') return false
-      const { fromBlock, toBlock } = (call.params[0] ?? {}) as { fromBlock?: string; toBlock?: string }
-      return Number(toBlock) - Number(fromBlock) + 1 > blocks
-    })
+    request.batch && request.calls.length > calls
 
 /** mulberry32: a small seeded PRNG, uniform in [0, 1). */
 export function seededRandom(seed: number): () => number {
@@ -309,6 +305,18 @@ export function transactionsWithoutField(field: string): RewriteFault {
         return Array.isArray(transactions) ? { ...block, transactions: transactions.map((tx) => omit(tx, field)) } : block
       }),
   }
+}
+
+/** The top-level traces (`traceAddress` []) of a trace_block result lose their action's value. */
+export const topTracesWithoutValue: RewriteFault = {
+  kind: 'rewrite',
+  name: 'top-level traces without value',
+  rewrite: (answer) =>
+    mapResults(answer, (trace) =>
+      Array.isArray(trace.traceAddress) && trace.traceAddress.length === 0
+        ? { ...trace, action: omit(trace.action, 'value') }
+        : trace,
+    ),
 }
 
 function mapResults(answer: unknown, f: (result: Record<string, unknown>) => unknown): unknown {

@@ -7,10 +7,9 @@ import {
   decodeTokenTransfers,
   decodeTransactionTransfers,
   quantity,
-  TOKEN_TOPICS,
 } from './decode.ts'
-import { isMethodUnavailable, isRangeTooLarge, type RpcClient, RpcError, TransportError } from './rpc-client.ts'
-import type { CallTraceResult, Hex, ParityTrace, RpcBlock, RpcLog, RpcReceipt } from './rpc-types.ts'
+import { isMethodUnavailable, isRangeTooLarge, type RpcCall, type RpcClient, RpcError, TransportError } from './rpc-client.ts'
+import type { CallTraceResult, Hex, ParityTrace, RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 import { decodeTokenMetadata, metadataCalls } from './token-metadata.ts'
 
 /** How the node gives us internal calls and receipts; found out once per node. */
@@ -22,7 +21,7 @@ export type EvmCapabilities = {
 const BLOCKS_PER_BATCH = 25
 const RECEIPTS_PER_BATCH = 100
 
-const hex = (n: number) => `0x${n.toString(16)}`
+const hex = (n: number): Hex => `0x${n.toString(16)}`
 
 export type EvmSourceOptions = {
   chain: string
@@ -73,32 +72,48 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
     return capabilities
   }
 
-  async function fetchLogs(from: number, to: number): Promise<RpcLog[]> {
+  /**
+   * Runs calls in JSON-RPC batches of `size`; a batch whose answer is too large for the node (HTTP 413,
+   * "response size exceeded") is split in halves, down to single calls.
+   */
+  async function batchAll<T>(calls: readonly RpcCall[], size: number): Promise<T[]> {
+    const out: T[] = []
+    for (let i = 0; i < calls.length; i += size) out.push(...(await splitWhenTooLarge<T>(calls.slice(i, i + size))))
+    return out
+  }
+
+  async function splitWhenTooLarge<T>(calls: readonly RpcCall[]): Promise<T[]> {
     try {
-      return await rpc.request<RpcLog[]>('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), topics: [[...TOKEN_TOPICS]] }])
+      return await rpc.batch<T>(calls)
     } catch (error) {
-      if (!isRangeTooLarge(error) || from === to) throw error
-      const middle = Math.floor((from + to) / 2)
-      logger.debug({ from_block: from, to_block: to }, 'eth_getLogs range too large; splitting')
-      return [...(await fetchLogs(from, middle)), ...(await fetchLogs(middle + 1, to))]
+      if (!isRangeTooLarge(error) || calls.length === 1) throw error
+      const middle = Math.ceil(calls.length / 2)
+      logger.debug({ calls: calls.length, method: calls[0]?.method }, 'batch answer too large; splitting')
+      return [...(await splitWhenTooLarge<T>(calls.slice(0, middle))), ...(await splitWhenTooLarge<T>(calls.slice(middle)))]
     }
+  }
+
+  /** Block headers with transaction hashes, or with whole transactions (`full`), of `from`..`to`. */
+  async function fetchBodies(from: number, to: number, full: boolean): Promise<RpcBlock[]> {
+    const calls = Array.from({ length: to - from + 1 }, (_, i) => ({
+      method: 'eth_getBlockByNumber',
+      params: [hex(from + i), full],
+    }))
+    const blocks = await batchAll<RpcBlock | null>(calls, BLOCKS_PER_BATCH)
+    return blocks.map((block, i) => {
+      if (block === null) throw new TransportError(`block ${from + i} is not available yet`)
+      return block
+    })
   }
 
   async function fetchReceipts(blocks: RpcBlock[], blockReceipts: boolean): Promise<RpcReceipt[][]> {
     if (blockReceipts) {
-      const out: RpcReceipt[][] = []
-      for (let i = 0; i < blocks.length; i += BLOCKS_PER_BATCH) {
-        const calls = blocks.slice(i, i + BLOCKS_PER_BATCH).map((b) => ({ method: 'eth_getBlockReceipts', params: [b.number] }))
-        out.push(...(await rpc.batch<RpcReceipt[] | null>(calls)).map((r) => r ?? []))
-      }
-      return out
+      const calls = blocks.map((b) => ({ method: 'eth_getBlockReceipts', params: [b.number] }))
+      return (await batchAll<RpcReceipt[] | null>(calls, BLOCKS_PER_BATCH)).map((r) => r ?? [])
     }
-    const hashes = blocks.flatMap((b) => b.transactions.map((tx) => tx.hash))
-    const receipts: RpcReceipt[] = []
-    for (let i = 0; i < hashes.length; i += RECEIPTS_PER_BATCH) {
-      const calls = hashes.slice(i, i + RECEIPTS_PER_BATCH).map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] }))
-      receipts.push(...(await rpc.batch<RpcReceipt>(calls)))
-    }
+    const hashes = blocks.flatMap((b) => b.transactions.map(txHashOf))
+    const calls = hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] }))
+    const receipts = await batchAll<RpcReceipt>(calls, RECEIPTS_PER_BATCH)
     let offset = 0
     return blocks.map((b) => {
       const slice = receipts.slice(offset, offset + b.transactions.length)
@@ -109,20 +124,18 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
 
   async function fetchInternal(blocks: RpcBlock[], traces: EvmCapabilities['traces']): Promise<BlockTraces[]> {
     if (traces === 'none') return blocks.map(() => NO_TRACES)
-    const out: BlockTraces[] = []
-    for (let i = 0; i < blocks.length; i += BLOCKS_PER_BATCH) {
-      const slice = blocks.slice(i, i + BLOCKS_PER_BATCH)
-      if (traces === 'trace_block') {
-        const answers = await rpc.batch<ParityTrace[] | null>(slice.map((b) => ({ method: 'trace_block', params: [b.number] })))
-        out.push(...answers.map((blockTraces, j) => internalFromParity(slice[j] as RpcBlock, blockTraces ?? [])))
-      } else {
-        const answers = await rpc.batch<CallTraceResult[] | null>(
-          slice.map((b) => ({ method: 'debug_traceBlockByNumber', params: [b.number, { tracer: 'callTracer' }] })),
-        )
-        out.push(...answers.map((results, j) => internalFromCallTracer(slice[j] as RpcBlock, results ?? [])))
-      }
+    if (traces === 'trace_block') {
+      const answers = await batchAll<ParityTrace[] | null>(
+        blocks.map((b) => ({ method: 'trace_block', params: [b.number] })),
+        BLOCKS_PER_BATCH,
+      )
+      return answers.map((blockTraces, i) => tracesFromParity(blocks[i] as RpcBlock, blockTraces ?? []))
     }
-    return out
+    const answers = await batchAll<CallTraceResult[] | null>(
+      blocks.map((b) => ({ method: 'debug_traceBlockByNumber', params: [b.number, { tracer: 'callTracer' }] })),
+      BLOCKS_PER_BATCH,
+    )
+    return answers.map((results, i) => tracesFromCallTracer(blocks[i] as RpcBlock, results ?? []))
   }
 
   return {
@@ -146,24 +159,17 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
 
     async fetchBlocks(from: number, to: number): Promise<ChainBlock[]> {
       const { traces, blockReceipts } = await detectCapabilities()
-      const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i)
-      const blocksPromise = (async () => {
-        const blocks: RpcBlock[] = []
-        for (let i = 0; i < numbers.length; i += BLOCKS_PER_BATCH) {
-          const calls = numbers
-            .slice(i, i + BLOCKS_PER_BATCH)
-            .map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), true] }))
-          for (const block of await rpc.batch<RpcBlock | null>(calls)) {
-            if (block === null) throw new TransportError(`block ${from + blocks.length} is not available yet`)
-            blocks.push(block)
-          }
-        }
-        return blocks
-      })()
-      const [blocks, logs] = await Promise.all([blocksPromise, fetchLogs(from, to)])
-      const [receipts, internal] = await Promise.all([fetchReceipts(blocks, blockReceipts), fetchInternal(blocks, traces)])
+      // Whole transactions are a node's costliest answer (anvil spends 4× the CPU of receipts and traces
+      // together on them). With traces they are not needed: a transaction's sender, recipient and value
+      // are its top-level call's, its fee and status are in its receipt, and its logs too (so no eth_getLogs).
+      let blocks = await fetchBodies(from, to, traces === 'none')
+      const [receipts, traced] = await Promise.all([fetchReceipts(blocks, blockReceipts), fetchInternal(blocks, traces)])
+      if (!canAssembleFromHashes(blocks, receipts, traced)) {
+        // receipts without effectiveGasPrice (old nodes), or a transaction the traces leave out: take whole transactions
+        blocks = await fetchBodies(from, to, true)
+      }
       checkAmounts(blocks, receipts)
-      return assembleBlocks(blocks, receipts, internal, logs)
+      return assembleBlocks(blocks, receipts, traced)
     },
 
     async fetchTokenMetadata(contractAddresses: readonly string[]): Promise<TokenMetadata[]> {
@@ -192,7 +198,9 @@ function checkAmounts(blocks: readonly RpcBlock[], receipts: readonly RpcReceipt
   const isQuantity = (value: unknown) => typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value)
   blocks.forEach((block, i) => {
     for (const tx of block.transactions ?? []) {
-      if (!isQuantity(tx.value)) throw new TransportError(`block ${block.number}: transaction ${tx.hash} has no value`)
+      if (typeof tx !== 'string' && !isQuantity(tx.value)) {
+        throw new TransportError(`block ${block.number}: transaction ${tx.hash} has no value`)
+      }
     }
     for (const receipt of receipts[i] ?? []) {
       if (!isQuantity(receipt.gasUsed)) {
@@ -202,83 +210,107 @@ function checkAmounts(blocks: readonly RpcBlock[], receipts: readonly RpcReceipt
   })
 }
 
+const txHashOf = (tx: RpcTransaction | Hex): Hex => (typeof tx === 'string' ? tx : tx.hash)
+const lower = (text: string) => text.toLowerCase()
+
 function toBlockRef(block: RpcBlock): BlockRef {
   return {
     number: quantity(block.number),
-    hash: block.hash.toLowerCase(),
-    parentHash: block.parentHash.toLowerCase(),
+    hash: lower(block.hash),
+    parentHash: lower(block.parentHash),
     timestamp: quantity(block.timestamp),
   }
 }
 
-/** What the traces of a block tell: its internal transfers, and the transactions whose top-level call failed. */
-export type BlockTraces = { internal: Transfer[]; reverted: ReadonlySet<string> }
-const NO_TRACES: BlockTraces = { internal: [], reverted: new Set() }
+/** A transaction's top-level call: who sent what to whom (for a creation, `to` is the new contract). */
+type TopCall = { from: Hex; to: Hex | null; value: Hex }
 
-function internalFromParity(block: RpcBlock, traces: ParityTrace[]): BlockTraces {
+/**
+ * What the traces of a block tell: its internal transfers, each transaction's top-level call (by
+ * lower-case hash), and the transactions whose top-level call failed.
+ */
+export type BlockTraces = { internal: Transfer[]; calls: ReadonlyMap<string, TopCall>; reverted: ReadonlySet<string> }
+const NO_TRACES: BlockTraces = { internal: [], calls: new Map(), reverted: new Set() }
+
+function tracesFromParity(block: RpcBlock, traces: ParityTrace[]): BlockTraces {
   const byTx = new Map<string, ParityTrace[]>()
+  const calls = new Map<string, TopCall>()
   const reverted = new Set<string>()
   for (const trace of traces) {
     if (trace.transactionHash === undefined || trace.transactionHash === null) continue
-    const list = byTx.get(trace.transactionHash) ?? []
+    const hash = lower(trace.transactionHash)
+    const list = byTx.get(hash) ?? []
     list.push(trace)
-    byTx.set(trace.transactionHash, list)
-    if (trace.traceAddress.length === 0 && trace.error !== undefined && trace.error !== null) {
-      reverted.add(trace.transactionHash.toLowerCase())
+    byTx.set(hash, list)
+    if (trace.traceAddress.length !== 0) continue
+    if (trace.error !== undefined && trace.error !== null) reverted.add(hash)
+    // a top-level call without its value is left out, so that the range is read with whole transactions instead
+    const { action } = trace
+    if (action.from !== undefined && action.value !== undefined) {
+      calls.set(hash, { from: action.from, to: action.to ?? trace.result?.address ?? null, value: action.value })
     }
   }
   const blockNumber = quantity(block.number)
-  const internal = block.transactions.flatMap((tx) =>
-    decodeParityTraces({ blockNumber, txIndex: quantity(tx.transactionIndex), txHash: tx.hash }, byTx.get(tx.hash) ?? []),
-  )
-  return { internal, reverted }
+  const internal = block.transactions.flatMap((tx, txIndex) => {
+    const txHash = lower(txHashOf(tx))
+    return decodeParityTraces({ blockNumber, txIndex, txHash }, byTx.get(txHash) ?? [])
+  })
+  return { internal, calls, reverted }
 }
 
-function internalFromCallTracer(block: RpcBlock, results: CallTraceResult[]): BlockTraces {
+function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[]): BlockTraces {
   if (results.length !== block.transactions.length) {
     throw new TransportError(
       `block ${quantity(block.number)}: ${results.length} traces for ${block.transactions.length} transactions`,
     )
   }
   const blockNumber = quantity(block.number)
+  const calls = new Map<string, TopCall>()
   const reverted = new Set<string>()
-  const internal = block.transactions.flatMap((tx, i) => {
-    const result = results[i]
-    if (result?.txHash !== undefined && result.txHash.toLowerCase() !== tx.hash.toLowerCase()) {
-      throw new TransportError(`block ${blockNumber}: trace ${i} is of ${result.txHash}, not ${tx.hash}`)
+  const internal = block.transactions.flatMap((tx, txIndex) => {
+    const txHash = lower(txHashOf(tx))
+    const result = results[txIndex]
+    if (result?.txHash !== undefined && lower(result.txHash) !== txHash) {
+      throw new TransportError(`block ${blockNumber}: trace ${txIndex} is of ${result.txHash}, not ${txHash}`)
     }
     if (result === undefined) return []
-    if (result.result.error !== undefined && result.result.error !== null && result.result.error !== '') {
-      reverted.add(tx.hash.toLowerCase())
-    }
-    return decodeCallFrames({ blockNumber, txIndex: quantity(tx.transactionIndex), txHash: tx.hash }, result.result)
+    const top = result.result
+    if (top.error !== undefined && top.error !== null && top.error !== '') reverted.add(txHash)
+    if (top.value !== undefined) calls.set(txHash, { from: top.from, to: top.to ?? null, value: top.value })
+    return decodeCallFrames({ blockNumber, txIndex, txHash }, top)
   })
-  return { internal, reverted }
+  return { internal, calls, reverted }
+}
+
+/** Whether blocks fetched with transaction hashes only can be assembled: every fee priced, every transaction traced. */
+function canAssembleFromHashes(blocks: readonly RpcBlock[], receipts: readonly RpcReceipt[][], traces: readonly BlockTraces[]) {
+  return blocks.every(
+    (block, i) =>
+      block.transactions.every((tx) => typeof tx !== 'string' || traces[i]?.calls.has(lower(tx)) === true) &&
+      (receipts[i] ?? []).every((r) => r.effectiveGasPrice !== undefined && r.effectiveGasPrice !== null),
+  )
+}
+
+/** A block's transactions as decoding needs them: as fetched, or rebuilt from their top-level calls. */
+function transactionsOf(block: RpcBlock, traces: BlockTraces): RpcTransaction[] {
+  return block.transactions.map((tx, i) => {
+    if (typeof tx !== 'string') return tx
+    const call = traces.calls.get(lower(tx))
+    if (call === undefined) throw new TransportError(`block ${quantity(block.number)}: no trace of transaction ${tx}`)
+    return { hash: tx, transactionIndex: hex(i), from: call.from, to: call.to, value: call.value }
+  })
 }
 
 /**
  * Joins what was fetched for a range into blocks with their transfers, refusing data that does not
- * belong together (a reorg between the calls): blocks must link, and receipts and logs must be of the
- * same block hashes.
+ * belong together (a reorg between the calls): blocks must link, and receipts and their logs must be
+ * of the same block hashes. Token transfers come from the receipts' logs.
  */
-export function assembleBlocks(
-  blocks: RpcBlock[],
-  receipts: RpcReceipt[][],
-  traces: BlockTraces[],
-  logs: RpcLog[],
-): ChainBlock[] {
-  const logsByBlock = new Map<number, RpcLog[]>()
-  for (const log of logs) {
-    if (log.removed === true) continue
-    const n = quantity(log.blockNumber)
-    const list = logsByBlock.get(n) ?? []
-    list.push(log)
-    logsByBlock.set(n, list)
-  }
+export function assembleBlocks(blocks: RpcBlock[], receipts: RpcReceipt[][], traces: BlockTraces[]): ChainBlock[] {
   return blocks.map((block, i) => {
     const ref = toBlockRef(block)
     const previous = blocks[i - 1]
-    if (previous !== undefined && previous.hash.toLowerCase() !== ref.parentHash) {
+    if (previous !== undefined && lower(previous.hash) !== ref.parentHash) {
       throw new TransportError(`block ${ref.number} does not link to the block before it (a reorg while fetching)`)
     }
     const blockReceipts = receipts[i] ?? []
@@ -287,22 +319,29 @@ export function assembleBlocks(
         `block ${ref.number}: ${blockReceipts.length} receipts for ${block.transactions.length} transactions`,
       )
     }
-    const receiptByHash = new Map(blockReceipts.map((r) => [r.transactionHash.toLowerCase(), r]))
-    const { internal, reverted } = traces[i] ?? NO_TRACES
+    const blockTraces = traces[i] ?? NO_TRACES
+    const receiptByHash = new Map(blockReceipts.map((r) => [lower(r.transactionHash), r]))
     const transfers: Transfer[] = []
-    for (const tx of block.transactions) {
-      const receipt = receiptByHash.get(tx.hash.toLowerCase())
+    for (const tx of transactionsOf(block, blockTraces)) {
+      const hash = lower(tx.hash)
+      const receipt = receiptByHash.get(hash)
       if (receipt === undefined) throw new TransportError(`block ${ref.number}: no receipt for ${tx.hash}`)
-      transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt, reverted.has(tx.hash.toLowerCase())))
-    }
-    for (const log of logsByBlock.get(ref.number) ?? []) {
-      const logBlockHash = (log as RpcLog & { blockHash?: string }).blockHash
-      if (logBlockHash !== undefined && logBlockHash.toLowerCase() !== ref.hash) {
-        throw new TransportError(`block ${ref.number}: a log of block ${logBlockHash}, not ${ref.hash} (a reorg while fetching)`)
+      if (receipt.blockHash !== undefined && lower(receipt.blockHash) !== ref.hash) {
+        throw new TransportError(
+          `block ${ref.number}: a receipt of block ${receipt.blockHash}, not ${ref.hash} (a reorg while fetching)`,
+        )
       }
-      transfers.push(...decodeTokenTransfers(log))
+      transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt, blockTraces.reverted.has(hash)))
+      for (const log of receipt.logs ?? []) {
+        if (log.blockHash !== undefined && lower(log.blockHash) !== ref.hash) {
+          throw new TransportError(
+            `block ${ref.number}: a log of block ${log.blockHash}, not ${ref.hash} (a reorg while fetching)`,
+          )
+        }
+        transfers.push(...decodeTokenTransfers(log))
+      }
     }
-    transfers.push(...internal)
+    transfers.push(...blockTraces.internal)
     transfers.sort(compareTransfers)
     return { ...ref, transfers }
   })

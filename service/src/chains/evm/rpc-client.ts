@@ -28,7 +28,7 @@ export class TransportError extends Error {
   }
 }
 
-/** eth_getLogs answers meaning "ask for a smaller range" (each provider words it its own way). */
+/** Answers meaning "ask for less": a smaller eth_getLogs range or a smaller batch (each provider words it its own way). */
 const RANGE_TOO_LARGE =
   /more than \d+ results|response size|too many (results|logs)|block range|range (is )?too (large|wide)|limit exceeded|exceed(s|ed)? (the )?(maximum|max)|query timeout|log response size/i
 
@@ -52,9 +52,10 @@ export function shouldRetry(error: unknown, method?: string): boolean {
   // a node or provider overloaded or failing: HTTP 429 and 5xx, timeouts, dropped connections, garbled answers
   if (error instanceof TransportError) return error.status === undefined || error.status === 429 || error.status >= 500
   if (error instanceof RpcError) {
-    // eth_getLogs: the range must be split by the caller, not retried as it is; other methods have no range,
-    // and there the same answer is a rate limit (-32005 "limit exceeded" on HTTP 200: Infura, BNB Chain's public nodes)
-    if (isRangeTooLarge(error)) return method !== undefined && method !== 'eth_getLogs'
+    // -32005 "limit exceeded" on HTTP 200 is a rate limit (Infura, BNB Chain's public nodes), except on eth_getLogs
+    if (error.code === -32005 && /limit exceeded/i.test(error.message)) return method !== undefined && method !== 'eth_getLogs'
+    // an answer too large: the caller must ask for less (a smaller range or batch), not the same again
+    if (isRangeTooLarge(error)) return false
     // the method does not exist or the request is wrong: trying again cannot help
     if (error.code === -32601 || error.code === -32602 || error.code === -32600) return false
     // eth_call reverted: a property of the contract, not of the node

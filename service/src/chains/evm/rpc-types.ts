@@ -7,7 +7,8 @@ export type RpcBlock = {
   hash: Hex
   parentHash: Hex
   timestamp: Hex
-  transactions: RpcTransaction[]
+  /** Whole transactions when asked for, else their hashes. */
+  transactions: (RpcTransaction | Hex)[]
 }
 
 export type RpcTransaction = {
@@ -21,6 +22,7 @@ export type RpcTransaction = {
 
 export type RpcReceipt = {
   transactionHash: Hex
+  blockHash?: Hex
   transactionIndex: Hex
   /** Absent (geth) or null (OpenEthereum) before Byzantium. */
   status?: Hex | null
@@ -29,6 +31,7 @@ export type RpcReceipt = {
   contractAddress?: Hex | null
   /** OP-stack L1 data fee. */
   l1Fee?: Hex | null
+  logs?: RpcLog[]
 }
 
 export type RpcLog = {
@@ -39,6 +42,7 @@ export type RpcLog = {
   transactionHash: Hex
   transactionIndex: Hex
   logIndex: Hex
+  blockHash?: Hex
   removed?: boolean
 }
 
@@ -65,6 +69,7 @@ export type ParityTrace = {
 export type CallFrame = {
   type: string
   from: Hex
+  /** The created contract for CREATE and CREATE2. */
   to?: Hex
   value?: Hex
   error?: string
