@@ -61,7 +61,10 @@ export async function runBarePipeline(options: BarePipelineOptions) {
   const { postgres, meta, cpuGroups, rangeSize, inFlight } = options
   const database = await postgres.createFreshDatabase(options.database)
   try {
-    await createTransfersStore(database.db).openChain(CHAIN, 1)
+    const store = createTransfersStore(database.db)
+    await store.openChain(CHAIN, 1)
+    // the yardstick writes a live, queryable table: its address indexes are maintained as it loads
+    await store.buildHistoryIndexes(CHAIN)
     const rpc = createJsonRpc(options.rpcUrl)
     const client = await database.db.connect()
     const ranges: { from: number; to: number }[] = []

@@ -12,7 +12,7 @@ import { CHAIN, PARTITION, round } from './run-indexer.ts'
  * (v) The indexer's write side alone: every range's blocks, already fetched and decoded (in memory),
  * appended with createTransfersStore().appendBlocks as the indexer does (one transaction per range, in
  * order). Twice: with every index, as in production; and without the two address indexes, built
- * once at the end (what a backfill mode could do).
+ * once at the end (what the indexer does in a chain's first backfill).
  */
 export type StoreOnlyOptions = {
   rpcUrl: string
@@ -23,11 +23,6 @@ export type StoreOnlyOptions = {
   rangeSize: number
   database: string
 }
-
-const ADDRESS_INDEXES = [
-  'CREATE INDEX transfers_by_from ON transfers (from_address, block_number DESC, tx_index DESC, seq DESC)',
-  'CREATE INDEX transfers_by_to ON transfers (to_address, block_number DESC, tx_index DESC, seq DESC)',
-]
 
 async function fetchAllRanges(options: StoreOnlyOptions): Promise<ChainBlock[][]> {
   const source = createEvmSource({
@@ -56,11 +51,9 @@ async function appendAll(options: StoreOnlyOptions, ranges: ChainBlock[][], with
   )
   try {
     const store = createTransfersStore(database.db)
-    if (!withAddressIndexes) {
-      await database.db.query('DROP INDEX transfers_by_from')
-      await database.db.query('DROP INDEX transfers_by_to')
-    }
     let previous = (await store.openChain(CHAIN, 1)).indexedBlock
+    // the wallet-history indexes exist before loading (maintained), or are built at the end (as the indexer's first backfill does)
+    if (withAddressIndexes) await store.buildHistoryIndexes(CHAIN)
     const cpuBefore = await takeCpuSnapshot(options.cpuGroups)
     const started = performance.now()
     for (const blocks of ranges) {
@@ -71,8 +64,7 @@ async function appendAll(options: StoreOnlyOptions, ranges: ChainBlock[][], with
     let indexMs = 0
     if (!withAddressIndexes) {
       const indexStarted = performance.now()
-      // the two builds in parallel, as two connections would run them
-      await Promise.all(ADDRESS_INDEXES.map((sql) => database.db.query(sql)))
+      await store.buildHistoryIndexes(CHAIN)
       indexMs = performance.now() - indexStarted
     }
     const totalMs = performance.now() - started

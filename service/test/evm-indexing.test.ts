@@ -336,3 +336,56 @@ describe('a wallet’s history, newest first by keyset', () => {
     }
   })
 })
+
+test('a chain’s first backfill bulk-loads without the wallet-history indexes and builds them at the head', async () => {
+  const chain = 'base'
+  const partition = 'transfers_base'
+  const indexes = async () =>
+    (
+      await database.db.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY 1', [
+        partition,
+      ])
+    ).rows.map((r) => r.indexname)
+  const store = createTransfersStore(database.db)
+  const duringBackfill: string[][] = []
+  const watched: typeof store = {
+    ...store,
+    async appendBlocks(...args) {
+      duringBackfill.push(await indexes())
+      return store.appendBlocks(...args)
+    },
+  }
+  await createIndexer({
+    chain,
+    source: sourceFor(anvil),
+    store: watched,
+    logger,
+    startBlock: 0,
+    rangeSize: 5,
+    stopAtHead: true,
+  }).run(new AbortController().signal)
+  expect(duringBackfill.length).toBeGreaterThan(3)
+  expect(duringBackfill.every((names) => !names.some((n) => n.endsWith('_by_from') || n.endsWith('_by_to')))).toBe(true)
+  expect((await indexes()).filter((n) => n.endsWith('_by_from') || n.endsWith('_by_to'))).toEqual([
+    'transfers_base_by_from',
+    'transfers_base_by_to',
+  ])
+  const { rows } = await database.db.query('SELECT history_indexed_at IS NOT NULL AS built FROM chain_states WHERE chain = $1', [
+    chain,
+  ])
+  expect(rows[0]).toEqual({ built: true })
+  // the same rows as the chain indexed before, and the wallet query now reads them through the index
+  expect((await readTransfers(database.db, chain)).length).toBe((await readTransfers(database.db, CHAIN)).length)
+  const client = await database.db.connect()
+  try {
+    await client.query('SET enable_seqscan = off') // a table this small would otherwise be scanned whole
+    const plan = await client.query(
+      `EXPLAIN SELECT * FROM transfers WHERE chain = 'base' AND from_address = $1 ORDER BY block_number DESC, tx_index DESC, seq DESC LIMIT 10`,
+      [lower(script.accounts.alice)],
+    )
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('transfers_base_by_from')
+  } finally {
+    await client.query('RESET enable_seqscan')
+    client.release()
+  }
+})

@@ -48,3 +48,28 @@ test('migrate() rolls a failing migration back whole', async () => {
   )
   expect(rows[0]).toEqual({ t: null, v: Number(example.slice(0, 4)) })
 })
+
+test('0005 keeps the wallet-history indexes of chains indexed before it, per partition', async () => {
+  const upgraded = await createTestDatabase({ migrated: false })
+  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  try {
+    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0005')) {
+      await cp(join(MIGRATIONS_DIR, name), join(before, name))
+    }
+    await migrate(upgraded.db, logger, before)
+    await upgraded.db.query("CREATE TABLE transfers_base PARTITION OF transfers FOR VALUES IN ('base')")
+    await upgraded.db.query("INSERT INTO chain_states (chain, indexed_from, indexed_block) VALUES ('base', 0, 10)")
+    await migrate(upgraded.db, logger)
+    const { rows } = await upgraded.db.query(
+      `SELECT (SELECT array_agg(indexname::text ORDER BY indexname) FROM pg_indexes WHERE tablename = 'transfers_base') AS indexes,
+              (SELECT history_indexed_at IS NOT NULL FROM chain_states WHERE chain = 'base') AS built`,
+    )
+    expect(rows[0]).toEqual({
+      indexes: ['transfers_base_block_number_idx', 'transfers_base_by_from', 'transfers_base_by_to'],
+      built: true,
+    })
+  } finally {
+    await rm(before, { recursive: true, force: true })
+    await upgraded.drop()
+  }
+})

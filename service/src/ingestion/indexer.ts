@@ -95,6 +95,14 @@ export function createIndexer(options: IndexerOptions) {
     return { blocks, tokens }
   }
 
+  /** The first backfill bulk-loads without the wallet-history indexes; they are built once, at the head. */
+  async function buildHistoryIndexes(): Promise<void> {
+    const started = performance.now()
+    await store.buildHistoryIndexes(chain)
+    checkpoint = { ...checkpoint, historyIndexed: true }
+    logger.info({ chain, duration_ms: Math.round(performance.now() - started) }, 'wallet-history indexes built')
+  }
+
   async function catchUp(target: number, signal: AbortSignal): Promise<void> {
     const ranges = planRanges(checkpoint.indexedBlock + 1, target, rangeSize)
     const pending: Promise<{ blocks: ChainBlock[]; tokens: Awaited<ReturnType<typeof withTokens>>['tokens'] }>[] = []
@@ -157,6 +165,7 @@ export function createIndexer(options: IndexerOptions) {
           if (checkpoint.indexedBlock < head.number) {
             await catchUp(head.number, signal)
           } else {
+            if (!checkpoint.historyIndexed) await buildHistoryIndexes()
             if (options.stopAtHead) return
             await sleep(pollIntervalMs, signal)
           }

@@ -5,8 +5,11 @@ import { from as copyFrom } from 'pg-copy-streams'
 import type { BlockRef, ChainBlock, TokenMetadata } from '../chains/chain-source.ts'
 import { type Db, withTransaction } from './db.ts'
 
-/** A chain's progress: the highest block whose rows are committed, and where indexing began. */
-export type Checkpoint = { indexedFrom: number; indexedBlock: number }
+/**
+ * A chain's progress: the highest block whose rows are committed, where indexing began, and whether
+ * the wallet-history indexes are built (they are not during the chain's first backfill).
+ */
+export type Checkpoint = { indexedFrom: number; indexedBlock: number; historyIndexed: boolean }
 
 const SLUG = /^[a-z][a-z0-9-]*$/
 
@@ -52,13 +55,33 @@ export function createTransfersStore(db: Db) {
            indexed_block = coalesce(chain_states.indexed_block, $3)`,
         [chain, startBlock, startBlock - 1],
       )
-      const { rows } = await db.query<{ indexed_from: number; indexed_block: number }>(
-        'SELECT indexed_from, indexed_block FROM chain_states WHERE chain = $1',
+      const { rows } = await db.query<{ indexed_from: number; indexed_block: number; history_indexed: boolean }>(
+        'SELECT indexed_from, indexed_block, history_indexed_at IS NOT NULL AS history_indexed FROM chain_states WHERE chain = $1',
         [chain],
       )
       const row = rows[0]
       if (row === undefined) throw new Error(`no state for ${chain}`)
-      return { indexedFrom: row.indexed_from, indexedBlock: row.indexed_block }
+      return { indexedFrom: row.indexed_from, indexedBlock: row.indexed_block, historyIndexed: row.history_indexed }
+    },
+
+    /**
+     * Builds the chain's wallet-history indexes (newest first by sender and by recipient), once its
+     * first backfill has bulk-loaded the rows, and records that its history can be served.
+     */
+    async buildHistoryIndexes(chain: string): Promise<void> {
+      const partition = partitionName(chain)
+      await withTransaction(db, async (client) => {
+        await client.query("SET LOCAL maintenance_work_mem = '256MB'")
+        for (const [suffix, column] of [
+          ['by_from', 'from_address'],
+          ['by_to', 'to_address'],
+        ]) {
+          await client.query(
+            `CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} (${column}, block_number DESC, tx_index DESC, seq DESC)`,
+          )
+        }
+        await client.query('UPDATE chain_states SET history_indexed_at = now() WHERE chain = $1', [chain])
+      })
     },
 
     async findBlock(chain: string, number: number): Promise<BlockRef | undefined> {
@@ -91,6 +114,8 @@ export function createTransfersStore(db: Db) {
       if (last === undefined) return
       if (blocks[0]?.number !== previous + 1) throw new Error(`${chain}: blocks must continue from ${previous}`)
       await withTransaction(db, async (client) => {
+        // Safe to lose on a crash: rows and checkpoint go together, so a lost commit is just indexed again.
+        await client.query('SET LOCAL synchronous_commit = off')
         const moved = await client.query(
           `UPDATE chain_states SET indexed_block = $3, indexed_block_time = $4, updated_at = now()
            WHERE chain = $1 AND indexed_block = $2`,
