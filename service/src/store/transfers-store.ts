@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import type { BlockRef, ChainBlock, TokenMetadata } from '../chains/chain-source.ts'
+import type { BlockRef, ChainBlock, TokenMetadata, Transfer } from '../chains/chain-source.ts'
 import { type Db, withTransaction } from './db.ts'
 
 /**
@@ -43,6 +43,13 @@ function* batchLines(lines: Iterable<string>, size = 1000): Generator<string> {
 }
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
+
+const orNull = (value: string | number | bigint | null) => (value === null ? '\\N' : String(value))
+
+/** A transfer's COPY columns after its block's, as one template (the hottest line of a backfill's writes). */
+function transferColumns(t: Transfer): string {
+  return `${t.txIndex}\t${t.seq}\t${t.txHash}\t${t.type}\t${t.from}\t${orNull(t.to)}\t${t.value}\t${orNull(t.contractAddress)}\t${orNull(t.tokenId)}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${orNull(t.operator)}\n`
+}
 
 export function createTransfersStore(db: Db) {
   return {
@@ -133,26 +140,8 @@ export function createTransfersStore(db: Db) {
              contract_address, token_id, log_index, batch_index, operator) FROM STDIN`,
           (function* () {
             for (const block of blocks) {
-              const time = iso(block.timestamp)
-              for (const t of block.transfers) {
-                yield copyLine([
-                  chain,
-                  t.blockNumber,
-                  time,
-                  t.txIndex,
-                  t.seq,
-                  t.txHash,
-                  t.type,
-                  t.from,
-                  t.to,
-                  t.value,
-                  t.contractAddress,
-                  t.tokenId,
-                  t.logIndex,
-                  t.batchIndex,
-                  t.operator,
-                ])
-              }
+              const prefix = `${chain}\t${block.number}\t${iso(block.timestamp)}\t`
+              for (const t of block.transfers) yield prefix + transferColumns(t)
             }
           })(),
         )
