@@ -138,12 +138,12 @@ export function createIndexer(options: IndexerOptions) {
       checkpoint = { ...checkpoint, indexedBlock: lastBlock.number }
       totals.blocks += blocks.length
       totals.transfers += transfers
-      progress?.report({
-        chain,
-        indexedBlock: checkpoint.indexedBlock,
-        headBlock: Math.max(target, head?.number ?? target),
-        ...totals,
-      })
+      const headBlock = Math.max(target, head?.number ?? target)
+      // the last range of a catch-up is always shown, so that a progress bar ends at 100%
+      progress?.report(
+        { chain, indexedBlock: checkpoint.indexedBlock, headBlock, ...totals },
+        checkpoint.indexedBlock >= headBlock,
+      )
     }
   }
 

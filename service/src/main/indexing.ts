@@ -55,7 +55,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
             chain: slug,
             source: chainSource,
             store,
-            logger: log,
+            logger, // the indexer names the chain in each line itself
             progress,
             startBlock: source.startBlock,
             stopAtHead,
