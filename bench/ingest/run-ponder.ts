@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { decodeTokenTransfers, TOKEN_TOPICS } from '../../service/src/chains/evm/decode.ts'
 import type { RpcLog } from '../../service/src/chains/evm/rpc-types.ts'
+import { findFreePort } from '../../service/src/lib/free-port.ts'
 import { compileFixtures } from '../../service/test/helpers/contracts.ts'
 import type { ChainMeta } from '../generate-chain.ts'
 import { BENCH_DIR } from './bench-dir.ts'
@@ -181,17 +181,6 @@ ponder.on('Multi:TransferBatch', async ({ event, context }) => {
   )
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}
-
 async function fetchStatus(url: string): Promise<number | undefined> {
   try {
     return (await fetch(url, { signal: AbortSignal.timeout(2_000) })).status
@@ -242,7 +231,7 @@ export async function runPonder(options: PonderOptions) {
   const appDir = join(PONDER_DIR, 'app')
   await writeApp(appDir, meta, options.rpcUrl)
   const database = await postgres.createFreshDatabase(options.database)
-  const port = await freePort()
+  const port = await findFreePort()
   const bin = join(PONDER_DIR, 'node_modules', 'ponder', 'dist', 'esm', 'bin', 'ponder.js')
   await access(bin)
   const started = performance.now()

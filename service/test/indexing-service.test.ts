@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createEvmSource } from '../src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
+import { findFreePort } from '../src/lib/free-port.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
 import { cliEnv, type RunningService, runCli, startService, WDS_BIN } from './helpers/cli.ts'
@@ -15,15 +15,6 @@ const logger = createLogger('silent')
 const sourceFor = (chain: string, node: Anvil) =>
   createEvmSource({ chain, rpc: createRpcClient({ urls: [node.url], logger }), logger })
 const headOf = async (node: Anvil) => Number(await node.rpc<string>('eth_blockNumber'))
-
-/** A loopback port with nothing listening: a node that is down. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 type Status = { chain: string; status: string; latestBlock: number | null; indexedBlock: number | null; lastError: string | null }
 
@@ -50,7 +41,7 @@ describe('wds start indexes every configured chain at once, each independent of 
       WDS_RPC_ETHEREUM: ethereum.url,
       WDS_RPC_BASE: base.url,
       WDS_RPC_OPTIMISM: wrongChain.url, // a node of chain 1 given as OP Mainnet (10)
-      WDS_RPC_ARBITRUM: `http://127.0.0.1:${await closedPort()}`,
+      WDS_RPC_ARBITRUM: `http://127.0.0.1:${await findFreePort()}`, // nothing listens there: a node that is down,
     })
     service = await startService(env)
     const created = await runCli(['keys', 'create', '--email', 'ops@example.com', '--tier', 'pro', '--json'], env)

