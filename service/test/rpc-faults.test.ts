@@ -189,6 +189,22 @@ describe('each fault alone is absorbed by the RPC client: every row, once, and t
     expect(run.rpc.retries).toBeGreaterThanOrEqual(times)
   })
 
+  test('eth_call failing on the node beyond the client’s retries: the range is fetched again, metadata never stored empty', async () => {
+    const node = await proxy()
+    // a token's name, symbol and decimals are asked at once: each of the three fails all its attempts
+    const token = truthTokens[0]?.contractAddress
+    const callsTo = (request: ProxiedRequest) =>
+      request.calls.some((c) => c.method === 'eth_call' && (c.params[0] as { to?: string } | undefined)?.to === token)
+    node.failNext(3 * RPC.maxAttempts, headerNotFound, callsTo)
+    const run = await indexThrough([node.url])
+    expect({ ...run, served: node.stats.served[faultLabel(headerNotFound)] }).toEqual({
+      ...everything(),
+      rpc: expect.anything(),
+      indexerFailures: 1,
+      served: 3 * RPC.maxAttempts,
+    })
+  })
+
   test('HTTP 429: the retry waits for Retry-After', async () => {
     const node = await proxy()
     node.failNext(2, { kind: 'http', status: 429, retryAfter: '1' }, batches)

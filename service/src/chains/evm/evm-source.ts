@@ -178,7 +178,9 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
         const answers = await Promise.all(
           metadataCalls(address).map((call) =>
             rpc.request<string>(call.method, call.params).catch((error: unknown) => {
-              if (error instanceof RpcError) return undefined
+              // the contract's own failure means the method is as good as missing; the node's (a lagging
+              // or failing node, already retried) fails the range, which is fetched again later
+              if (isContractFailure(error)) return undefined
               throw error
             }),
           ),
@@ -208,6 +210,16 @@ function checkAmounts(blocks: readonly RpcBlock[], receipts: readonly RpcReceipt
       }
     }
   })
+}
+
+/** eth_call answers that are the contract's doing (a revert, running out of gas, a bad opcode), or a method the node lacks. */
+const CONTRACT_FAILURE = /revert|out of gas|opcode|stack (underflow|overflow)|invalid jump|execution|gas required exceeds/i
+
+function isContractFailure(error: unknown): boolean {
+  return (
+    error instanceof RpcError &&
+    (error.code === 3 || error.code === -32602 || CONTRACT_FAILURE.test(error.message) || isMethodUnavailable(error))
+  )
 }
 
 const txHashOf = (tx: RpcTransaction | Hex): Hex => (typeof tx === 'string' ? tx : tx.hash)
