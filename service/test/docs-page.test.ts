@@ -25,6 +25,13 @@ test('GET /docs renders the OpenAPI document in a browser, offline', async () =>
   const operation = page.locator('.opblock-summary-path', { hasText: '/v1/status/chains' })
   await operation.waitFor({ timeout: 15_000 })
   expect(await page.locator('.info .title').textContent()).toContain('WDS — wallet data service')
-  expect(await page.locator('.opblock-summary-path').allInnerTexts()).toEqual(['/health', '/ready', '/v1/status/chains'])
+  expect(await page.locator('.opblock-summary-path').allInnerTexts()).toEqual([
+    '/health',
+    '/ready',
+    '/v1/status/chains',
+    '/v1/wallets/{address}/transfers',
+    '/v1/wallets/{address}/erc20-transfers',
+    '/v1/wallets/{address}/nft-transfers',
+  ])
   expect(failed).toEqual([])
 })

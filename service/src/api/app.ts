@@ -9,19 +9,22 @@ import type { Logger } from '../lib/logger.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
 import type { Db } from '../store/db.ts'
+import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { createApiKeyAuth, findKeyInQuery, redactUrl } from './auth.ts'
 import { createMetrics } from './metrics.ts'
 import { handleError, sendProblem } from './problem.ts'
 import { systemRoutes } from './routes/system.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
+import { walletRoutes } from './routes/v1/wallets.ts'
 import { ChainStatusListSchema, ChainStatusSchema } from './schemas/chain-status.ts'
 import { ProblemSchema } from './schemas/problem.ts'
+import { TRANSFER_SCHEMAS } from './schemas/transfers.ts'
 
 export type AppDeps = {
   config: Pick<Config, 'keyPrefix' | 'chains'>
   db: Db
   logger: Logger
-  stores: { accounts: AccountsStore; chainStates: ChainStatesStore }
+  stores: { accounts: AccountsStore; chainStates: ChainStatesStore; walletTransfers: WalletTransfersStore }
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -86,7 +89,7 @@ export async function buildApp({ config, db, logger, stores }: AppDeps) {
     if (closing) reply.header('connection', 'close')
   })
 
-  for (const schema of [ProblemSchema, ChainStatusSchema, ChainStatusListSchema]) app.addSchema(schema)
+  for (const schema of [ProblemSchema, ChainStatusSchema, ChainStatusListSchema, ...TRANSFER_SCHEMAS]) app.addSchema(schema)
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -108,6 +111,7 @@ export async function buildApp({ config, db, logger, stores }: AppDeps) {
     async (v1) => {
       v1.addHook('onRequest', authenticate)
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
+      await v1.register(walletRoutes, { store: stores.walletTransfers, configuredChains })
     },
     { prefix: '/v1' },
   )

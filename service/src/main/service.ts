@@ -4,6 +4,7 @@ import type { Config } from '../config/config.ts'
 import type { Logger } from '../lib/logger.ts'
 import { createAccountsStore } from '../store/accounts-store.ts'
 import { createChainStatesStore } from '../store/chain-states-store.ts'
+import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { openDatabase } from './database.ts'
 import { startIndexing } from './indexing.ts'
 
@@ -22,7 +23,11 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
     config,
     db: database.db,
     logger,
-    stores: { accounts: createAccountsStore(database.db), chainStates: createChainStatesStore(database.db) },
+    stores: {
+      accounts: createAccountsStore(database.db),
+      chainStates: createChainStatesStore(database.db),
+      walletTransfers: createWalletTransfersStore(database.db),
+    },
   })
 
   const indexing = role === 'start' ? startIndexing({ config, db: database.createPool('wds-index', 6), logger }) : undefined

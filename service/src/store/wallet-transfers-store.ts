@@ -12,8 +12,23 @@ export type WalletTransfersQuery = {
   direction: Direction
   /** Only transfers older than this position (the previous page's last); none for the first page. */
   before?: HistoryPosition | undefined
+  /** Only blocks from this one (inclusive). */
+  fromBlock?: number | undefined
+  /** Only blocks up to this one (inclusive). */
+  toBlock?: number | undefined
+  /** Only these row types. */
+  types?: readonly TransferType[] | undefined
+  /** Only this token contract (lower-case). */
+  contractAddress?: string | undefined
   limit: number
 }
+
+export type TransferType = 'native' | 'internal' | 'erc20' | 'erc721' | 'erc1155' | 'fee'
+
+export type TokenInfo = { contractAddress: string; name: string | null; symbol: string | null; decimals: number | null }
+
+/** What the API needs to know of a chain before reading its history. */
+export type HistoryState = { chain: string; indexedFrom: number | null; indexedBlock: number | null; historyIndexed: boolean }
 
 export type StoredTransfer = {
   chain: string
@@ -49,17 +64,26 @@ const ORDER = 'block_number DESC, tx_index DESC, seq DESC'
 export function createWalletTransfersStore(db: Db) {
   return {
     async listWalletTransfers(query: WalletTransfersQuery): Promise<StoredTransfer[]> {
-      const { chain, address, direction, before, limit } = query
+      const { chain, address, direction, before, fromBlock, toBlock, types, contractAddress, limit } = query
       const params: unknown[] = [chain, address, limit]
-      let after = ''
-      if (before !== undefined) {
-        params.push(before.blockNumber, before.txIndex, before.seq)
-        after = 'AND (block_number, tx_index, seq) < ($4, $5, $6)'
+      const param = (value: unknown) => {
+        params.push(value)
+        return `$${params.length}`
       }
-      const sent = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND from_address = $2 ${after} ORDER BY ${ORDER} LIMIT $3)`
+      // Every condition narrows one index range scan (address, then block, tx, seq descending);
+      // type and contract are checked on the rows that scan visits.
+      let filters = ''
+      if (before !== undefined) {
+        filters += ` AND (block_number, tx_index, seq) < (${param(before.blockNumber)}, ${param(before.txIndex)}, ${param(before.seq)})`
+      }
+      if (toBlock !== undefined) filters += ` AND block_number <= ${param(toBlock)}`
+      if (fromBlock !== undefined) filters += ` AND block_number >= ${param(fromBlock)}`
+      if (types !== undefined) filters += ` AND type = ANY(${param(types)}::text[])`
+      if (contractAddress !== undefined) filters += ` AND contract_address = ${param(contractAddress)}`
+      const sent = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND from_address = $2 ${filters} ORDER BY ${ORDER} LIMIT $3)`
       const received = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND to_address = $2 ${
         direction === 'both' ? 'AND from_address <> $2' : ''
-      } ${after} ORDER BY ${ORDER} LIMIT $3)`
+      } ${filters} ORDER BY ${ORDER} LIMIT $3)`
       const sql =
         direction === 'out'
           ? sent
@@ -68,6 +92,56 @@ export function createWalletTransfersStore(db: Db) {
             : `SELECT * FROM (${sent} UNION ALL ${received}) AS t ORDER BY "blockNumber" DESC, "txIndex" DESC, seq DESC LIMIT $3`
       const { rows } = await db.query<StoredTransfer>(sql, params)
       return rows
+    },
+
+    /** Name, symbol and decimals of these token contracts, where known. */
+    async findTokens(chain: string, contractAddresses: readonly string[]): Promise<Map<string, TokenInfo>> {
+      if (contractAddresses.length === 0) return new Map()
+      const { rows } = await db.query<TokenInfo>(
+        `SELECT contract_address AS "contractAddress", name, symbol, decimals FROM tokens
+         WHERE chain = $1 AND contract_address = ANY($2)`,
+        [chain, contractAddresses],
+      )
+      return new Map(rows.map((row) => [row.contractAddress, row]))
+    },
+
+    /** Whether each chain's history can be served (its wallet-history indexes are built) and up to which block. */
+    async listHistoryStates(): Promise<HistoryState[]> {
+      const { rows } = await db.query<HistoryState>(
+        `SELECT chain, indexed_from AS "indexedFrom", indexed_block AS "indexedBlock", history_indexed_at IS NOT NULL AS "historyIndexed" FROM chain_states`,
+      )
+      return rows
+    },
+
+    /**
+     * The first block at or after `time` (`atOrAfter`), or the last block before `time` (`before`),
+     * within the chain's indexed blocks: a binary search on the blocks' primary key (block times never
+     * decrease). Undefined when there is no such block.
+     */
+    async findBlockByTime(
+      chain: string,
+      time: Date,
+      side: 'atOrAfter' | 'before',
+      range: { from: number; to: number },
+    ): Promise<number | undefined> {
+      const timeOf = async (number: number) => {
+        const { rows } = await db.query<{ timestamp: Date }>('SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2', [
+          chain,
+          number,
+        ])
+        return rows[0]?.timestamp.getTime()
+      }
+      // The first block whose time is >= `time`, in [from, to + 1] (to + 1: none).
+      let low = range.from
+      let high = range.to + 1
+      while (low < high) {
+        const middle = Math.floor((low + high) / 2)
+        const at = await timeOf(middle)
+        if (at === undefined || at >= time.getTime()) high = middle
+        else low = middle + 1
+      }
+      if (side === 'atOrAfter') return low <= range.to ? low : undefined
+      return low - 1 >= range.from ? low - 1 : undefined
     },
   }
 }

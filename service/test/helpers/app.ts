@@ -6,6 +6,7 @@ import { createKey } from '../../src/portal/keys.ts'
 import type { Tier } from '../../src/portal/tiers.ts'
 import { createAccountsStore } from '../../src/store/accounts-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
+import { createWalletTransfersStore } from '../../src/store/wallet-transfers-store.ts'
 import { createTestDatabase } from './database.ts'
 
 /** The real app on a database of its own, with its log lines kept for assertions. */
@@ -18,7 +19,11 @@ export async function createTestApp(config: Partial<Pick<Config, 'keyPrefix' | '
       done()
     },
   })
-  const stores = { accounts: createAccountsStore(database.db), chainStates: createChainStatesStore(database.db) }
+  const stores = {
+    accounts: createAccountsStore(database.db),
+    chainStates: createChainStatesStore(database.db),
+    walletTransfers: createWalletTransfersStore(database.db),
+  }
   const keyPrefix = config.keyPrefix ?? 'wds'
   const app = await buildApp({
     config: { keyPrefix, chains: config.chains ?? {} },

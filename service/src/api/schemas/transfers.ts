@@ -1,0 +1,111 @@
+import { type TSchema, Type } from 'typebox'
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+const Direction = Type.Union([Type.Literal('in'), Type.Literal('out')], { description: 'Relative to the queried address' })
+/** price_<ccy> / value_<ccy> for a currency other than USD (DESIGN §4). */
+const OTHER_CURRENCY_PRICES = { '^(price|value)_[a-z]{3}$': { type: ['number', 'null'] } }
+
+export const TransferSchema = Type.Object(
+  {
+    chain: Type.String({ description: 'Chain slug' }),
+    chainId: Nullable(Type.Integer({ description: 'EIP-155 chain ID; null off EVM' })),
+    txHash: Type.String(),
+    blockNumber: Type.Integer(),
+    timestamp: Type.String({ format: 'date-time' }),
+    type: Type.Union(['native', 'internal', 'erc20', 'erc721', 'erc1155', 'fee'].map((t) => Type.Literal(t))),
+    from: Type.String(),
+    to: Nullable(Type.String({ description: 'null for fee records' })),
+    value: Type.String({
+      description:
+        "Exact decimal string in the asset's units: the chain's decimals for the native asset, the token's for ERC-20 (raw units when unknown), the amount moved for NFTs",
+    }),
+    asset: Nullable(Type.String({ description: 'Asset symbol; null when a token has none' })),
+    contractAddress: Nullable(Type.String({ description: 'Token contract; null for native, internal and fee records' })),
+    tokenId: Nullable(Type.String({ description: 'NFT token ID (decimal string)' })),
+    tokenDecimals: Nullable(Type.Integer()),
+    logIndex: Nullable(Type.Integer({ description: 'null for native, internal and fee records' })),
+    direction: Direction,
+    price_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
+    value_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
+  },
+  { $id: 'Transfer', title: 'Transfer', patternProperties: OTHER_CURRENCY_PRICES },
+)
+
+export const Erc20TransferSchema = Type.Object(
+  {
+    chain: Type.String(),
+    chainId: Nullable(Type.Integer()),
+    txHash: Type.String(),
+    blockNumber: Type.Integer(),
+    logIndex: Type.Integer(),
+    timestamp: Type.String({ format: 'date-time' }),
+    from: Type.String(),
+    to: Type.String(),
+    contractAddress: Type.String(),
+    tokenSymbol: Nullable(Type.String({ description: 'null when the token has none' })),
+    tokenDecimals: Nullable(Type.Integer({ description: 'null when the token does not say' })),
+    value: Type.String({
+      description: 'Decimal string with exactly tokenDecimals places (raw units when tokenDecimals is null)',
+    }),
+    direction: Direction,
+  },
+  { $id: 'Erc20Transfer', title: 'Erc20Transfer' },
+)
+
+export const NftTransferSchema = Type.Object(
+  {
+    chain: Type.String(),
+    chainId: Nullable(Type.Integer()),
+    txHash: Type.String(),
+    blockNumber: Type.Integer(),
+    logIndex: Type.Integer(),
+    batchIndex: Type.Integer({ description: 'Position in an ERC-1155 TransferBatch; 0 otherwise' }),
+    timestamp: Type.String({ format: 'date-time' }),
+    from: Type.String(),
+    to: Type.String(),
+    contractAddress: Type.String(),
+    tokenId: Type.String({ description: 'Decimal string' }),
+    tokenStandard: Type.Union([Type.Literal('erc721'), Type.Literal('erc1155')]),
+    amount: Type.String({ description: 'Decimal string; "1" for ERC-721' }),
+    operator: Nullable(Type.String({ description: 'ERC-1155 operator; null for ERC-721' })),
+    collectionName: Nullable(Type.String()),
+    collectionSymbol: Nullable(Type.String()),
+    direction: Direction,
+  },
+  { $id: 'NftTransfer', title: 'NftTransfer' },
+)
+
+const envelope = (id: string, record: string, extra: Record<string, TSchema> = {}) =>
+  Type.Object(
+    {
+      address: Type.String({ description: 'The queried address (lower-case for EVM)' }),
+      chain: Type.String({ description: 'Chain slug, or "all" when no chain was given' }),
+      ...extra,
+      transfers: Type.Array(Type.Ref(record), { description: 'Newest first' }),
+      cursor: Nullable(Type.String({ description: 'Pass as `cursor` with the same other parameters; null on the last page' })),
+      hasMore: Type.Boolean(),
+    },
+    { $id: id, title: id },
+  )
+
+const UnavailableChain = Type.Object({ chain: Type.String(), code: Type.String() })
+
+export const TransferListSchema = envelope('TransferList', 'Transfer', {
+  chains: Type.Optional(Type.Array(Type.String(), { description: 'All-chains mode: the chains searched' })),
+  unavailableChains: Type.Optional(
+    Type.Array(UnavailableChain, { description: 'All-chains mode: searched chains that could not be read, with why' }),
+  ),
+  currency: Type.Optional(Type.String({ description: 'The price currency, with includePrices=true' })),
+})
+export const Erc20TransferListSchema = envelope('Erc20TransferList', 'Erc20Transfer')
+export const NftTransferListSchema = envelope('NftTransferList', 'NftTransfer')
+
+export const TRANSFER_SCHEMAS = [
+  TransferSchema,
+  Erc20TransferSchema,
+  NftTransferSchema,
+  TransferListSchema,
+  Erc20TransferListSchema,
+  NftTransferListSchema,
+]

@@ -1,0 +1,155 @@
+import { findChain } from '../config/chains.ts'
+import { WdsError } from '../lib/errors.ts'
+import type {
+  Direction,
+  HistoryState,
+  StoredTransfer,
+  TransferType,
+  WalletTransfersStore,
+} from '../store/wallet-transfers-store.ts'
+import { type CursorState, decodeCursor, encodeCursor, InvalidCursorError } from './cursor.ts'
+
+/** One page's request, validated and normalised by the route. */
+export type HistoryRequest = {
+  /** Lower-case for case-insensitive formats. */
+  address: string
+  /** The chains to read, in the order they are listed (one for a named chain). */
+  chains: readonly string[]
+  /** Whether the caller named the chain (then an unavailable chain is an error, not a note). */
+  named: boolean
+  direction: Direction
+  fromBlock?: number | undefined
+  toBlock?: number | undefined
+  fromDate?: Date | undefined
+  /** Exclusive end instant. */
+  toDateExclusive?: Date | undefined
+  types?: readonly TransferType[] | undefined
+  contractAddress?: string | undefined
+  limit: number
+  cursor?: string | undefined
+  /** hashQuery() of everything above that selects records. */
+  queryHash: string
+}
+
+export type HistoryPage = {
+  transfers: StoredTransfer[]
+  unavailableChains: { chain: string; code: 'chain_unavailable' }[]
+  cursor: string | null
+  hasMore: boolean
+}
+
+/** Newest first across chains: timestamp, then chain slug, then the chain's own order. */
+function compareNewestFirst(a: StoredTransfer, b: StoredTransfer): number {
+  return (
+    b.blockTime.getTime() - a.blockTime.getTime() ||
+    (a.chain < b.chain ? -1 : a.chain > b.chain ? 1 : 0) ||
+    b.blockNumber - a.blockNumber ||
+    b.txIndex - a.txIndex ||
+    b.seq - a.seq
+  )
+}
+
+function unavailableDetail(chain: string, state: HistoryState | undefined): string {
+  const name = findChain(chain)?.name ?? chain
+  if (state !== undefined && state.indexedBlock !== null && !state.historyIndexed) {
+    return `${name} (${chain}) is still backfilling: its history is served once the first backfill reaches the head; see GET /v1/status/chains`
+  }
+  return `${name} (${chain}) has not been indexed yet; see GET /v1/status/chains`
+}
+
+/**
+ * Reads a page of a wallet's history over one or more chains. The first page fixes, per chain, the
+ * highest block it reads (that chain's indexed block then); the cursor carries those bounds and the
+ * last position returned per chain, so that pages neither skip nor repeat records while new blocks
+ * are indexed.
+ */
+export function createWalletHistory({ store }: { store: WalletTransfersStore }) {
+  async function blockBounds(
+    request: HistoryRequest,
+    chain: string,
+    state: HistoryState | undefined,
+    upperBlock: number,
+  ): Promise<{ from: number; to: number } | undefined> {
+    let from = Math.max(request.fromBlock ?? 0, state?.indexedFrom ?? 0)
+    let to = Math.min(request.toBlock ?? upperBlock, upperBlock)
+    if (from > to) return undefined
+    const range = { from, to }
+    if (request.fromDate !== undefined) {
+      const first = await store.findBlockByTime(chain, request.fromDate, 'atOrAfter', range)
+      if (first === undefined) return undefined
+      from = first
+    }
+    if (request.toDateExclusive !== undefined) {
+      const last = await store.findBlockByTime(chain, request.toDateExclusive, 'before', range)
+      if (last === undefined) return undefined
+      to = last
+    }
+    return from <= to ? { from, to } : undefined
+  }
+
+  return {
+    async readPage(request: HistoryRequest): Promise<HistoryPage> {
+      const states = new Map((await store.listHistoryStates()).map((state) => [state.chain, state]))
+      let cursor: CursorState
+      if (request.cursor !== undefined) {
+        try {
+          cursor = decodeCursor(request.cursor, request.queryHash)
+        } catch (error) {
+          if (error instanceof InvalidCursorError)
+            throw new WdsError('invalid_cursor', error.message, { param: 'cursor', cause: error })
+          throw error
+        }
+      } else {
+        const upperBlocks: Record<string, number> = {}
+        for (const chain of request.chains) {
+          const state = states.get(chain)
+          if (state?.historyIndexed === true && state.indexedBlock !== null) upperBlocks[chain] = state.indexedBlock
+        }
+        cursor = { query: request.queryHash, upperBlocks, positions: {} }
+      }
+
+      const unavailableChains = request.chains
+        .filter((chain) => !(chain in cursor.upperBlocks))
+        .map((chain) => ({ chain, code: 'chain_unavailable' as const }))
+      const [firstUnavailable] = unavailableChains
+      if (request.named && firstUnavailable !== undefined) {
+        throw new WdsError('chain_unavailable', unavailableDetail(firstUnavailable.chain, states.get(firstUnavailable.chain)), {
+          param: 'chain',
+        })
+      }
+
+      const perChain = await Promise.all(
+        request.chains
+          .filter((chain) => chain in cursor.upperBlocks)
+          .map(async (chain) => {
+            const bounds = await blockBounds(request, chain, states.get(chain), cursor.upperBlocks[chain] as number)
+            if (bounds === undefined) return []
+            return store.listWalletTransfers({
+              chain,
+              address: request.address,
+              direction: request.direction,
+              before: cursor.positions[chain],
+              fromBlock: bounds.from,
+              toBlock: bounds.to,
+              types: request.types,
+              contractAddress: request.contractAddress,
+              limit: request.limit + 1,
+            })
+          }),
+      )
+      const merged = perChain.flat().sort(compareNewestFirst)
+      const hasMore = merged.length > request.limit
+      const transfers = merged.slice(0, request.limit)
+      const positions = { ...cursor.positions }
+      for (const t of transfers) positions[t.chain] = { blockNumber: t.blockNumber, txIndex: t.txIndex, seq: t.seq }
+      return {
+        transfers,
+        unavailableChains,
+        cursor: hasMore ? encodeCursor({ ...cursor, positions }) : null,
+        hasMore,
+      }
+    },
+  }
+}
+
+export type WalletHistory = ReturnType<typeof createWalletHistory>

@@ -1,0 +1,43 @@
+import { expect, test } from 'vitest'
+import { findChain } from '../config/chains.ts'
+import { WdsError } from '../lib/errors.ts'
+import { normalizeAddress, parseDateParam, parseDateRange } from './wallet-query.ts'
+
+const failure = (run: () => unknown) => {
+  try {
+    run()
+  } catch (error) {
+    if (error instanceof WdsError) return { code: error.code, param: error.param }
+    throw error
+  }
+  throw new Error('did not fail')
+}
+
+test('parseDateParam() reads dates as UTC days and date-times with their offset', () => {
+  expect(parseDateParam('2025-01-31', 'fromDate')).toEqual({ instant: new Date('2025-01-31T00:00:00Z'), dateOnly: true })
+  expect(parseDateParam('2025-01-31T12:00:00+02:00', 'fromDate')).toEqual({
+    instant: new Date('2025-01-31T10:00:00Z'),
+    dateOnly: false,
+  })
+  for (const bad of ['2025-02-30', '31/01/2025', '2025-01-31T12:00', 'today', '']) {
+    expect(failure(() => parseDateParam(bad, 'toDate'))).toEqual({ code: 'invalid_parameter', param: 'toDate' })
+  }
+})
+
+test('parseDateRange() makes a date-only toDate include its whole day and checks the range', () => {
+  expect(parseDateRange('2025-01-01', '2025-01-31')).toEqual({
+    fromDate: new Date('2025-01-01T00:00:00Z'),
+    toDateExclusive: new Date('2025-02-01T00:00:00Z'),
+  })
+  expect(parseDateRange(undefined, '2025-01-31T10:00:00Z').toDateExclusive).toEqual(new Date('2025-01-31T10:00:00.001Z'))
+  expect(parseDateRange('2025-01-01', '2026-01-01').fromDate).toBeDefined()
+  expect(failure(() => parseDateRange('2025-01-01', '2026-01-02'))).toEqual({ code: 'date_range_too_large', param: 'toDate' })
+  expect(failure(() => parseDateRange('2025-02-01', '2025-01-31'))).toEqual({ code: 'invalid_parameter', param: 'fromDate' })
+})
+
+test('normalizeAddress() lower-cases EVM addresses and names the parameter when malformed', () => {
+  const ethereum = findChain('ethereum')
+  if (ethereum === undefined) throw new Error('no ethereum')
+  expect(normalizeAddress(`0x${'AB'.repeat(20)}`, [ethereum])).toBe(`0x${'ab'.repeat(20)}`)
+  expect(failure(() => normalizeAddress('0x12', [ethereum], 'asset'))).toEqual({ code: 'invalid_address', param: 'asset' })
+})

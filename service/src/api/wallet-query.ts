@@ -1,0 +1,91 @@
+import { CHAINS, type ChainInfo, findChain, matchesAddressFormat } from '../config/chains.ts'
+import { WdsError } from '../lib/errors.ts'
+
+const DAY_MS = 86_400_000
+/** SPEC 8: fromDate and toDate at most 365 days apart. */
+export const MAX_DATE_RANGE_DAYS = 365
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
+
+/** A date parameter: a calendar date (UTC) or a date-time with its offset. */
+export type DateParam = { instant: Date; dateOnly: boolean }
+
+export function parseDateParam(value: string, param: string): DateParam {
+  const date = DATE.exec(value)
+  if (date !== null) {
+    const [, y, m, d] = date.map(Number) as [number, number, number, number]
+    const instant = new Date(Date.UTC(y, m - 1, d))
+    if (instant.getUTCFullYear() === y && instant.getUTCMonth() === m - 1 && instant.getUTCDate() === d) {
+      return { instant, dateOnly: true }
+    }
+  } else if (DATE_TIME.test(value)) {
+    const ms = Date.parse(value)
+    if (!Number.isNaN(ms)) return { instant: new Date(ms), dateOnly: false }
+  }
+  throw new WdsError(
+    'invalid_parameter',
+    `${param} must be an ISO 8601 date (2025-01-31) or date-time (2025-01-31T12:00:00Z), got "${value}"`,
+    { param },
+  )
+}
+
+/**
+ * fromDate/toDate as [from, toExclusive): a date-only toDate includes its whole day. The two may be at
+ * most 365 days apart, and fromDate may not be after toDate.
+ */
+export function parseDateRange(fromDate: string | undefined, toDate: string | undefined) {
+  const from = fromDate === undefined ? undefined : parseDateParam(fromDate, 'fromDate')
+  const to = toDate === undefined ? undefined : parseDateParam(toDate, 'toDate')
+  if (from !== undefined && to !== undefined) {
+    if (from.instant > to.instant) {
+      throw new WdsError('invalid_parameter', `fromDate (${fromDate}) is after toDate (${toDate})`, { param: 'fromDate' })
+    }
+    if (to.instant.getTime() - from.instant.getTime() > MAX_DATE_RANGE_DAYS * DAY_MS) {
+      throw new WdsError(
+        'date_range_too_large',
+        `fromDate and toDate may be at most ${MAX_DATE_RANGE_DAYS} days apart; ask for the history a year at a time`,
+        { param: 'toDate' },
+      )
+    }
+  }
+  const toDateExclusive = to === undefined ? undefined : new Date(to.instant.getTime() + (to.dateOnly ? DAY_MS : 1))
+  return { fromDate: from?.instant, toDateExclusive }
+}
+
+export function checkBlockRange(fromBlock: number | undefined, toBlock: number | undefined): void {
+  if (fromBlock !== undefined && toBlock !== undefined && fromBlock > toBlock) {
+    throw new WdsError('invalid_parameter', `fromBlock (${fromBlock}) is after toBlock (${toBlock})`, { param: 'fromBlock' })
+  }
+}
+
+/** The registry entry of a chain named by the caller, or 400 unknown_chain. */
+export function getChainParam(slug: string): ChainInfo {
+  const chain = findChain(slug)
+  if (chain === undefined) {
+    throw new WdsError('unknown_chain', `unknown chain "${slug}"; GET /v1/status/chains lists the 29 chains`, { param: 'chain' })
+  }
+  return chain
+}
+
+/** The address in its stored form for `chains` (lower-case where the format is case-insensitive), or 400 invalid_address. */
+export function normalizeAddress(address: string, chains: readonly ChainInfo[], param = 'address'): string {
+  const formats = chains.filter((chain) => matchesAddressFormat(chain, address))
+  if (formats.length === 0) {
+    const [only] = chains
+    const expected =
+      chains.length === 1 && only !== undefined
+        ? `a ${only.name} address (${only.address.name}, e.g. ${only.address.example})`
+        : 'an address of a supported chain'
+    throw new WdsError('invalid_address', `${param} "${address}" is not ${expected}`, { param })
+  }
+  return formats.some((chain) => chain.address.caseInsensitive) ? address.toLowerCase() : address
+}
+
+/**
+ * The chains an all-chains request reads: those with a configured source whose address format
+ * matches the address, in registry order.
+ */
+export function chainsForAddress(address: string, configuredChains: ReadonlySet<string>): ChainInfo[] {
+  return CHAINS.filter((chain) => configuredChains.has(chain.slug) && matchesAddressFormat(chain, address))
+}
