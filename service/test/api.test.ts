@@ -218,7 +218,7 @@ describe('operations', () => {
     expect(Object.keys(operation.responses)).toEqual(['200', '4XX', '5XX'])
     expect(document.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
     expect(document.paths['/metrics']).toBeUndefined()
-    for (const path of ['transfers', 'erc20-transfers', 'nft-transfers']) {
+    for (const path of ['transfers', 'erc20-transfers', 'nft-transfers', 'balances']) {
       expect(Object.keys(document.paths[`/v1/wallets/{address}/${path}`].get.responses)).toEqual(['200', '4XX', '5XX'])
     }
   })

@@ -32,6 +32,7 @@ test('GET /docs renders the OpenAPI document in a browser, offline', async () =>
     '/v1/wallets/{address}/transfers',
     '/v1/wallets/{address}/erc20-transfers',
     '/v1/wallets/{address}/nft-transfers',
+    '/v1/wallets/{address}/balances',
   ])
   expect(failed).toEqual([])
 })

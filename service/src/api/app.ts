@@ -4,9 +4,11 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
 import type { Config } from '../config/config.ts'
+import type { OpeningBalances } from '../ingestion/opening-balances.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
+import type { BalancesStore } from '../store/balances-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
 import type { Db } from '../store/db.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
@@ -14,8 +16,10 @@ import { createApiKeyAuth, findKeyInQuery, redactUrl } from './auth.ts'
 import { createMetrics } from './metrics.ts'
 import { handleError, sendProblem } from './problem.ts'
 import { systemRoutes } from './routes/system.ts'
+import { balanceRoutes } from './routes/v1/balances.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
+import { BALANCE_SCHEMAS } from './schemas/balances.ts'
 import { ChainStatusListSchema, ChainStatusSchema } from './schemas/chain-status.ts'
 import { ProblemSchema } from './schemas/problem.ts'
 import { TRANSFER_SCHEMAS } from './schemas/transfers.ts'
@@ -24,12 +28,19 @@ export type AppDeps = {
   config: Pick<Config, 'keyPrefix' | 'chains'>
   db: Db
   logger: Logger
-  stores: { accounts: AccountsStore; chainStates: ChainStatesStore; walletTransfers: WalletTransfersStore }
+  stores: {
+    accounts: AccountsStore
+    chainStates: ChainStatesStore
+    walletTransfers: WalletTransfersStore
+    balances: BalancesStore
+  }
+  /** Balances before a chain's indexed range, asked of its node (the one route that needs a chain). */
+  openingBalances: OpeningBalances
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({ config, db, logger, stores }: AppDeps) {
+export async function buildApp({ config, db, logger, stores, openingBalances }: AppDeps) {
   const configuredChains = new Set(Object.keys(config.chains))
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
   const app = Fastify({
@@ -89,7 +100,8 @@ export async function buildApp({ config, db, logger, stores }: AppDeps) {
     if (closing) reply.header('connection', 'close')
   })
 
-  for (const schema of [ProblemSchema, ChainStatusSchema, ChainStatusListSchema, ...TRANSFER_SCHEMAS]) app.addSchema(schema)
+  for (const schema of [ProblemSchema, ChainStatusSchema, ChainStatusListSchema, ...TRANSFER_SCHEMAS, ...BALANCE_SCHEMAS])
+    app.addSchema(schema)
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -112,6 +124,12 @@ export async function buildApp({ config, db, logger, stores }: AppDeps) {
       v1.addHook('onRequest', authenticate)
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
       await v1.register(walletRoutes, { store: stores.walletTransfers, configuredChains })
+      await v1.register(balanceRoutes, {
+        balances: stores.balances,
+        history: stores.walletTransfers,
+        openingBalances,
+        configuredChains,
+      })
     },
     { prefix: '/v1' },
   )

@@ -53,4 +53,11 @@ export type ChainSource = {
   /** Blocks `from`..`to` (inclusive), in order, each with its transfers. */
   fetchBlocks(from: number, to: number): Promise<ChainBlock[]>
   fetchTokenMetadata(contractAddresses: readonly string[]): Promise<TokenMetadata[]>
+  /**
+   * What the node says an address holds at a block: its native balance and, for each token contract,
+   * its token balance (0 where the contract did not exist yet or does not answer balanceOf).
+   */
+  fetchBalances(address: string, contractAddresses: readonly string[], blockNumber: number): Promise<Balances>
 }
+
+export type Balances = { readonly native: bigint; readonly tokens: ReadonlyMap<string, bigint> }

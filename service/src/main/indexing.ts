@@ -1,3 +1,4 @@
+import type { ChainSource } from '../chains/chain-source.ts'
 import { redact } from '../chains/evm/rpc-client.ts'
 import { ChainMismatchError, connectChainSource } from '../chains/sources.ts'
 import { findChain } from '../config/chains.ts'
@@ -87,5 +88,25 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
       controller.abort()
       await done
     },
+  }
+}
+
+/**
+ * The chain sources the API asks opening balances of, connected on first use (and again after a
+ * failure): the same checks as the indexers', with their own RPC clients.
+ */
+export function createSourceFinder(config: Pick<Config, 'chains'>, logger: Logger) {
+  const connected = new Map<string, Promise<ChainSource | undefined>>()
+  return (slug: string): Promise<ChainSource | undefined> => {
+    const chain = findChain(slug)
+    const source = config.chains[slug]
+    if (chain === undefined || source === undefined) return Promise.resolve(undefined)
+    let found = connected.get(slug)
+    if (found === undefined) {
+      found = connectChainSource(chain, { urls: source.urls, logger: logger.child({ chain: slug }) })
+      found.catch(() => connected.delete(slug))
+      connected.set(slug, found)
+    }
+    return found
   }
 }

@@ -1,12 +1,14 @@
 import { buildApp } from '../api/app.ts'
 import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
+import { createOpeningBalances } from '../ingestion/opening-balances.ts'
 import type { Logger } from '../lib/logger.ts'
 import { createAccountsStore } from '../store/accounts-store.ts'
+import { createBalancesStore } from '../store/balances-store.ts'
 import { createChainStatesStore } from '../store/chain-states-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { openDatabase } from './database.ts'
-import { startIndexing } from './indexing.ts'
+import { createSourceFinder, startIndexing } from './indexing.ts'
 
 const SHUTDOWN_TIMEOUT_MS = 15_000
 
@@ -19,6 +21,7 @@ export type ServiceRole = 'start' | 'serve'
  */
 export async function runService(config: Readonly<Config>, logger: Logger, role: ServiceRole): Promise<void> {
   const database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
+  const balances = createBalancesStore(database.db)
   const app = await buildApp({
     config,
     db: database.db,
@@ -27,7 +30,9 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       accounts: createAccountsStore(database.db),
       chainStates: createChainStatesStore(database.db),
       walletTransfers: createWalletTransfersStore(database.db),
+      balances,
     },
+    openingBalances: createOpeningBalances({ store: balances, findSource: createSourceFinder(config, logger) }),
   })
 
   const indexing = role === 'start' ? startIndexing({ config, db: database.createPool('wds-index', 6), logger }) : undefined

@@ -1,16 +1,21 @@
 import { Writable } from 'node:stream'
 import { buildApp } from '../../src/api/app.ts'
 import type { Config } from '../../src/config/config.ts'
+import { type BalanceSourceFinder, createOpeningBalances } from '../../src/ingestion/opening-balances.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { createKey } from '../../src/portal/keys.ts'
 import type { Tier } from '../../src/portal/tiers.ts'
 import { createAccountsStore } from '../../src/store/accounts-store.ts'
+import { createBalancesStore } from '../../src/store/balances-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
 import { createWalletTransfersStore } from '../../src/store/wallet-transfers-store.ts'
 import { createTestDatabase } from './database.ts'
 
 /** The real app on a database of its own, with its log lines kept for assertions. */
-export async function createTestApp(config: Partial<Pick<Config, 'keyPrefix' | 'chains'>> = {}) {
+export async function createTestApp(
+  config: Partial<Pick<Config, 'keyPrefix' | 'chains'>> = {},
+  { findSource = async () => undefined }: { findSource?: BalanceSourceFinder } = {},
+) {
   const database = await createTestDatabase()
   const logLines: Record<string, unknown>[] = []
   const sink = new Writable({
@@ -23,6 +28,7 @@ export async function createTestApp(config: Partial<Pick<Config, 'keyPrefix' | '
     accounts: createAccountsStore(database.db),
     chainStates: createChainStatesStore(database.db),
     walletTransfers: createWalletTransfersStore(database.db),
+    balances: createBalancesStore(database.db),
   }
   const keyPrefix = config.keyPrefix ?? 'wds'
   const app = await buildApp({
@@ -30,6 +36,7 @@ export async function createTestApp(config: Partial<Pick<Config, 'keyPrefix' | '
     db: database.db,
     logger: createLogger('info', sink),
     stores,
+    openingBalances: createOpeningBalances({ store: stores.balances, findSource }),
   })
   return {
     app,

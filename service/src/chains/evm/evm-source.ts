@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
-import type { BlockRef, ChainBlock, ChainSource, TokenMetadata, Transfer } from '../chain-source.ts'
+import type { Balances, BlockRef, ChainBlock, ChainSource, TokenMetadata, Transfer } from '../chain-source.ts'
 import {
+  bigQuantity,
   compareTransfers,
   decodeCallFrames,
   decodeParityTraces,
@@ -170,6 +171,23 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
       }
       checkAmounts(blocks, receipts)
       return assembleBlocks(blocks, receipts, traced)
+    },
+
+    async fetchBalances(address: string, contractAddresses: readonly string[], blockNumber: number): Promise<Balances> {
+      const block = hex(blockNumber)
+      const native = bigQuantity(await rpc.request<Hex>('eth_getBalance', [address, block]))
+      const tokens = new Map<string, bigint>()
+      // balanceOf(address): selector 0x70a08231 and the address as one 32-byte word
+      const data = `0x70a08231${address.slice(2).toLowerCase().padStart(64, '0')}`
+      for (const contract of contractAddresses) {
+        const answer = await rpc.request<Hex>('eth_call', [{ to: contract, data }, block]).catch((error: unknown) => {
+          if (isContractFailure(error)) return '0x' as Hex
+          throw error
+        })
+        // a contract not deployed yet answers "0x"; a longer answer's first word is the balance
+        tokens.set(contract, answer.length >= 66 ? BigInt(answer.slice(0, 66)) : 0n)
+      }
+      return { native, tokens }
     },
 
     async fetchTokenMetadata(contractAddresses: readonly string[]): Promise<TokenMetadata[]> {

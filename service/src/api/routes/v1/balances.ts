@@ -1,0 +1,237 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { CHAINS, type ChainInfo, findChain, toEnvSuffix } from '../../../config/chains.ts'
+import type { OpeningBalances } from '../../../ingestion/opening-balances.ts'
+import { formatUnits } from '../../../lib/decimal.ts'
+import { WdsError } from '../../../lib/errors.ts'
+import { type BalancesStore, NATIVE_ASSET } from '../../../store/balances-store.ts'
+import type { HistoryState, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
+import { findCurrency } from '../../currencies.ts'
+import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam } from '../../wallet-query.ts'
+
+export type BalanceRoutesOptions = {
+  balances: BalancesStore
+  history: WalletTransfersStore
+  openingBalances: OpeningBalances
+  configuredChains: ReadonlySet<string>
+}
+
+const DAY_MS = 86_400_000
+
+const BalancesQuery = Type.Object(
+  {
+    chain: Type.Optional(
+      Type.String({ description: 'Chain slug; omitted: every configured chain whose address format matches' }),
+    ),
+    includePrices: Type.Boolean({ default: false }),
+    currency: Type.Optional(Type.String({ description: 'Fiat currency for prices (ISO 4217), default USD' })),
+    atBlock: Type.Optional(Type.Integer({ minimum: 0, description: 'Balances at the end of this block (needs `chain`)' })),
+    atDate: Type.Optional(
+      Type.String({
+        description: 'Balances at the end of this UTC date (ISO 8601 date), or at this instant (date-time): period-end balances',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+type ChainBalances = {
+  asOf: { chain: string; blockNumber: number; timestamp: string }
+  balances: { chain: ChainInfo; asset: string; amount: bigint }[]
+}
+
+/**
+ * A wallet's native and ERC-20 balances: the opening balance the node reports just before the chain's
+ * indexed range, plus the indexed rows up to the block asked for. Zero balances are left out.
+ */
+export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (
+  app,
+  { balances, history, openingBalances, configuredChains },
+) => {
+  /** The block a chain's balances are of: atBlock, the last block of atDate, or the indexed head. */
+  async function asOfBlock(
+    chain: ChainInfo,
+    state: HistoryState & { indexedFrom: number; indexedBlock: number },
+    at: { block?: number | undefined; date?: { instant: Date; dateOnly: boolean } | undefined },
+  ): Promise<number> {
+    if (at.block !== undefined) {
+      if (at.block > state.indexedBlock) {
+        throw new WdsError(
+          'invalid_parameter',
+          `atBlock ${at.block} is above ${chain.name}'s indexed block ${state.indexedBlock}`,
+          {
+            param: 'atBlock',
+          },
+        )
+      }
+      if (at.block < state.indexedFrom) {
+        throw new WdsError(
+          'invalid_parameter',
+          `atBlock ${at.block} is before ${chain.name}'s indexed range (from block ${state.indexedFrom})`,
+          {
+            param: 'atBlock',
+          },
+        )
+      }
+      return at.block
+    }
+    if (at.date !== undefined) {
+      const end = new Date(at.date.instant.getTime() + (at.date.dateOnly ? DAY_MS : 1))
+      if (end.getTime() > Date.now() + DAY_MS) {
+        throw new WdsError('invalid_parameter', 'atDate is in the future', { param: 'atDate' })
+      }
+      const block = await history.findBlockByTime(chain.slug, end, 'before', { from: state.indexedFrom, to: state.indexedBlock })
+      if (block === undefined) {
+        throw new WdsError(
+          'invalid_parameter',
+          `atDate is before ${chain.name}'s indexed range (from block ${state.indexedFrom})`,
+          {
+            param: 'atDate',
+          },
+        )
+      }
+      return block
+    }
+    return state.indexedBlock
+  }
+
+  async function readChain(
+    chain: ChainInfo,
+    address: string,
+    state: HistoryState | undefined,
+    at: Parameters<typeof asOfBlock>[2],
+  ): Promise<ChainBalances> {
+    if (state?.indexedBlock == null || state.indexedFrom == null || !state.historyIndexed) {
+      throw new WdsError(
+        'chain_unavailable',
+        `${chain.name} (${chain.slug}) is still backfilling: balances are served once its first backfill reaches the head; see GET /v1/status/chains`,
+        { param: 'chain' },
+      )
+    }
+    const indexed = { ...state, indexedFrom: state.indexedFrom, indexedBlock: state.indexedBlock }
+    const blockNumber = await asOfBlock(chain, indexed, at)
+    // the opening balance is of the block before the indexed range (the genesis block when that is block 0)
+    const openingBlock = Math.max(0, state.indexedFrom - 1)
+    const movements = await balances.sumMovements(chain.slug, address, openingBlock, blockNumber)
+    // the tokens the wallet ever moved in the indexed range: one it held before and moves only later
+    // still has an opening balance now (a token held since before the range and never moved is not known)
+    const contracts = await balances.listTokensMoved(chain.slug, address)
+    const opening = await openingBalances.get(chain.slug, address, contracts, openingBlock)
+    const amounts = new Map<string, bigint>()
+    for (const asset of new Set([NATIVE_ASSET, ...contracts])) {
+      amounts.set(asset, (opening.get(asset) ?? 0n) + (movements.get(asset) ?? 0n))
+    }
+    const time = await balances.findBlockTime(chain.slug, blockNumber)
+    return {
+      asOf: { chain: chain.slug, blockNumber, timestamp: (time ?? new Date(0)).toISOString() },
+      balances: [...amounts].filter(([, amount]) => amount !== 0n).map(([asset, amount]) => ({ chain, asset, amount })),
+    }
+  }
+
+  app.get(
+    '/wallets/:address/balances',
+    {
+      schema: {
+        summary: "A wallet's balances",
+        description:
+          'Native and ERC-20 balances as exact decimal strings, at the indexed head or at `atBlock` / `atDate`; zero balances are left out. For an indexed chain each balance equals what the node answers (`eth_getBalance`, `balanceOf`) at the same block.',
+        tags: ['wallets'],
+        security: [{ apiKey: [] }],
+        params: Type.Object({ address: Type.String({ description: 'Wallet address; EVM addresses in any case' }) }),
+        querystring: BalancesQuery,
+        response: { 200: Type.Ref('BalanceList'), ...PROBLEM_RESPONSES },
+      },
+    },
+    async (request) => {
+      const q = request.query
+      const named = q.chain === undefined ? undefined : getChainParam(q.chain)
+      const address = normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
+      if (q.atBlock !== undefined && q.atDate !== undefined) {
+        throw new WdsError('invalid_parameter', 'give atBlock or atDate, not both', { param: 'atDate' })
+      }
+      if (q.atBlock !== undefined && named === undefined) {
+        throw new WdsError('invalid_parameter', 'atBlock is a block of one chain: give chain too', { param: 'atBlock' })
+      }
+      const at = { block: q.atBlock, date: q.atDate === undefined ? undefined : parseDateParam(q.atDate, 'atDate') }
+      const currency = q.currency === undefined ? 'USD' : findCurrency(q.currency)
+      if (currency === undefined) {
+        throw new WdsError(
+          'unsupported_currency',
+          `currency "${q.currency}" is not supported; GET /v1/fx/currencies lists the 36`,
+          {
+            param: 'currency',
+          },
+        )
+      }
+      if (named !== undefined && !configuredChains.has(named.slug)) {
+        throw new WdsError(
+          'chain_unavailable',
+          `${named.name} (${named.slug}) has no configured source on this service (WDS_RPC_${toEnvSuffix(named.slug)})`,
+          { param: 'chain' },
+        )
+      }
+      const chains = named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named]
+      const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
+
+      const results: ChainBalances[] = []
+      const unavailableChains: { chain: string; code: string }[] = []
+      await Promise.all(
+        chains.map(async (chain) => {
+          try {
+            results.push(await readChain(chain, address, states.get(chain.slug), at))
+          } catch (error) {
+            if (named !== undefined || !(error instanceof WdsError)) throw error
+            unavailableChains.push({ chain: chain.slug, code: error.code })
+          }
+        }),
+      )
+      const order = (slug: string) => CHAINS.findIndex((c) => c.slug === slug)
+      results.sort((a, b) => order(a.asOf.chain) - order(b.asOf.chain))
+      unavailableChains.sort((a, b) => order(a.chain) - order(b.chain))
+
+      const records = []
+      for (const result of results) {
+        const chain = findChain(result.asOf.chain) as ChainInfo
+        const tokens = await history.findTokens(
+          chain.slug,
+          result.balances.map((b) => b.asset).filter((asset) => asset !== NATIVE_ASSET),
+        )
+        const rows = result.balances.map(({ asset, amount }) => {
+          const native = asset === NATIVE_ASSET
+          const token = native ? undefined : tokens.get(asset)
+          const decimals = native ? chain.nativeAsset.decimals : (token?.decimals ?? null)
+          return {
+            chain: chain.slug,
+            chainId: chain.chainId,
+            type: native ? ('native' as const) : ('erc20' as const),
+            asset: native ? chain.nativeAsset.symbol : (token?.symbol ?? null),
+            name: native ? chain.nativeAsset.symbol : (token?.name ?? null),
+            contractAddress: native ? null : asset,
+            tokenDecimals: decimals,
+            balance: decimals === null ? amount.toString() : formatUnits(amount, decimals),
+          }
+        })
+        // the coin first, then tokens by symbol
+        rows.sort((a, b) => (a.type === b.type ? (a.asset ?? '~').localeCompare(b.asset ?? '~') : a.type === 'native' ? -1 : 1))
+        records.push(...rows)
+      }
+      // Market data is not indexed yet: every balance is unpriced (null, never 0) and totals are over priced ones only.
+      const ccy = currency.toLowerCase()
+      const pricing = !q.includePrices
+        ? {}
+        : currency === 'USD'
+          ? { price_usd: null, value_usd: null, priced: false }
+          : { price_usd: null, value_usd: null, [`price_${ccy}`]: null, [`value_${ccy}`]: null, priced: false }
+      return {
+        address,
+        chain: named?.slug ?? 'all',
+        ...(named === undefined ? { chains: chains.map((chain) => chain.slug), unavailableChains } : {}),
+        ...(q.includePrices ? { currency } : {}),
+        asOf: results.map((r) => r.asOf),
+        balances: records.map((record) => ({ ...record, ...pricing })),
+        ...(q.includePrices ? { total_value_usd: 0, ...(currency === 'USD' ? {} : { [`total_value_${ccy}`]: 0 }) } : {}),
+      }
+    },
+  )
+}
