@@ -1,3 +1,4 @@
+import { WdsError } from '../lib/errors.ts'
 /**
  * The 36 fiat currencies prices can be given in (SPEC 8 names the count, not the list): the euro, the
  * ECB's reference-rate currencies (BGN left them when Bulgaria joined the euro in 2026), and six Gulf
@@ -50,4 +51,15 @@ const SUPPORTED: ReadonlySet<string> = new Set(SUPPORTED_CURRENCIES)
 export function findCurrency(code: string): Currency | undefined {
   const upper = code.toUpperCase()
   return SUPPORTED.has(upper) ? (upper as Currency) : undefined
+}
+
+/** The `currency` parameter (default USD), or 400 unsupported_currency naming it. */
+export function getCurrencyParam(code: string | undefined): Currency {
+  const currency = code === undefined ? 'USD' : findCurrency(code)
+  if (currency === undefined) {
+    throw new WdsError('unsupported_currency', `currency "${code}" is not supported; GET /v1/fx/currencies lists the 36`, {
+      param: 'currency',
+    })
+  }
+  return currency
 }

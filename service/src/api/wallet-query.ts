@@ -1,4 +1,4 @@
-import { CHAINS, type ChainInfo, findChain, matchesAddressFormat } from '../config/chains.ts'
+import { CHAINS, type ChainInfo, findChain, matchesAddressFormat, toEnvSuffix } from '../config/chains.ts'
 import { WdsError } from '../lib/errors.ts'
 
 const DAY_MS = 86_400_000
@@ -88,4 +88,15 @@ export function normalizeAddress(address: string, chains: readonly ChainInfo[], 
  */
 export function chainsForAddress(address: string, configuredChains: ReadonlySet<string>): ChainInfo[] {
   return CHAINS.filter((chain) => configuredChains.has(chain.slug) && matchesAddressFormat(chain, address))
+}
+
+/** 503 chain_unavailable when the chain asked for by name has no configured source. */
+export function requireConfigured(chain: ChainInfo, configuredChains: ReadonlySet<string>): void {
+  if (!configuredChains.has(chain.slug)) {
+    throw new WdsError(
+      'chain_unavailable',
+      `${chain.name} (${chain.slug}) has no configured source on this service (WDS_${chain.source === 'rpc' ? 'RPC' : 'EXPLORER'}_${toEnvSuffix(chain.slug)})`,
+      { param: 'chain' },
+    )
+  }
 }

@@ -94,34 +94,54 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 
   async function post(url: string, body: unknown): Promise<unknown> {
     stats.requests++
-    const timeout = AbortSignal.timeout(timeoutMs)
-    let response: Response
+    // One controller per request, aborted by its timeout or by the client's signal; the listener on the
+    // long-lived client signal is removed when the request ends (AbortSignal.any would keep them around).
+    const controller = new AbortController()
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      controller.abort()
+    }, timeoutMs)
+    const onAbort = () => controller.abort()
+    signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
-      })
-    } catch (error) {
-      if (signal?.aborted) throw error
-      throw new TransportError(
-        timeout.aborted ? `no answer within ${timeoutMs} ms` : `connection failed: ${(error as Error).message}`,
-      )
-    }
-    let text: string
-    try {
-      text = await response.text()
-    } catch (error) {
-      throw new TransportError(`the answer broke off: ${(error as Error).message}`, undefined)
-    }
-    if (!response.ok) {
-      throw new TransportError(`HTTP ${response.status}`, response.status, parseRetryAfterMs(response.headers.get('retry-after')))
-    }
-    try {
-      return JSON.parse(text)
-    } catch {
-      throw new TransportError(`malformed JSON answer (${text.length} bytes)`)
+      let response: Response
+      try {
+        response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: controller.signal,
+        })
+      } catch (error) {
+        if (signal?.aborted) throw error
+        throw new TransportError(timedOut ? `no answer within ${timeoutMs} ms` : `connection failed: ${(error as Error).message}`)
+      }
+      let text: string
+      try {
+        text = await response.text()
+      } catch (error) {
+        if (signal?.aborted) throw error
+        throw new TransportError(
+          timedOut ? `no answer within ${timeoutMs} ms` : `the answer broke off: ${(error as Error).message}`,
+          undefined,
+        )
+      }
+      if (!response.ok) {
+        throw new TransportError(
+          `HTTP ${response.status}`,
+          response.status,
+          parseRetryAfterMs(response.headers.get('retry-after')),
+        )
+      }
+      try {
+        return JSON.parse(text)
+      } catch {
+        throw new TransportError(`malformed JSON answer (${text.length} bytes)`)
+      }
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
     }
   }
 

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { CHAINS, type ChainInfo, findChain, toEnvSuffix } from '../../../config/chains.ts'
+import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
 import type { OpeningBalances } from '../../../ingestion/opening-balances.ts'
 import { formatUnits } from '../../../lib/decimal.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import { type BalancesStore, NATIVE_ASSET } from '../../../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
-import { findCurrency } from '../../currencies.ts'
+import { getCurrencyParam } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam } from '../../wallet-query.ts'
+import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam, requireConfigured } from '../../wallet-query.ts'
 
 export type BalanceRoutesOptions = {
   balances: BalancesStore
@@ -154,23 +154,8 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
         throw new WdsError('invalid_parameter', 'atBlock is a block of one chain: give chain too', { param: 'atBlock' })
       }
       const at = { block: q.atBlock, date: q.atDate === undefined ? undefined : parseDateParam(q.atDate, 'atDate') }
-      const currency = q.currency === undefined ? 'USD' : findCurrency(q.currency)
-      if (currency === undefined) {
-        throw new WdsError(
-          'unsupported_currency',
-          `currency "${q.currency}" is not supported; GET /v1/fx/currencies lists the 36`,
-          {
-            param: 'currency',
-          },
-        )
-      }
-      if (named !== undefined && !configuredChains.has(named.slug)) {
-        throw new WdsError(
-          'chain_unavailable',
-          `${named.name} (${named.slug}) has no configured source on this service (WDS_RPC_${toEnvSuffix(named.slug)})`,
-          { param: 'chain' },
-        )
-      }
+      const currency = getCurrencyParam(q.currency)
+      if (named !== undefined) requireConfigured(named, configuredChains)
       const chains = named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named]
       const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
 

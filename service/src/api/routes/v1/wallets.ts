@@ -1,14 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { CHAINS, type ChainInfo, findChain, toEnvSuffix } from '../../../config/chains.ts'
+import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
 import { formatUnits } from '../../../lib/decimal.ts'
-import { WdsError } from '../../../lib/errors.ts'
 import type { StoredTransfer, TokenInfo, TransferType, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
-import { findCurrency } from '../../currencies.ts'
+import { getCurrencyParam } from '../../currencies.ts'
 import { hashQuery } from '../../cursor.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { createWalletHistory, type HistoryPage } from '../../wallet-history.ts'
-import { chainsForAddress, checkBlockRange, getChainParam, normalizeAddress, parseDateRange } from '../../wallet-query.ts'
+import {
+  chainsForAddress,
+  checkBlockRange,
+  getChainParam,
+  normalizeAddress,
+  parseDateRange,
+  requireConfigured,
+} from '../../wallet-query.ts'
 
 export type WalletRoutesOptions = { store: WalletTransfersStore; configuredChains: ReadonlySet<string> }
 
@@ -57,16 +63,6 @@ const directionOf = (t: StoredTransfer, address: string) => (t.type === 'fee' ||
 export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { store, configuredChains }) => {
   const history = createWalletHistory({ store })
 
-  function requireConfigured(chain: ChainInfo): void {
-    if (!configuredChains.has(chain.slug)) {
-      throw new WdsError(
-        'chain_unavailable',
-        `${chain.name} (${chain.slug}) has no configured source on this service (WDS_${chain.source === 'rpc' ? 'RPC' : 'EXPLORER'}_${toEnvSuffix(chain.slug)})`,
-        { param: 'chain' },
-      )
-    }
-  }
-
   /** Token metadata for the records of a page, by chain and contract. */
   async function tokensOf(page: HistoryPage): Promise<Map<string, TokenInfo>> {
     const byChain = new Map<string, Set<string>>()
@@ -102,7 +98,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
     const contractAddress =
       query.contractAddress === undefined ? undefined : normalizeAddress(query.contractAddress, [chain], 'contractAddress')
     const dates = parseDateRange(query.fromDate, query.toDate)
-    requireConfigured(chain)
+    requireConfigured(chain, configuredChains)
     const page = await history.readPage({
       address,
       chains: [chain.slug],
@@ -152,17 +148,8 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
           : q.asset.toLowerCase() === 'native'
             ? 'native'
             : normalizeAddress(q.asset, scope, 'asset')
-      const currency = q.currency === undefined ? 'USD' : findCurrency(q.currency)
-      if (currency === undefined) {
-        throw new WdsError(
-          'unsupported_currency',
-          `currency "${q.currency}" is not supported; GET /v1/fx/currencies lists the 36`,
-          {
-            param: 'currency',
-          },
-        )
-      }
-      if (named !== undefined) requireConfigured(named)
+      const currency = getCurrencyParam(q.currency)
+      if (named !== undefined) requireConfigured(named, configuredChains)
       const chains = named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named]
 
       const coinTypes: TransferType[] = q.includeFees ? ['native', 'internal', 'fee'] : ['native', 'internal']
