@@ -58,6 +58,19 @@ const TokenTransfersQuery = Type.Object(
   { additionalProperties: false },
 )
 
+/** The fields every token transfer record shares (serialised in the order of its schema). */
+const tokenRecord = (t: StoredTransfer, chain: ChainInfo) => ({
+  chain: t.chain,
+  chainId: chain.chainId,
+  txHash: t.txHash,
+  blockNumber: t.blockNumber,
+  logIndex: t.logIndex as number,
+  timestamp: t.blockTime.toISOString(),
+  from: t.from,
+  to: t.to as string,
+  contractAddress: t.contractAddress as string,
+})
+
 const directionOf = (t: StoredTransfer, address: string) => (t.type === 'fee' || t.from === address ? 'out' : 'in')
 
 export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { store, configuredChains }) => {
@@ -250,15 +263,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         const token = tokens.get(`${t.chain}:${t.contractAddress}`)
         const decimals = token?.decimals ?? null
         return {
-          chain: t.chain,
-          chainId: chain.chainId,
-          txHash: t.txHash,
-          blockNumber: t.blockNumber,
-          logIndex: t.logIndex as number,
-          timestamp: t.blockTime.toISOString(),
-          from: t.from,
-          to: t.to as string,
-          contractAddress: t.contractAddress as string,
+          ...tokenRecord(t, chain),
           tokenSymbol: token?.symbol ?? null,
           tokenDecimals: decimals,
           value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
@@ -293,16 +298,8 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       const transfers = page.transfers.map((t) => {
         const token = tokens.get(`${t.chain}:${t.contractAddress}`)
         return {
-          chain: t.chain,
-          chainId: chain.chainId,
-          txHash: t.txHash,
-          blockNumber: t.blockNumber,
-          logIndex: t.logIndex as number,
+          ...tokenRecord(t, chain),
           batchIndex: t.batchIndex ?? 0,
-          timestamp: t.blockTime.toISOString(),
-          from: t.from,
-          to: t.to as string,
-          contractAddress: t.contractAddress as string,
           tokenId: t.tokenId as string,
           tokenStandard: t.type as 'erc721' | 'erc1155',
           amount: t.value,
