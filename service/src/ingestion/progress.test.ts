@@ -35,15 +35,26 @@ test('log lines carry blocks/s, transfers/s and the ETA to the head', () => {
   ])
 })
 
-test('on a terminal, a bar with the same figures, ending its line at the head', () => {
+test('on a terminal, a bar per chain with the same figures, redrawn in place', () => {
   vi.useFakeTimers({ now: 1_000_000 })
   let written = ''
   const tty = { write: (text: string) => (written += text) } as unknown as NodeJS.WriteStream
   const progress = createProgressReporter({ logger: createLogger('silent'), tty })
   progress.report({ chain: 'ethereum', indexedBlock: 0, headBlock: 100, blocks: 0, transfers: 0 })
+  progress.report({ chain: 'base', indexedBlock: 0, headBlock: 10, blocks: 0, transfers: 0 })
   vi.setSystemTime(1_002_000)
   progress.report({ chain: 'ethereum', indexedBlock: 100, headBlock: 100, blocks: 100, transfers: 400 })
   vi.useRealTimers()
-  const last = written.split('\r').at(-1) ?? ''
-  expect(last).toMatch(/^ethereum\s+█{30} 100\.0% {2}block 100\/100 {2}50 blocks\/s {2}200 transfers\/s {2}ETA 0s\s+\n$/)
+  // what the terminal shows: replay the cursor-up moves over the lines written
+  const screen: string[] = []
+  let row = 0
+  for (const part of written.split(/(\x1b\[\d+A\r|\x1b\[2K|\n)/).filter(Boolean)) {
+    const up = /^\x1b\[(\d+)A\r$/.exec(part)
+    if (up) row -= Number(up[1])
+    else if (part === '\n') row++
+    else if (part !== '\x1b[2K') screen[row] = part
+  }
+  expect(screen).toHaveLength(2)
+  expect(screen[0]).toMatch(/^ethereum\s+█{30} 100\.0% {2}block 100\/100 {2}50 blocks\/s {2}200 transfers\/s {2}ETA 0s$/)
+  expect(screen[1]).toMatch(/^base\s+░{30} {3}0\.0% {2}block 0\/10 {2}0 blocks\/s {2}0 transfers\/s {2}ETA \?s$/)
 })

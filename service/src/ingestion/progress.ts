@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 export type ProgressSnapshot = { chain: string; indexedBlock: number; headBlock: number; blocks: number; transfers: number }
 
 /**
- * Backfill progress: a bar on a terminal, a log line every `intervalMs` otherwise.
+ * Backfill progress: a bar per chain on a terminal, a log line every `intervalMs` otherwise.
  * Rates are since the chain's first report (the first range starts the clock): blocks/s,
  * transfers/s and the ETA to the head.
  */
@@ -11,6 +11,9 @@ export function createProgressReporter(options: { logger: Logger; tty?: NodeJS.W
   const { logger, tty, intervalMs = 10_000 } = options
   const started = new Map<string, { at: number; block: number; blocks: number; transfers: number }>()
   const lastReport = new Map<string, number>()
+  /** Terminal mode: the latest line of each chain, and how many lines are on screen. */
+  const lines = new Map<string, string>()
+  let drawn = 0
 
   return {
     report(snapshot: ProgressSnapshot, force = false) {
@@ -35,11 +38,14 @@ export function createProgressReporter(options: { logger: Logger; tty?: NodeJS.W
         const done = Math.min(1, (snapshot.indexedBlock - start.block) / total)
         const width = 30
         const bar = '█'.repeat(Math.round(done * width)).padEnd(width, '░')
-        tty.write(
-          `\r${snapshot.chain.padEnd(14)} ${bar} ${(done * 100).toFixed(1).padStart(5)}%  block ${snapshot.indexedBlock}/${snapshot.headBlock}  ` +
-            `${Math.round(blocksPerSecond)} blocks/s  ${Math.round(transfersPerSecond)} transfers/s  ETA ${etaSeconds ?? '?'}s   `,
+        lines.set(
+          snapshot.chain,
+          `${snapshot.chain.padEnd(14)} ${bar} ${(done * 100).toFixed(1).padStart(5)}%  block ${snapshot.indexedBlock}/${snapshot.headBlock}  ` +
+            `${Math.round(blocksPerSecond)} blocks/s  ${Math.round(transfersPerSecond)} transfers/s  ETA ${etaSeconds ?? '?'}s`,
         )
-        if (remaining === 0) tty.write('\n')
+        // one line per chain, redrawn in place: up over the lines drawn before, then each line cleared and written
+        tty.write(`${drawn > 0 ? `\x1b[${drawn}A\r` : ''}${[...lines.values()].map((line) => `\x1b[2K${line}\n`).join('')}`)
+        drawn = lines.size
         return
       }
       logger.info(
