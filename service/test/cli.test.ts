@@ -86,6 +86,14 @@ describe('wds start, with the CLI beside it on the embedded database', () => {
     expect([after.status, ((await after.json()) as { code: string }).code]).toEqual([401, 'revoked_api_key'])
   })
 
+  test('the bundled ECB history is loaded on first start, so FX rates answer offline', async () => {
+    expect(service.output()).toContain('"rows":217555,"fixing_days":6983')
+    const created = await runCli(['keys', 'create', '--email', 'fx@example.com', '--tier', 'pro', '--json'], env)
+    const { key } = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
+    const answer = await fetch(`${service.url}/v1/fx/rate?from=EUR&to=USD&date=2024-02-29`, { headers: { 'X-API-Key': key } })
+    expect(await answer.json()).toMatchObject({ rate: 1.0826, rateDate: '2024-02-29', carriedForward: false })
+  })
+
   test('admin errors are clear and exit non-zero', async () => {
     expect(await runCli(['keys', 'create', '--email', 'b@example.com', '--tier', 'gold'], env)).toMatchObject({
       code: 2,

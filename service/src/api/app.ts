@@ -11,16 +11,19 @@ import type { AccountsStore } from '../store/accounts-store.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
 import type { Db } from '../store/db.ts'
+import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { createApiKeyAuth, findKeyInQuery, redactUrl } from './auth.ts'
 import { createMetrics } from './metrics.ts'
 import { handleError, sendProblem } from './problem.ts'
 import { systemRoutes } from './routes/system.ts'
 import { balanceRoutes } from './routes/v1/balances.ts'
+import { fxRoutes } from './routes/v1/fx.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
 import { BALANCE_SCHEMAS } from './schemas/balances.ts'
 import { ChainStatusListSchema, ChainStatusSchema } from './schemas/chain-status.ts'
+import { FX_SCHEMAS } from './schemas/fx.ts'
 import { ProblemSchema } from './schemas/problem.ts'
 import { TRANSFER_SCHEMAS } from './schemas/transfers.ts'
 
@@ -33,6 +36,7 @@ export type AppDeps = {
     chainStates: ChainStatesStore
     walletTransfers: WalletTransfersStore
     balances: BalancesStore
+    fxRates: FxRatesStore
   }
   /** Balances before a chain's indexed range, asked of its node (the one route that needs a chain). */
   openingBalances: OpeningBalances
@@ -100,7 +104,14 @@ export async function buildApp({ config, db, logger, stores, openingBalances }: 
     if (closing) reply.header('connection', 'close')
   })
 
-  for (const schema of [ProblemSchema, ChainStatusSchema, ChainStatusListSchema, ...TRANSFER_SCHEMAS, ...BALANCE_SCHEMAS])
+  for (const schema of [
+    ProblemSchema,
+    ChainStatusSchema,
+    ChainStatusListSchema,
+    ...TRANSFER_SCHEMAS,
+    ...BALANCE_SCHEMAS,
+    ...FX_SCHEMAS,
+  ])
     app.addSchema(schema)
   await app.register(swagger, {
     openapi: {
@@ -130,6 +141,7 @@ export async function buildApp({ config, db, logger, stores, openingBalances }: 
         openingBalances,
         configuredChains,
       })
+      await v1.register(fxRoutes, { store: stores.fxRates })
     },
     { prefix: '/v1' },
   )

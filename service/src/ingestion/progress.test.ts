@@ -48,11 +48,12 @@ test('on a terminal, a bar per chain with the same figures, redrawn in place', (
   // what the terminal shows: replay the cursor-up moves over the lines written
   const screen: string[] = []
   let row = 0
-  for (const part of written.split(/(\x1b\[\d+A\r|\x1b\[2K|\n)/).filter(Boolean)) {
-    const up = /^\x1b\[(\d+)A\r$/.exec(part)
+  const visible = written.replaceAll('\u001b', '~') // the escape character, spelled out for the patterns below
+  for (const part of visible.split(/(~\[\d+A\r|~\[2K|\n)/).filter(Boolean)) {
+    const up = /^~\[(\d+)A\r$/.exec(part)
     if (up) row -= Number(up[1])
     else if (part === '\n') row++
-    else if (part !== '\x1b[2K') screen[row] = part
+    else if (part !== '~[2K') screen[row] = part
   }
   expect(screen).toHaveLength(2)
   expect(screen[0]).toMatch(/^ethereum\s+█{30} 100\.0% {2}block 100\/100 {2}50 blocks\/s {2}200 transfers\/s {2}ETA 0s$/)

@@ -6,9 +6,11 @@ import { type Config, ConfigError, loadConfig } from '../config/config.ts'
 import { createProgressReporter } from '../ingestion/progress.ts'
 import { WdsError } from '../lib/errors.ts'
 import { createLogger, type Logger } from '../lib/logger.ts'
+import { ECB_HISTORY_URL, syncEcbRates } from '../market/ecb-sync.ts'
 import { createKey } from '../portal/keys.ts'
 import { isTier, TIER_MARKERS } from '../portal/tiers.ts'
 import { type ApiKeyRecord, createAccountsStore } from '../store/accounts-store.ts'
+import { createFxRatesStore } from '../store/fx-rates-store.ts'
 import { openDatabase } from './database.ts'
 import { startIndexing } from './indexing.ts'
 import { runService } from './service.ts'
@@ -26,6 +28,8 @@ const USAGE = `Usage: wds <command>
   keys list [--email E] [--json]
                                 list keys: id, account, tier, hint, created, last used, revoked
   keys revoke ID                revoke a key, at once and for good
+  market sync [--url URL]       fetch the ECB's euro reference rates (default: the full history,
+                                ${ECB_HISTORY_URL}) and upsert them
 
 Configuration comes from the environment (and ./wds.config.json); see the README.`
 
@@ -61,6 +65,8 @@ async function main(argv: string[]): Promise<number> {
       return runKeys(config, sub, rest)
     case 'index':
       return runIndex(config, argv.slice(1))
+    case 'market':
+      return runMarket(config, sub, rest)
     default:
       throw new UsageError(`unknown command "${command}"`)
   }
@@ -125,6 +131,24 @@ async function runKeys(config: Readonly<Config>, sub: string | undefined, args: 
       throw new UsageError(
         sub === undefined ? 'keys needs a subcommand: create, list or revoke' : `unknown keys subcommand "${sub}"`,
       )
+  }
+}
+
+async function runMarket(config: Readonly<Config>, sub: string | undefined, args: string[]): Promise<number> {
+  if (sub !== 'sync') {
+    throw new UsageError(sub === undefined ? 'market needs a subcommand: sync' : `unknown market subcommand "${sub}"`)
+  }
+  const { values } = parse(args, { url: { type: 'string' } })
+  const logger = createLogger(config.logLevel ?? 'warn', process.stderr)
+  const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-market' })
+  try {
+    const result = await syncEcbRates({ store: createFxRatesStore(database.db), logger, url: values.url ?? ECB_HISTORY_URL })
+    process.stdout.write(
+      `Synced ${result.rows} ECB rates of ${result.fixingDays} fixing days (${result.firstDate} … ${result.lastDate}) from ${result.url}\n`,
+    )
+    return 0
+  } finally {
+    await database.close()
   }
 }
 

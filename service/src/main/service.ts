@@ -3,9 +3,11 @@ import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createOpeningBalances } from '../ingestion/opening-balances.ts'
 import type { Logger } from '../lib/logger.ts'
+import { loadBundledFxRates } from '../market/bundled-fx-rates.ts'
 import { createAccountsStore } from '../store/accounts-store.ts'
 import { createBalancesStore } from '../store/balances-store.ts'
 import { createChainStatesStore } from '../store/chain-states-store.ts'
+import { createFxRatesStore } from '../store/fx-rates-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { openDatabase } from './database.ts'
 import { createSourceFinder, startIndexing } from './indexing.ts'
@@ -22,6 +24,9 @@ export type ServiceRole = 'start' | 'serve'
 export async function runService(config: Readonly<Config>, logger: Logger, role: ServiceRole): Promise<void> {
   const database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
   const balances = createBalancesStore(database.db)
+  const fxRates = createFxRatesStore(database.db)
+  // FX answers offline: the bundled ECB history goes in on first start (an empty fx_rates table).
+  await loadBundledFxRates(fxRates, logger)
   const app = await buildApp({
     config,
     db: database.db,
@@ -31,6 +36,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       chainStates: createChainStatesStore(database.db),
       walletTransfers: createWalletTransfersStore(database.db),
       balances,
+      fxRates,
     },
     openingBalances: createOpeningBalances({ store: balances, findSource: createSourceFinder(config, logger) }),
   })

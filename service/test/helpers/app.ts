@@ -8,6 +8,7 @@ import type { Tier } from '../../src/portal/tiers.ts'
 import { createAccountsStore } from '../../src/store/accounts-store.ts'
 import { createBalancesStore } from '../../src/store/balances-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
+import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
 import { createWalletTransfersStore } from '../../src/store/wallet-transfers-store.ts'
 import { createTestDatabase } from './database.ts'
 
@@ -29,6 +30,7 @@ export async function createTestApp(
     chainStates: createChainStatesStore(database.db),
     walletTransfers: createWalletTransfersStore(database.db),
     balances: createBalancesStore(database.db),
+    fxRates: createFxRatesStore(database.db),
   }
   const keyPrefix = config.keyPrefix ?? 'wds'
   const app = await buildApp({
