@@ -48,6 +48,7 @@ export function findCrossRate(from: string, to: string, day: FixingDay): number 
 
 /** The sources a pair's rate comes from, as the `source` field names them. */
 export function describeSource(from: string, to: string): string {
+  if (from === to) return 'identity: a currency in itself is 1'
   const pegs = [from, to].map(findUsdPeg).filter((peg) => peg !== undefined)
   const named = pegs.filter((peg, i) => pegs.findIndex((p) => p.currency === peg.currency) === i).map(describePeg)
   return isDollarPair(from, to) ? named.join('; ') : [ECB_SOURCE, ...named].join('; ')
