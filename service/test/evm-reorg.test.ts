@@ -34,7 +34,12 @@ const pay = (from: number, to: number, wei: bigint) => ({
   to: accounts[to],
   value: `0x${wei.toString(16)}`,
 })
-const send = (from: number, to: number, wei: bigint) => anvil.rpc('eth_sendTransaction', [pay(from, to, wei)])
+/** Sends a payment and waits until it is mined (anvil may answer the hash a moment before). */
+async function send(from: number, to: number, wei: bigint) {
+  const hash = await anvil.rpc<string>('eth_sendTransaction', [pay(from, to, wei)])
+  while ((await anvil.rpc('eth_getTransactionReceipt', [hash])) === null) {}
+  return hash
+}
 
 function indexer(options: { stopAtHead: boolean }) {
   return createIndexer({

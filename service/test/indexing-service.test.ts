@@ -99,7 +99,11 @@ describe('wds start indexes every configured chain at once, each independent of 
   test('follows the head: a new block is indexed within seconds, and /metrics says so', async () => {
     const [from, to] = await ethereum.rpc<string[]>('eth_accounts')
     const hash = await ethereum.rpc<string>('eth_sendTransaction', [{ from, to, value: '0x2a' }])
-    const head = await headOf(ethereum)
+    // anvil may answer the hash before it has mined the block: the receipt says which block holds it
+    let receipt: { blockNumber: string } | null = null
+    while (receipt === null) receipt = await ethereum.rpc<{ blockNumber: string } | null>('eth_getTransactionReceipt', [hash])
+    const head = Number(receipt.blockNumber)
+    expect(await headOf(ethereum)).toBe(head)
     await expect.poll(async () => (await statuses()).ethereum?.indexedBlock, { timeout: 15_000 }).toBe(head)
     const rows = await readTransfers(database.db, 'ethereum')
     expect(rows.filter((r) => r.txHash === hash).map((r) => [r.type, r.value])).toEqual([

