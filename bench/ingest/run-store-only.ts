@@ -1,12 +1,10 @@
-import type { Logger } from 'pino'
 import type { ChainBlock } from '../../service/src/chains/chain-source.ts'
 import { createEvmSource } from '../../service/src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../../service/src/chains/evm/rpc-client.ts'
 import { createTransfersStore } from '../../service/src/store/transfers-store.ts'
-import type { ChainMeta } from '../generate-chain.ts'
-import { type CpuGroups, cpuBetween, takeCpuSnapshot } from './cpu-usage.ts'
-import { type BenchPostgres, describeTransfers } from './database.ts'
-import { CHAIN, PARTITION, round } from './run-indexer.ts'
+import { cpuBetween, takeCpuSnapshot } from './cpu-usage.ts'
+import { describeTransfers } from './database.ts'
+import { CHAIN, type IndexerRunOptions, PARTITION, round } from './run-indexer.ts'
 
 /**
  * (v) The indexer's write side alone: every range's blocks, already fetched and decoded (in memory),
@@ -14,15 +12,7 @@ import { CHAIN, PARTITION, round } from './run-indexer.ts'
  * order). Twice: with every index, as in production; and without the two address indexes, built
  * once at the end (what the indexer does in a chain's first backfill).
  */
-export type StoreOnlyOptions = {
-  rpcUrl: string
-  postgres: BenchPostgres
-  meta: ChainMeta
-  logger: Logger
-  cpuGroups: CpuGroups
-  rangeSize: number
-  database: string
-}
+export type StoreOnlyOptions = Omit<IndexerRunOptions, 'rangesInFlight' | 'profile'>
 
 async function fetchAllRanges(options: StoreOnlyOptions): Promise<ChainBlock[][]> {
   const source = createEvmSource({

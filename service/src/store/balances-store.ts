@@ -9,28 +9,23 @@ export const NATIVE_ASSET = ''
  */
 export function createBalancesStore(db: Db) {
   return {
-    /** Net movement per asset of `address` in blocks (`afterBlock`, `atBlock`]. */
+    /**
+     * Net movement per asset of `address` in blocks (`afterBlock`, `atBlock`], read in one scan of its
+     * rows after `afterBlock`: every ERC-20 it moved anywhere in the indexed range is listed, with 0
+     * when it moved only after `atBlock` (it may still hold an opening balance of it).
+     */
     async sumMovements(chain: string, address: string, afterBlock: number, atBlock: number): Promise<Map<string, bigint>> {
       const { rows } = await db.query<{ asset: string; net: string }>(
         `SELECT CASE WHEN type = 'erc20' THEN contract_address ELSE '' END AS asset,
-                (sum(CASE WHEN to_address = $2 THEN value ELSE 0 END) - sum(CASE WHEN from_address = $2 THEN value ELSE 0 END))::text AS net
+                (coalesce(sum(value) FILTER (WHERE to_address = $2 AND block_number <= $4), 0)
+                 - coalesce(sum(value) FILTER (WHERE from_address = $2 AND block_number <= $4), 0))::text AS net
            FROM transfers
           WHERE chain = $1 AND (from_address = $2 OR to_address = $2)
-            AND type IN ('native', 'internal', 'fee', 'erc20') AND block_number > $3 AND block_number <= $4
+            AND type IN ('native', 'internal', 'fee', 'erc20') AND block_number > $3
           GROUP BY 1`,
         [chain, address, afterBlock, atBlock],
       )
       return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
-    },
-
-    /** Every ERC-20 contract `address` sent or received in the chain's indexed rows. */
-    async listTokensMoved(chain: string, address: string): Promise<string[]> {
-      const { rows } = await db.query<{ contract_address: string }>(
-        `SELECT DISTINCT contract_address FROM transfers
-          WHERE chain = $1 AND (from_address = $2 OR to_address = $2) AND type = 'erc20'`,
-        [chain, address],
-      )
-      return rows.map((r) => r.contract_address)
     },
 
     async findOpeningBalances(chain: string, address: string): Promise<Map<string, { blockNumber: number; balance: bigint }>> {
@@ -49,15 +44,6 @@ export function createBalancesStore(db: Db) {
          ON CONFLICT (chain, address, asset) DO UPDATE SET block_number = $3, balance = EXCLUDED.balance, fetched_at = now()`,
         [chain, address, blockNumber, [...balances.keys()], [...balances.values()].map(String)],
       )
-    },
-
-    /** The timestamp of a stored block. */
-    async findBlockTime(chain: string, blockNumber: number): Promise<Date | undefined> {
-      const { rows } = await db.query<{ timestamp: Date }>('SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2', [
-        chain,
-        blockNumber,
-      ])
-      return rows[0]?.timestamp
     },
   }
 }

@@ -62,7 +62,18 @@ const ORDER = 'block_number DESC, tx_index DESC, seq DESC'
  * to oneself is read from the sending side only, so it appears once.
  */
 export function createWalletTransfersStore(db: Db) {
+  /** The timestamp of a stored block. */
+  async function findBlockTime(chain: string, blockNumber: number): Promise<Date | undefined> {
+    const { rows } = await db.query<{ timestamp: Date }>('SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2', [
+      chain,
+      blockNumber,
+    ])
+    return rows[0]?.timestamp
+  }
+
   return {
+    findBlockTime,
+
     async listWalletTransfers(query: WalletTransfersQuery): Promise<StoredTransfer[]> {
       const { chain, address, direction, before, fromBlock, toBlock, types, contractAddress, limit } = query
       const params: unknown[] = [chain, address, limit]
@@ -124,19 +135,12 @@ export function createWalletTransfersStore(db: Db) {
       side: 'atOrAfter' | 'before',
       range: { from: number; to: number },
     ): Promise<number | undefined> {
-      const timeOf = async (number: number) => {
-        const { rows } = await db.query<{ timestamp: Date }>('SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2', [
-          chain,
-          number,
-        ])
-        return rows[0]?.timestamp.getTime()
-      }
       // The first block whose time is >= `time`, in [from, to + 1] (to + 1: none).
       let low = range.from
       let high = range.to + 1
       while (low < high) {
         const middle = Math.floor((low + high) / 2)
-        const at = await timeOf(middle)
+        const at = (await findBlockTime(chain, middle))?.getTime()
         if (at === undefined || at >= time.getTime()) high = middle
         else low = middle + 1
       }

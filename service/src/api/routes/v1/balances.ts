@@ -113,16 +113,16 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
     const blockNumber = await asOfBlock(chain, indexed, at)
     // the opening balance is of the block before the indexed range (the genesis block when that is block 0)
     const openingBlock = Math.max(0, state.indexedFrom - 1)
+    // every token the wallet moved in the indexed range, also after this block: one it held before and
+    // moves only later still has an opening balance now (a token held since before and never moved is not known)
     const movements = await balances.sumMovements(chain.slug, address, openingBlock, blockNumber)
-    // the tokens the wallet ever moved in the indexed range: one it held before and moves only later
-    // still has an opening balance now (a token held since before the range and never moved is not known)
-    const contracts = await balances.listTokensMoved(chain.slug, address)
+    const contracts = [...movements.keys()].filter((asset) => asset !== NATIVE_ASSET)
     const opening = await openingBalances.get(chain.slug, address, contracts, openingBlock)
     const amounts = new Map<string, bigint>()
     for (const asset of new Set([NATIVE_ASSET, ...contracts])) {
       amounts.set(asset, (opening.get(asset) ?? 0n) + (movements.get(asset) ?? 0n))
     }
-    const time = await balances.findBlockTime(chain.slug, blockNumber)
+    const time = await history.findBlockTime(chain.slug, blockNumber)
     return {
       asOf: { chain: chain.slug, blockNumber, timestamp: (time ?? new Date(0)).toISOString() },
       balances: [...amounts].filter(([, amount]) => amount !== 0n).map(([asset, amount]) => ({ chain, asset, amount })),
