@@ -7,6 +7,7 @@ import type { Config } from '../config/config.ts'
 import type { OpeningBalances } from '../ingestion/opening-balances.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { Pricer } from '../market/pricer.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
@@ -19,11 +20,13 @@ import { handleError, sendProblem } from './problem.ts'
 import { systemRoutes } from './routes/system.ts'
 import { balanceRoutes } from './routes/v1/balances.ts'
 import { fxRoutes } from './routes/v1/fx.ts'
+import { priceRoutes } from './routes/v1/prices.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
 import { BALANCE_SCHEMAS } from './schemas/balances.ts'
 import { ChainStatusListSchema, ChainStatusSchema } from './schemas/chain-status.ts'
 import { FX_SCHEMAS } from './schemas/fx.ts'
+import { PRICE_SCHEMAS } from './schemas/prices.ts'
 import { ProblemSchema } from './schemas/problem.ts'
 import { TRANSFER_SCHEMAS } from './schemas/transfers.ts'
 
@@ -40,11 +43,13 @@ export type AppDeps = {
   }
   /** Balances before a chain's indexed range, asked of its node (the one route that needs a chain). */
   openingBalances: OpeningBalances
+  /** Asset prices by symbol and day, in any supported currency. */
+  pricer: Pricer
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({ config, db, logger, stores, openingBalances }: AppDeps) {
+export async function buildApp({ config, db, logger, stores, openingBalances, pricer }: AppDeps) {
   const configuredChains = new Set(Object.keys(config.chains))
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
   const app = Fastify({
@@ -111,6 +116,7 @@ export async function buildApp({ config, db, logger, stores, openingBalances }: 
     ...TRANSFER_SCHEMAS,
     ...BALANCE_SCHEMAS,
     ...FX_SCHEMAS,
+    ...PRICE_SCHEMAS,
   ])
     app.addSchema(schema)
   await app.register(swagger, {
@@ -142,6 +148,7 @@ export async function buildApp({ config, db, logger, stores, openingBalances }: 
         configuredChains,
       })
       await v1.register(fxRoutes, { store: stores.fxRates })
+      await v1.register(priceRoutes, { pricer })
     },
     { prefix: '/v1' },
   )

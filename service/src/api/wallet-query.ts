@@ -30,6 +30,21 @@ export function parseDateParam(value: string, param: string): DateParam {
   )
 }
 
+/** Today's UTC calendar date, YYYY-MM-DD. */
+export function today(): string {
+  return new Date().toISOString().slice(0, 10)
+}
+
+/** A calendar date YYYY-MM-DD (a UTC day) that is not in the future. */
+export function parseDay(value: string, param: string): string {
+  const instant = new Date(`${value}T00:00:00Z`)
+  if (!DATE.test(value) || Number.isNaN(instant.getTime()) || instant.toISOString().slice(0, 10) !== value) {
+    throw new WdsError('invalid_parameter', `${param} must be a calendar date YYYY-MM-DD, got "${value}"`, { param })
+  }
+  if (value > today()) throw new WdsError('invalid_parameter', `${param} ${value} is in the future`, { param })
+  return value
+}
+
 /**
  * fromDate/toDate as [from, toExclusive): a date-only toDate includes its whole day. The two may be at
  * most 365 days apart, and fromDate may not be after toDate.

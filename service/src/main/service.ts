@@ -4,7 +4,10 @@ import type { Config } from '../config/config.ts'
 import { createOpeningBalances } from '../ingestion/opening-balances.ts'
 import type { Logger } from '../lib/logger.ts'
 import { loadBundledFxRates } from '../market/bundled-fx-rates.ts'
+import { loadBundledPrices } from '../market/bundled-prices.ts'
+import { createPricer } from '../market/pricer.ts'
 import { createAccountsStore } from '../store/accounts-store.ts'
+import { createAssetPricesStore } from '../store/asset-prices-store.ts'
 import { createBalancesStore } from '../store/balances-store.ts'
 import { createChainStatesStore } from '../store/chain-states-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
@@ -27,6 +30,8 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   const fxRates = createFxRatesStore(database.db)
   // FX answers offline: the bundled ECB history goes in on first start (an empty fx_rates table).
   await loadBundledFxRates(fxRates, logger)
+  const assetPrices = createAssetPricesStore(database.db)
+  await loadBundledPrices(assetPrices, logger)
   const app = await buildApp({
     config,
     db: database.db,
@@ -39,6 +44,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       fxRates,
     },
     openingBalances: createOpeningBalances({ store: balances, findSource: createSourceFinder(config, logger) }),
+    pricer: createPricer({ prices: assetPrices, fx: fxRates }),
   })
 
   const indexing = role === 'start' ? startIndexing({ config, db: database.createPool('wds-index', 6), logger }) : undefined

@@ -3,9 +3,11 @@ import { buildApp } from '../../src/api/app.ts'
 import type { Config } from '../../src/config/config.ts'
 import { type BalanceSourceFinder, createOpeningBalances } from '../../src/ingestion/opening-balances.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { createPricer } from '../../src/market/pricer.ts'
 import { createKey } from '../../src/portal/keys.ts'
 import type { Tier } from '../../src/portal/tiers.ts'
 import { createAccountsStore } from '../../src/store/accounts-store.ts'
+import { createAssetPricesStore } from '../../src/store/asset-prices-store.ts'
 import { createBalancesStore } from '../../src/store/balances-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
@@ -31,6 +33,7 @@ export async function createTestApp(
     walletTransfers: createWalletTransfersStore(database.db),
     balances: createBalancesStore(database.db),
     fxRates: createFxRatesStore(database.db),
+    assetPrices: createAssetPricesStore(database.db),
   }
   const keyPrefix = config.keyPrefix ?? 'wds'
   const app = await buildApp({
@@ -39,6 +42,7 @@ export async function createTestApp(
     logger: createLogger('info', sink),
     stores,
     openingBalances: createOpeningBalances({ store: stores.balances, findSource }),
+    pricer: createPricer({ prices: stores.assetPrices, fx: stores.fxRates }),
   })
   return {
     app,

@@ -13,27 +13,14 @@ import { describePeg, ECB_SOURCE, findUsdPeg } from '../../../market/fx-sources.
 import type { FxCoverage, FxRatesStore } from '../../../store/fx-rates-store.ts'
 import { CURRENCY_NAMES, DISCONTINUED_FX_CURRENCIES, getFxCurrencyParam, SUPPORTED_CURRENCIES } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+import { parseDay, today } from '../../wallet-query.ts'
 
 export type FxRoutesOptions = { store: FxRatesStore }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/
 /** Coverage (first/last dates) is re-read at most this often, so that a sync shows up. */
 const COVERAGE_TTL_MS = 60_000
 
 type Span = { firstDate: string; lastDate: string }
-
-function today(): string {
-  return new Date().toISOString().slice(0, 10)
-}
-
-function parseDay(value: string, param: string): string {
-  const instant = new Date(`${value}T00:00:00Z`)
-  if (!DATE.test(value) || Number.isNaN(instant.getTime()) || instant.toISOString().slice(0, 10) !== value) {
-    throw new WdsError('invalid_parameter', `${param} must be a calendar date YYYY-MM-DD, got "${value}"`, { param })
-  }
-  if (value > today()) throw new WdsError('invalid_parameter', `${param} ${value} is in the future`, { param })
-  return value
-}
 
 /** FX rates from the fx_rates table (ECB) and the official dollar pegs. Rates are units of `to` per 1 `from`. */
 export const fxRoutes: FastifyPluginAsyncTypebox<FxRoutesOptions> = async (app, { store }) => {

@@ -1,0 +1,26 @@
+import { createRequire } from 'node:module'
+
+type TokenList = { name: string; version: { major: number; minor: number; patch: number }; tokens: TokenListEntry[] }
+type TokenListEntry = { chainId: number; address: string; symbol: string; name: string; decimals: number }
+
+/**
+ * Uniswap's default token list (npm @uniswap/default-token-list): tokens reviewed by its maintainers, by
+ * chain ID and contract address. A token is priced only when its contract is on this list, as the asset
+ * the list names — never by the symbol a contract claims for itself, so a spam token calling itself
+ * "USDC" is never valued.
+ */
+const TOKEN_LIST = createRequire(import.meta.url)('@uniswap/default-token-list') as TokenList
+
+export const TOKEN_LIST_NAME = `${TOKEN_LIST.name} ${TOKEN_LIST.version.major}.${TOKEN_LIST.version.minor}.${TOKEN_LIST.version.patch}`
+
+/** Wrapped coins redeemable one for one are priced as the coin they wrap. */
+const PRICED_AS: Readonly<Record<string, string>> = { WETH: 'ETH' }
+
+const BY_CONTRACT = new Map(
+  TOKEN_LIST.tokens.map((token) => [`${token.chainId}:${token.address.toLowerCase()}`, PRICED_AS[token.symbol] ?? token.symbol]),
+)
+
+/** The asset symbol a listed token contract is priced as, or undefined for a contract not on the list. */
+export function findListedAsset(chainId: number | null, contractAddress: string): string | undefined {
+  return chainId === null ? undefined : BY_CONTRACT.get(`${chainId}:${contractAddress.toLowerCase()}`)
+}

@@ -1,0 +1,182 @@
+import type { AssetPricesStore } from '../store/asset-prices-store.ts'
+import type { FxRatesStore } from '../store/fx-rates-store.ts'
+import { describeSource, lookUpRate, MAX_CARRY_FORWARD_DAYS } from './fx-rates.ts'
+import {
+  addDays,
+  describePrice,
+  type FxUse,
+  type PricePick,
+  type PriceSeries,
+  pickPrice,
+  roundPrice,
+  scoreQuality,
+} from './prices.ts'
+
+/** The price book is re-checked against the table at most this often, so that another process's sync shows up. */
+const REFRESH_MS = 30_000
+
+export type AssetCoverage = { symbol: string; sources: { source: string; quote: string; firstDate: string; lastDate: string }[] }
+
+export type PriceLookup =
+  | {
+      type: 'found'
+      price: number
+      source: string
+      qualityScore: number
+      derivation: { priceDate: string; usdPrice: number; quote: string; fxRate: number | null; fxRateDate: string | null }
+    }
+  | { type: 'unknown-symbol' }
+  | { type: 'no-price'; coverage: AssetCoverage }
+  | { type: 'no-fx'; detail: string }
+
+/** One record's price: USD and, when asked, another currency; null when unknown. */
+export type RecordPrice = { usd: number; other: number | null } | null
+
+type Book = Map<string, PriceSeries[]>
+
+/**
+ * Prices assets by symbol and date from the asset_prices table, held in memory (a few tens of thousands of
+ * daily closes), and converts them with the day's FX rate.
+ */
+export function createPricer({ prices, fx }: { prices: AssetPricesStore; fx: FxRatesStore }) {
+  let book: Book = new Map()
+  let version: string | undefined
+  let checkedAt = 0
+  let loading: Promise<Book> | undefined
+
+  async function reload(): Promise<Book> {
+    const current = await prices.readVersion()
+    if (current !== version) {
+      const next: Book = new Map()
+      const bySeries = new Map<string, PriceSeries & { closes: Map<string, number> }>()
+      for (const row of await prices.listAll()) {
+        const key = `${row.symbol}\u0000${row.source}`
+        let series = bySeries.get(key)
+        if (series === undefined) {
+          series = { source: row.source, quote: row.quote, closes: new Map() }
+          bySeries.set(key, series)
+          next.set(row.symbol, [...(next.get(row.symbol) ?? []), series])
+        }
+        series.closes.set(row.date, row.close)
+      }
+      book = next
+      version = current
+    }
+    checkedAt = Date.now()
+    return book
+  }
+
+  async function readBook(): Promise<Book> {
+    if (Date.now() - checkedAt < REFRESH_MS) return book
+    loading ??= reload().finally(() => {
+      loading = undefined
+    })
+    return loading
+  }
+
+  function coverageOf(symbol: string, series: readonly PriceSeries[]): AssetCoverage {
+    return {
+      symbol,
+      sources: series.map((s) => {
+        const dates = [...s.closes.keys()].sort()
+        return { source: s.source, quote: s.quote, firstDate: dates[0] ?? '', lastDate: dates.at(-1) ?? '' }
+      }),
+    }
+  }
+
+  /** Units of `currency` per 1 USD on each of `dates` (carried forward over weekends and holidays). */
+  async function readUsdRates(currency: string, dates: readonly string[]) {
+    const rates = new Map<string, ReturnType<typeof lookUpRate>>()
+    if (dates.length === 0) return rates
+    const sorted = [...dates].sort()
+    const fixings = await fx.listFixings(addDays(sorted[0] as string, -MAX_CARRY_FORWARD_DAYS), sorted.at(-1) as string, [
+      'USD',
+      currency,
+    ])
+    for (const date of dates) rates.set(date, lookUpRate('USD', currency, date, fixings))
+    return rates
+  }
+
+  return {
+    /** Forgets the book's freshness, so that the next lookup re-reads the table (after a sync in this process). */
+    invalidate(): void {
+      checkedAt = 0
+    },
+
+    async listAssets(): Promise<AssetCoverage[]> {
+      const current = await readBook()
+      return [...current].sort(([a], [b]) => a.localeCompare(b)).map(([symbol, series]) => coverageOf(symbol, series))
+    },
+
+    /** The price of one unit of `symbol` on the UTC day `date`, in `currency`, for /v1/prices. */
+    async lookUp(symbol: string, date: string, currency: string): Promise<PriceLookup> {
+      const series = (await readBook()).get(symbol)
+      if (series === undefined) return { type: 'unknown-symbol' }
+      const pick = pickPrice(series, date)
+      if (pick === undefined) return { type: 'no-price', coverage: coverageOf(symbol, series) }
+      if (currency === 'USD') {
+        return {
+          type: 'found',
+          price: roundPrice(pick.usd),
+          source: describePrice(pick),
+          qualityScore: scoreQuality(pick, { type: 'none' }),
+          derivation: { priceDate: pick.priceDate, usdPrice: pick.usd, quote: pick.quote, fxRate: null, fxRateDate: null },
+        }
+      }
+      const rate = (await readUsdRates(currency, [date])).get(date)
+      if (rate?.type !== 'found') {
+        return {
+          type: 'no-fx',
+          detail:
+            rate?.type === 'not-quoted'
+              ? `the ECB did not quote ${rate.currency} on ${rate.rateDate}, so the USD price cannot be converted to ${currency}`
+              : `no USD/${currency} reference rate within ${MAX_CARRY_FORWARD_DAYS} days before ${date}`,
+        }
+      }
+      const fxUse: FxUse = { type: 'converted', carriedForward: rate.carriedForward }
+      return {
+        type: 'found',
+        price: roundPrice(pick.usd * rate.rate),
+        source: describePrice(pick, { currency, rateDate: rate.rateDate, source: describeSource('USD', currency) }),
+        qualityScore: scoreQuality(pick, fxUse),
+        derivation: {
+          priceDate: pick.priceDate,
+          usdPrice: pick.usd,
+          quote: pick.quote,
+          fxRate: rate.rate,
+          fxRateDate: rate.rateDate,
+        },
+      }
+    },
+
+    /**
+     * Prices for many (asset, day) pairs at once, for transfer and balance records: one read of the FX
+     * rates for the whole range. Keys are `${symbol}|${date}`; an unpriced pair maps to null.
+     */
+    async priceMany(wanted: Iterable<{ symbol: string; date: string }>, currency: string): Promise<Map<string, RecordPrice>> {
+      const current = await readBook()
+      const picks = new Map<string, PricePick | undefined>()
+      for (const { symbol, date } of wanted) {
+        const key = `${symbol}|${date}`
+        if (picks.has(key)) continue
+        const series = current.get(symbol)
+        picks.set(key, series === undefined ? undefined : pickPrice(series, date))
+      }
+      const dates = new Set([...picks].filter(([, pick]) => pick !== undefined).map(([key]) => key.split('|')[1] as string))
+      const rates = currency === 'USD' ? undefined : await readUsdRates(currency, [...dates])
+      const result = new Map<string, RecordPrice>()
+      for (const [key, pick] of picks) {
+        if (pick === undefined) {
+          result.set(key, null)
+          continue
+        }
+        const rate = rates?.get(key.split('|')[1] as string)
+        const other = rates === undefined ? null : rate?.type === 'found' ? roundPrice(pick.usd * rate.rate) : null
+        result.set(key, { usd: roundPrice(pick.usd), other })
+      }
+      return result
+    },
+  }
+}
+
+export type Pricer = ReturnType<typeof createPricer>

@@ -1,0 +1,64 @@
+import type { PriceRow } from '../market/price-csv.ts'
+import type { Db } from './db.ts'
+
+const INSERT_BATCH_ROWS = 20_000
+
+export type PriceCoverage = { symbol: string; source: string; firstDate: string; lastDate: string; observations: number }
+
+export function createAssetPricesStore(db: Db) {
+  return {
+    async hasPrices(): Promise<boolean> {
+      const { rows } = await db.query('SELECT 1 FROM asset_prices LIMIT 1')
+      return rows.length > 0
+    },
+
+    /** Inserts or replaces daily closes (a source's correction overwrites its earlier value); returns the rows written. */
+    async upsertPrices(prices: readonly PriceRow[]): Promise<number> {
+      for (let i = 0; i < prices.length; i += INSERT_BATCH_ROWS) {
+        const batch = prices.slice(i, i + INSERT_BATCH_ROWS)
+        await db.query(
+          `INSERT INTO asset_prices (symbol, date, source, quote, close)
+           SELECT * FROM unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::numeric[])
+           ON CONFLICT (symbol, date, source) DO UPDATE
+             SET quote = EXCLUDED.quote, close = EXCLUDED.close, updated_at = now()
+             WHERE (asset_prices.quote, asset_prices.close) IS DISTINCT FROM (EXCLUDED.quote, EXCLUDED.close)`,
+          [
+            batch.map((p) => p.symbol),
+            batch.map((p) => p.date),
+            batch.map((p) => p.source),
+            batch.map((p) => p.quote),
+            batch.map((p) => p.close),
+          ],
+        )
+      }
+      return prices.length
+    },
+
+    /** Every close, for the in-memory price book (tens of thousands of rows for the bundled data). */
+    async listAll(): Promise<{ symbol: string; date: string; source: string; quote: 'USD' | 'USDT'; close: number }[]> {
+      const { rows } = await db.query(
+        'SELECT symbol, date::text AS date, source, quote, close::float8 AS close FROM asset_prices ORDER BY symbol, source, date',
+      )
+      return rows
+    },
+
+    /** Changes whenever a row is added or updated: the price book reloads when it does. */
+    async readVersion(): Promise<string> {
+      const { rows } = await db.query<{ version: string }>(
+        `SELECT count(*) || ':' || coalesce(extract(epoch FROM max(updated_at))::text, '') AS version FROM asset_prices`,
+      )
+      return rows[0]?.version ?? ''
+    },
+
+    /** Per asset and source: the first and last day with a close and how many there are. */
+    async listCoverage(): Promise<PriceCoverage[]> {
+      const { rows } = await db.query<PriceCoverage>(
+        `SELECT symbol, source, min(date)::text AS "firstDate", max(date)::text AS "lastDate", count(*)::int AS observations
+         FROM asset_prices GROUP BY symbol, source ORDER BY symbol, source`,
+      )
+      return rows
+    },
+  }
+}
+
+export type AssetPricesStore = ReturnType<typeof createAssetPricesStore>
