@@ -140,12 +140,13 @@ export async function buildApp({ config, db, logger, stores, openingBalances, pr
     async (v1) => {
       v1.addHook('onRequest', authenticate)
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
-      await v1.register(walletRoutes, { store: stores.walletTransfers, configuredChains })
+      await v1.register(walletRoutes, { store: stores.walletTransfers, configuredChains, pricer })
       await v1.register(balanceRoutes, {
         balances: stores.balances,
         history: stores.walletTransfers,
         openingBalances,
         configuredChains,
+        pricer,
       })
       await v1.register(fxRoutes, { store: stores.fxRates })
       await v1.register(priceRoutes, { pricer })

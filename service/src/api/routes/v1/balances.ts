@@ -4,9 +4,12 @@ import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
 import type { OpeningBalances } from '../../../ingestion/opening-balances.ts'
 import { formatUnits } from '../../../lib/decimal.ts'
 import { WdsError } from '../../../lib/errors.ts'
+import type { Pricer } from '../../../market/pricer.ts'
+import { roundValue } from '../../../market/prices.ts'
 import { type BalancesStore, NATIVE_ASSET } from '../../../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
 import { getCurrencyParam } from '../../currencies.ts'
+import { pricedAsset, valueRecords } from '../../fiat-values.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam, requireConfigured } from '../../wallet-query.ts'
 
@@ -15,6 +18,7 @@ export type BalanceRoutesOptions = {
   history: WalletTransfersStore
   openingBalances: OpeningBalances
   configuredChains: ReadonlySet<string>
+  pricer: Pricer
 }
 
 const DAY_MS = 86_400_000
@@ -47,7 +51,7 @@ type ChainBalances = {
  */
 export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (
   app,
-  { balances, history, openingBalances, configuredChains },
+  { balances, history, openingBalances, configuredChains, pricer },
 ) => {
   /** The block a chain's balances are of: atBlock, the last block of atDate, or the indexed head. */
   async function asOfBlock(
@@ -176,6 +180,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
       unavailableChains.sort((a, b) => order(a.chain) - order(b.chain))
 
       const records = []
+      const valued = []
       for (const result of results) {
         const chain = findChain(result.asOf.chain) as ChainInfo
         const tokens = await history.findTokens(
@@ -200,22 +205,34 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
         // the coin first, then tokens by symbol
         rows.sort((a, b) => (a.type === b.type ? (a.asset ?? '~').localeCompare(b.asset ?? '~') : a.type === 'native' ? -1 : 1))
         records.push(...rows)
+        const date = result.asOf.timestamp.slice(0, 10)
+        for (const row of rows) {
+          valued.push({
+            pricedAs: pricedAsset(chain, row.type, row.contractAddress),
+            date,
+            amount: row.tokenDecimals === null ? null : row.balance,
+          })
+        }
       }
-      // Market data is not indexed yet: every balance is unpriced (null, never 0) and totals are over priced ones only.
       const ccy = currency.toLowerCase()
-      const pricing = !q.includePrices
-        ? {}
-        : currency === 'USD'
-          ? { price_usd: null, value_usd: null, priced: false }
-          : { price_usd: null, value_usd: null, [`price_${ccy}`]: null, [`value_${ccy}`]: null, priced: false }
+      const fiat = q.includePrices ? await valueRecords(pricer, valued, currency) : undefined
+      const priced = (fields: Record<string, number | null>) => fields.price_usd !== null && fields[`price_${ccy}`] !== null
+      const total = (field: string) =>
+        roundValue((fiat ?? []).reduce((sum, fields) => (priced(fields) ? sum + (fields[field] ?? 0) : sum), 0))
       return {
         address,
         chain: named?.slug ?? 'all',
         ...(named === undefined ? { chains: chains.map((chain) => chain.slug), unavailableChains } : {}),
         ...(q.includePrices ? { currency } : {}),
         asOf: results.map((r) => r.asOf),
-        balances: records.map((record) => ({ ...record, ...pricing })),
-        ...(q.includePrices ? { total_value_usd: 0, ...(currency === 'USD' ? {} : { [`total_value_${ccy}`]: 0 }) } : {}),
+        balances:
+          fiat === undefined ? records : records.map((record, i) => ({ ...record, ...fiat[i], priced: priced(fiat[i] ?? {}) })),
+        ...(fiat === undefined
+          ? {}
+          : {
+              total_value_usd: total('value_usd'),
+              ...(currency === 'USD' ? {} : { [`total_value_${ccy}`]: total(`value_${ccy}`) }),
+            }),
       }
     },
   )

@@ -2,9 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
 import { formatUnits } from '../../../lib/decimal.ts'
+import type { Pricer } from '../../../market/pricer.ts'
 import type { StoredTransfer, TokenInfo, TransferType, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { hashQuery } from '../../cursor.ts'
+import { pricedAsset, valueRecords } from '../../fiat-values.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { createWalletHistory, type HistoryPage } from '../../wallet-history.ts'
 import {
@@ -16,7 +18,7 @@ import {
   requireConfigured,
 } from '../../wallet-query.ts'
 
-export type WalletRoutesOptions = { store: WalletTransfersStore; configuredChains: ReadonlySet<string> }
+export type WalletRoutesOptions = { store: WalletTransfersStore; configuredChains: ReadonlySet<string>; pricer: Pricer }
 
 const Address = Type.Object({ address: Type.String({ description: 'Wallet address; EVM addresses in any case' }) })
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Results per page, 1..1000' })
@@ -73,7 +75,7 @@ const tokenRecord = (t: StoredTransfer, chain: ChainInfo) => ({
 
 const directionOf = (t: StoredTransfer, address: string) => (t.type === 'fee' || t.from === address ? 'out' : 'in')
 
-export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { store, configuredChains }) => {
+export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { store, configuredChains, pricer }) => {
   const history = createWalletHistory({ store })
 
   /** Token metadata for the records of a page, by chain and contract. */
@@ -195,14 +197,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         }),
       })
       const tokens = await tokensOf(page)
-      // Market data is not indexed yet: prices are present and null ("unknown"), never 0 (DESIGN §4).
-      const ccy = currency.toLowerCase()
-      const prices = !q.includePrices
-        ? {}
-        : currency === 'USD'
-          ? { price_usd: null, value_usd: null }
-          : { price_usd: null, value_usd: null, [`price_${ccy}`]: null, [`value_${ccy}`]: null }
-      const transfers = page.transfers.map((t) => {
+      const records = page.transfers.map((t) => {
         const chain = findChain(t.chain) as ChainInfo
         const token = t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)
         const coin = t.contractAddress === null
@@ -223,9 +218,20 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
           tokenDecimals: decimals,
           logIndex: t.logIndex,
           direction: directionOf(t, address),
-          ...prices,
         }
       })
+      const fiat = !q.includePrices
+        ? undefined
+        : await valueRecords(
+            pricer,
+            page.transfers.map((t, i) => ({
+              pricedAs: pricedAsset(findChain(t.chain) as ChainInfo, t.type, t.contractAddress),
+              date: t.blockTime.toISOString().slice(0, 10),
+              amount: records[i]?.tokenDecimals === null ? null : (records[i]?.value ?? null),
+            })),
+            currency,
+          )
+      const transfers = fiat === undefined ? records : records.map((record, i) => ({ ...record, ...fiat[i] }))
       return {
         address,
         chain: named?.slug ?? 'all',
