@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { buildFxTable } from '../src/market/fx-book.ts'
 import { createFxRatesStore } from '../src/store/fx-rates-store.ts'
 import { cliEnv, runCli } from './helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
@@ -45,20 +46,16 @@ test('wds market sync upserts the rates of the ECB daily ZIP', async () => {
     stdout: expect.stringContaining('Synced 29 ECB rates of 1 fixing days (2026-04-13 … 2026-04-13)'),
   })
   const store = createFxRatesStore(database.db)
-  const [day] = await store.listFixings('2026-04-13', '2026-04-13', ['JPY', 'ZAR'])
-  expect(day).toEqual({
-    date: '2026-04-13',
-    perEur: new Map([
-      ['USD', 1.1684],
-      ['JPY', 186.75],
-      ['ZAR', 19.3849],
-    ]),
-  })
+  const [day] = buildFxTable(await store.listAll()).fixingsBetween('2026-04-13', '2026-04-13')
+  expect(day?.date).toBe('2026-04-13')
+  expect([day?.perEur.size, day?.perEur.get('USD'), day?.perEur.get('JPY'), day?.perEur.get('ZAR')]).toEqual([
+    29, 1.1684, 186.75, 19.3849,
+  ])
   // the plain CSV of the same day again: an upsert, no duplicates
   expect(
     (await runCli(['market', 'sync', '--url', `${baseUrl}/eurofxref.csv`], cliEnv({ DATABASE_URL: database.url }))).code,
   ).toBe(0)
-  expect((await store.listCoverage()).map((c) => c.observations)).toEqual(Array(29).fill(1))
+  expect([...buildFxTable(await store.listAll()).coverage.values()].map((c) => c.observations)).toEqual(Array(29).fill(1))
 })
 
 test('wds market sync fails clearly when the source does not answer', async () => {

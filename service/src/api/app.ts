@@ -7,6 +7,7 @@ import type { Config } from '../config/config.ts'
 import type { OpeningBalances } from '../ingestion/opening-balances.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { FxBook } from '../market/fx-book.ts'
 import type { Pricer } from '../market/pricer.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
@@ -43,13 +44,15 @@ export type AppDeps = {
   }
   /** Balances before a chain's indexed range, asked of its node (the one route that needs a chain). */
   openingBalances: OpeningBalances
+  /** The FX rates, held in memory. */
+  fxBook: FxBook
   /** Asset prices by symbol and day, in any supported currency. */
   pricer: Pricer
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({ config, db, logger, stores, openingBalances, pricer }: AppDeps) {
+export async function buildApp({ config, db, logger, stores, openingBalances, fxBook, pricer }: AppDeps) {
   const configuredChains = new Set(Object.keys(config.chains))
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
   const app = Fastify({
@@ -148,7 +151,7 @@ export async function buildApp({ config, db, logger, stores, openingBalances, pr
         configuredChains,
         pricer,
       })
-      await v1.register(fxRoutes, { store: stores.fxRates })
+      await v1.register(fxRoutes, { fxBook })
       await v1.register(priceRoutes, { pricer })
     },
     { prefix: '/v1' },

@@ -29,6 +29,20 @@ export const ConfigSchema = Type.Object({
   smtpUrl: Type.Optional(url(['smtp', 'smtps'])),
   /** Unset: `info` for the service, `warn` for admin commands. */
   logLevel: Type.Optional(Type.Enum(LOG_LEVELS, { description: `one of ${LOG_LEVELS.join(', ')}` })),
+  /** The daily market-data sync inside `wds start`: a UTC time of day (HH:MM or HH:MM:SS), or `off`. */
+  marketSyncAt: Type.String({
+    pattern: '^(off|([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?)$',
+    description: 'HH:MM (UTC) or off',
+  }),
+  /** The ECB reference-rate file the sync reads (ZIP or CSV). */
+  ecbUrl: url(['http', 'https']),
+  /** Binance's REST API, for daily USDT candles. */
+  binanceUrl: url(['http', 'https']),
+  /** CoinGecko's API key: without one, CoinGecko is not asked. */
+  coingeckoApiKey: Type.Optional(Type.String({ minLength: 1 })),
+  coingeckoPlan: Type.Enum(['demo', 'pro'], { description: 'demo or pro' }),
+  /** CoinGecko's API base URL; unset: the plan's own host. */
+  coingeckoUrl: Type.Optional(url(['http', 'https'])),
   /** Chains with a configured source, by slug. Chains not listed here are `unconfigured`. */
   chains: Type.Record(Type.String(), ChainSourceSchema),
 })
@@ -48,6 +62,12 @@ const SETTINGS = {
   keyPrefix: { env: 'WDS_KEY_PREFIX', kind: 'string', default: 'wds' },
   smtpUrl: { env: 'SMTP_URL', kind: 'string' },
   logLevel: { env: 'LOG_LEVEL', kind: 'string' },
+  marketSyncAt: { env: 'WDS_MARKET_SYNC_AT', kind: 'string', default: '16:30' },
+  ecbUrl: { env: 'WDS_ECB_URL', kind: 'string', default: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist-90d.zip' },
+  binanceUrl: { env: 'WDS_BINANCE_URL', kind: 'string', default: 'https://api.binance.com' },
+  coingeckoApiKey: { env: 'COINGECKO_API_KEY', kind: 'string' },
+  coingeckoPlan: { env: 'WDS_COINGECKO_PLAN', kind: 'string', default: 'demo' },
+  coingeckoUrl: { env: 'WDS_COINGECKO_URL', kind: 'string' },
 } as const satisfies Record<Exclude<keyof Config, 'chains'>, { env: string; kind: string; default?: unknown }>
 
 /** Per-chain settings: `<prefix><CHAIN>`, e.g. `WDS_RPC_POLYGON_ZKEVM`. */
@@ -58,7 +78,7 @@ const CHAIN_SETTINGS = [
 ] as const
 
 /** Settings whose value is never echoed in an error message. */
-const SECRETS = /\/(jwtSecret|apiKey)$/
+const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey)$/
 
 /** Every setting found wrong, one line each, so that a user fixes them all in one go. */
 export class ConfigError extends Error {

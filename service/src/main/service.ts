@@ -5,6 +5,7 @@ import { createOpeningBalances } from '../ingestion/opening-balances.ts'
 import type { Logger } from '../lib/logger.ts'
 import { loadBundledFxRates } from '../market/bundled-fx-rates.ts'
 import { loadBundledPrices } from '../market/bundled-prices.ts'
+import { createFxBook } from '../market/fx-book.ts'
 import { createPricer } from '../market/pricer.ts'
 import { createAccountsStore } from '../store/accounts-store.ts'
 import { createAssetPricesStore } from '../store/asset-prices-store.ts'
@@ -32,6 +33,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   await loadBundledFxRates(fxRates, logger)
   const assetPrices = createAssetPricesStore(database.db)
   await loadBundledPrices(assetPrices, logger)
+  const fxBook = createFxBook(fxRates)
   const app = await buildApp({
     config,
     db: database.db,
@@ -44,7 +46,8 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       fxRates,
     },
     openingBalances: createOpeningBalances({ store: balances, findSource: createSourceFinder(config, logger) }),
-    pricer: createPricer({ prices: assetPrices, fx: fxRates }),
+    fxBook,
+    pricer: createPricer({ prices: assetPrices, fxBook }),
   })
 
   const indexing = role === 'start' ? startIndexing({ config, db: database.createPool('wds-index', 6), logger }) : undefined

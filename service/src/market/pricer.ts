@@ -1,5 +1,6 @@
+import { createVersionedCache } from '../lib/versioned-cache.ts'
 import type { AssetPricesStore } from '../store/asset-prices-store.ts'
-import type { FxRatesStore } from '../store/fx-rates-store.ts'
+import type { FxBook } from './fx-book.ts'
 import { describeSource, lookUpRate, MAX_CARRY_FORWARD_DAYS } from './fx-rates.ts'
 import {
   addDays,
@@ -8,6 +9,7 @@ import {
   type PricePick,
   type PriceSeries,
   pickPrice,
+  rankSource,
   roundPrice,
   scoreQuality,
 } from './prices.ts'
@@ -34,45 +36,37 @@ export type RecordPrice = { usd: number; other: number | null } | null
 
 type Book = Map<string, PriceSeries[]>
 
+/** Each asset's series, the preferred source first. */
+function buildBook(
+  rows: readonly { symbol: string; date: string; source: string; quote: 'USD' | 'USDT'; close: number }[],
+): Book {
+  const book: Book = new Map()
+  const bySeries = new Map<string, PriceSeries & { closes: Map<string, number> }>()
+  for (const row of rows) {
+    const key = `${row.symbol}\u0000${row.source}`
+    let series = bySeries.get(key)
+    if (series === undefined) {
+      series = { source: row.source, quote: row.quote, closes: new Map() }
+      bySeries.set(key, series)
+      book.set(row.symbol, [...(book.get(row.symbol) ?? []), series])
+    }
+    series.closes.set(row.date, row.close)
+  }
+  for (const series of book.values()) series.sort((a, b) => rankSource(a.source) - rankSource(b.source))
+  return book
+}
+
 /**
  * Prices assets by symbol and date from the asset_prices table, held in memory (a few tens of thousands of
  * daily closes), and converts them with the day's FX rate.
  */
-export function createPricer({ prices, fx }: { prices: AssetPricesStore; fx: FxRatesStore }) {
-  let book: Book = new Map()
-  let version: string | undefined
-  let checkedAt = 0
-  let loading: Promise<Book> | undefined
-
-  async function reload(): Promise<Book> {
-    const current = await prices.readVersion()
-    if (current !== version) {
-      const next: Book = new Map()
-      const bySeries = new Map<string, PriceSeries & { closes: Map<string, number> }>()
-      for (const row of await prices.listAll()) {
-        const key = `${row.symbol}\u0000${row.source}`
-        let series = bySeries.get(key)
-        if (series === undefined) {
-          series = { source: row.source, quote: row.quote, closes: new Map() }
-          bySeries.set(key, series)
-          next.set(row.symbol, [...(next.get(row.symbol) ?? []), series])
-        }
-        series.closes.set(row.date, row.close)
-      }
-      book = next
-      version = current
-    }
-    checkedAt = Date.now()
-    return book
-  }
-
-  async function readBook(): Promise<Book> {
-    if (Date.now() - checkedAt < REFRESH_MS) return book
-    loading ??= reload().finally(() => {
-      loading = undefined
-    })
-    return loading
-  }
+export function createPricer({ prices, fxBook }: { prices: AssetPricesStore; fxBook: FxBook }) {
+  const book = createVersionedCache({
+    readVersion: () => prices.readVersion(),
+    build: async () => buildBook(await prices.listAll()),
+    checkEveryMs: REFRESH_MS,
+  })
+  const readBook = () => book.read()
 
   function coverageOf(symbol: string, series: readonly PriceSeries[]): AssetCoverage {
     return {
@@ -88,19 +82,18 @@ export function createPricer({ prices, fx }: { prices: AssetPricesStore; fx: FxR
   async function readUsdRates(currency: string, dates: readonly string[]) {
     const rates = new Map<string, ReturnType<typeof lookUpRate>>()
     if (dates.length === 0) return rates
-    const sorted = [...dates].sort()
-    const fixings = await fx.listFixings(addDays(sorted[0] as string, -MAX_CARRY_FORWARD_DAYS), sorted.at(-1) as string, [
-      'USD',
-      currency,
-    ])
-    for (const date of dates) rates.set(date, lookUpRate('USD', currency, date, fixings))
+    const table = await fxBook.read()
+    for (const date of dates) {
+      rates.set(date, lookUpRate('USD', currency, date, table.fixingsBetween(addDays(date, -MAX_CARRY_FORWARD_DAYS), date)))
+    }
     return rates
   }
 
   return {
     /** Forgets the book's freshness, so that the next lookup re-reads the table (after a sync in this process). */
     invalidate(): void {
-      checkedAt = 0
+      book.invalidate()
+      fxBook.invalidate()
     },
 
     async listAssets(): Promise<AssetCoverage[]> {

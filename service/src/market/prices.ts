@@ -58,7 +58,8 @@ export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 }
 
-function rankOf(source: string): number {
+/** A source's place in the order of preference (unknown sources last). */
+export function rankSource(source: string): number {
   const rank = SOURCE_ORDER.indexOf(source)
   return rank === -1 ? SOURCE_ORDER.length : rank
 }
@@ -68,9 +69,9 @@ function rankOf(source: string): number {
  * that day, the latest close at most 3 days before it. Undefined when there is none.
  */
 export function pickPrice(series: readonly PriceSeries[], date: string): PricePick | undefined {
-  const ranked = [...series].sort((a, b) => rankOf(a.source) - rankOf(b.source))
+  const ranked = series.length > 1 ? [...series].sort((a, b) => rankSource(a.source) - rankSource(b.source)) : series
   for (let carried = 0; carried <= MAX_PRICE_CARRY_DAYS; carried++) {
-    const day = addDays(date, -carried)
+    const day = carried === 0 ? date : addDays(date, -carried)
     const quoting = ranked.filter((s) => s.closes.has(day))
     const chosen = quoting[0]
     if (chosen === undefined) continue
@@ -119,7 +120,7 @@ export function roundPrice(price: number): number {
   return Number(price.toPrecision(12))
 }
 
-/** Fiat values are rounded to 1e-8 (DESIGN §4). */
+/** Fiat values are rounded to 1e-8 (DESIGN §4); beyond 9e7 a double holds fewer decimals than that anyway. */
 export function roundValue(value: number): number {
-  return Number(value.toFixed(8))
+  return Math.abs(value) < 9e7 ? Math.round(value * 1e8) / 1e8 : value
 }

@@ -3,6 +3,7 @@ import { buildApp } from '../../src/api/app.ts'
 import type { Config } from '../../src/config/config.ts'
 import { type BalanceSourceFinder, createOpeningBalances } from '../../src/ingestion/opening-balances.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { createFxBook } from '../../src/market/fx-book.ts'
 import { createPricer } from '../../src/market/pricer.ts'
 import { createKey } from '../../src/portal/keys.ts'
 import type { Tier } from '../../src/portal/tiers.ts'
@@ -36,13 +37,15 @@ export async function createTestApp(
     assetPrices: createAssetPricesStore(database.db),
   }
   const keyPrefix = config.keyPrefix ?? 'wds'
+  const fxBook = createFxBook(stores.fxRates)
   const app = await buildApp({
     config: { keyPrefix, chains: config.chains ?? {} },
     db: database.db,
     logger: createLogger('info', sink),
     stores,
     openingBalances: createOpeningBalances({ store: stores.balances, findSource }),
-    pricer: createPricer({ prices: stores.assetPrices, fx: stores.fxRates }),
+    fxBook,
+    pricer: createPricer({ prices: stores.assetPrices, fxBook }),
   })
   return {
     app,

@@ -226,7 +226,9 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
         ...(q.includePrices ? { currency } : {}),
         asOf: results.map((r) => r.asOf),
         balances:
-          fiat === undefined ? records : records.map((record, i) => ({ ...record, ...fiat[i], priced: priced(fiat[i] ?? {}) })),
+          fiat === undefined
+            ? records
+            : records.map((record, i) => Object.assign(record, fiat[i], { priced: priced(fiat[i] ?? {}) })),
         ...(fiat === undefined
           ? {}
           : {

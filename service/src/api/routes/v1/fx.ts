@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { WdsError } from '../../../lib/errors.ts'
+import type { FxBook, FxCoverage } from '../../../market/fx-book.ts'
 import {
   computeMonthlyAverage,
   describeSource,
@@ -10,36 +11,27 @@ import {
   MAX_CARRY_FORWARD_DAYS,
 } from '../../../market/fx-rates.ts'
 import { describePeg, ECB_SOURCE, findUsdPeg } from '../../../market/fx-sources.ts'
-import type { FxCoverage, FxRatesStore } from '../../../store/fx-rates-store.ts'
 import { CURRENCY_NAMES, DISCONTINUED_FX_CURRENCIES, getFxCurrencyParam, SUPPORTED_CURRENCIES } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { parseDay, today } from '../../wallet-query.ts'
 
-export type FxRoutesOptions = { store: FxRatesStore }
-
-/** Coverage (first/last dates) is re-read at most this often, so that a sync shows up. */
-const COVERAGE_TTL_MS = 60_000
+export type FxRoutesOptions = { fxBook: FxBook }
 
 type Span = { firstDate: string; lastDate: string }
 
 /** FX rates from the fx_rates table (ECB) and the official dollar pegs. Rates are units of `to` per 1 `from`. */
-export const fxRoutes: FastifyPluginAsyncTypebox<FxRoutesOptions> = async (app, { store }) => {
-  let cached: { at: number; byCurrency: Map<string, FxCoverage> } | undefined
-  async function readCoverage(): Promise<Map<string, FxCoverage>> {
-    if (cached === undefined || Date.now() - cached.at > COVERAGE_TTL_MS) {
-      const rows = await store.listCoverage()
-      cached = { at: Date.now(), byCurrency: new Map(rows.map((row) => [row.currency, row])) }
-    }
-    return cached.byCurrency
+export const fxRoutes: FastifyPluginAsyncTypebox<FxRoutesOptions> = async (app, { fxBook }) => {
+  async function readCoverage(): Promise<ReadonlyMap<string, FxCoverage>> {
+    return (await fxBook.read()).coverage
   }
 
   /** The dates a currency's rates exist for: its own ECB quotes, or (EUR, pegs) those of the USD rate. */
-  function findSpan(currency: string, coverage: Map<string, FxCoverage>): Span | undefined {
+  function findSpan(currency: string, coverage: ReadonlyMap<string, FxCoverage>): Span | undefined {
     const own = coverage.get(currency === 'EUR' || findUsdPeg(currency) !== undefined ? 'USD' : currency)
     return own && { firstDate: own.firstDate, lastDate: own.lastDate }
   }
 
-  function requireCovered(currency: string, date: string, coverage: Map<string, FxCoverage>, param: string): void {
+  function requireCovered(currency: string, date: string, coverage: ReadonlyMap<string, FxCoverage>, param: string): void {
     const span = findSpan(currency, coverage)
     if (span === undefined) {
       throw new WdsError('not_found', `no ${currency} rates are loaded; run the service once to load the bundled ECB history`)
@@ -126,7 +118,7 @@ export const fxRoutes: FastifyPluginAsyncTypebox<FxRoutesOptions> = async (app, 
         if (rate.type === 'found') return { from, to, date, rate: rate.rate, rateDate: date, carriedForward: false, source }
       }
       const since = new Date(Date.parse(`${date}T00:00:00Z`) - MAX_CARRY_FORWARD_DAYS * 86_400_000).toISOString().slice(0, 10)
-      const found = lookUpRate(from, to, date, await store.listFixings(since, date, [from, to]))
+      const found = lookUpRate(from, to, date, (await fxBook.read()).fixingsBetween(since, date))
       switch (found.type) {
         case 'found':
           return { from, to, date, rate: found.rate, rateDate: found.rateDate, carriedForward: found.carriedForward, source }
@@ -175,7 +167,7 @@ export const fxRoutes: FastifyPluginAsyncTypebox<FxRoutesOptions> = async (app, 
       if (first > today()) throw new WdsError('invalid_parameter', `${first.slice(0, 7)} is in the future`, { param: 'month' })
       const last = lastDayOfMonth(year, month)
       const coverage = await readCoverage()
-      const average = computeMonthlyAverage(currency, to, { year, month }, await store.listFixings(first, last, [currency, to]), {
+      const average = computeMonthlyAverage(currency, to, { year, month }, (await fxBook.read()).fixingsBetween(first, last), {
         today: today(),
         dataLastDate: coverage.get('USD')?.lastDate ?? '',
       })

@@ -231,7 +231,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
             })),
             currency,
           )
-      const transfers = fiat === undefined ? records : records.map((record, i) => ({ ...record, ...fiat[i] }))
+      const transfers = fiat === undefined ? records : records.map((record, i) => Object.assign(record, fiat[i]))
       return {
         address,
         chain: named?.slug ?? 'all',

@@ -10,3 +10,6 @@ CREATE TABLE asset_prices (
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (symbol, date, source)
 );
+
+-- When a rate was last written: processes holding the rates in memory reload when this changes.
+ALTER TABLE fx_rates ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now();
