@@ -4,20 +4,28 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { buildFxTable } from '../src/market/fx-book.ts'
+import { createAssetPricesStore } from '../src/store/asset-prices-store.ts'
 import { createFxRatesStore } from '../src/store/fx-rates-store.ts'
 import { cliEnv, runCli } from './helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
+import { type PriceSourceServer, readSeries, startPriceSources } from './helpers/price-sources.ts'
 
-/** `wds market sync` against a local server that serves the ECB's files (the real daily file of 2026-04-13). */
+/**
+ * `wds market sync` against local servers that serve the ECB's files (the real daily file of 2026-04-13)
+ * and Binance's daily candles (real BTC and ETH closes, in the klines format).
+ */
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/ecb')
 let server: Server
 let baseUrl: string
 let database: TestDatabase
+let sources: PriceSourceServer
+const env = () => cliEnv({ DATABASE_URL: database.url, WDS_BINANCE_URL: sources.url })
 const served: string[] = []
 
 beforeAll(async () => {
   database = await createTestDatabase()
+  sources = await startPriceSources()
   server = createServer((request, response) => {
     served.push(request.url ?? '')
     const file = { '/stats/eurofxref/eurofxref.zip': 'eurofxref.zip', '/stats/eurofxref/eurofxref.csv': 'eurofxref.csv' }[
@@ -37,10 +45,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve))
   await database?.drop()
+  await sources?.close()
 })
 
-test('wds market sync upserts the rates of the ECB daily ZIP', async () => {
-  const result = await runCli(['market', 'sync', '--url', `${baseUrl}/eurofxref.zip`], cliEnv({ DATABASE_URL: database.url }))
+test('wds market sync upserts the rates of the ECB daily ZIP, and prices from Binance', async () => {
+  // Binance has BTC closes here up to 2025-07-01: the sync goes on from 3 days before that.
+  await createAssetPricesStore(database.db).upsertPrices([
+    { symbol: 'BTC', date: '2025-07-01', source: 'binance', quote: 'USDT', close: '1' },
+  ])
+  const result = await runCli(['market', 'sync', '--url', `${baseUrl}/eurofxref.zip`], env())
   expect(result).toMatchObject({
     code: 0,
     stdout: expect.stringContaining('Synced 29 ECB rates of 1 fixing days (2026-04-13 … 2026-04-13)'),
@@ -52,14 +65,23 @@ test('wds market sync upserts the rates of the ECB daily ZIP', async () => {
     29, 1.1684, 186.75, 19.3849,
   ])
   // the plain CSV of the same day again: an upsert, no duplicates
-  expect(
-    (await runCli(['market', 'sync', '--url', `${baseUrl}/eurofxref.csv`], cliEnv({ DATABASE_URL: database.url }))).code,
-  ).toBe(0)
+  expect((await runCli(['market', 'sync', '--url', `${baseUrl}/eurofxref.csv`], env())).code).toBe(0)
   expect([...buildFxTable(await store.listAll()).coverage.values()].map((c) => c.observations)).toEqual(Array(29).fill(1))
+
+  // BTC from 2025-06-28 to the series' end (2025-07-24), with the real closes, the seeded one corrected
+  expect(result.stdout).toContain('Synced 27 binance daily closes of BTC (2025-06-28 … ')
+  const btc = readSeries('binance-ccxt-falli007/coin_Bitcoin.csv', 'close')
+  const { rows } = await database.db.query<{ date: string; close: string }>(
+    `SELECT date::text AS date, close::text AS close FROM asset_prices WHERE symbol = 'BTC' AND source = 'binance' ORDER BY date`,
+  )
+  expect(rows).toHaveLength(27)
+  for (const row of rows) expect(Number(row.close)).toBe(Number(btc.get(row.date)))
+  // every other listed pair was asked for a year of candles (none here)
+  expect(result.stdout).toContain('Synced 0 binance daily closes of SOL')
 })
 
 test('wds market sync fails clearly when the source does not answer', async () => {
-  const result = await runCli(['market', 'sync', '--url', `${baseUrl}/missing.zip`], cliEnv({ DATABASE_URL: database.url }))
+  const result = await runCli(['market', 'sync', '--url', `${baseUrl}/missing.zip`], env())
   expect(result).toMatchObject({ code: 1, stderr: expect.stringContaining('answered 404') })
   expect(served).toContain('/stats/eurofxref/missing.zip')
 })

@@ -6,13 +6,13 @@ import { type Config, ConfigError, loadConfig } from '../config/config.ts'
 import { createProgressReporter } from '../ingestion/progress.ts'
 import { WdsError } from '../lib/errors.ts'
 import { createLogger, type Logger } from '../lib/logger.ts'
-import { ECB_HISTORY_URL, syncEcbRates } from '../market/ecb-sync.ts'
+import { ECB_HISTORY_URL } from '../market/ecb-sync.ts'
 import { createKey } from '../portal/keys.ts'
 import { isTier, TIER_MARKERS } from '../portal/tiers.ts'
 import { type ApiKeyRecord, createAccountsStore } from '../store/accounts-store.ts'
-import { createFxRatesStore } from '../store/fx-rates-store.ts'
 import { openDatabase } from './database.ts'
 import { startIndexing } from './indexing.ts'
+import { runMarketSync } from './market.ts'
 import { runService } from './service.ts'
 
 const USAGE = `Usage: wds <command>
@@ -28,8 +28,9 @@ const USAGE = `Usage: wds <command>
   keys list [--email E] [--json]
                                 list keys: id, account, tier, hint, created, last used, revoked
   keys revoke ID                revoke a key, at once and for good
-  market sync [--url URL]       fetch the ECB's euro reference rates (default: the full history,
-                                ${ECB_HISTORY_URL}) and upsert them
+  market sync [--url URL]       fetch the ECB's euro reference rates (WDS_ECB_URL, or URL: e.g. the full
+                                history ${ECB_HISTORY_URL}) and daily crypto closes
+                                (Binance; CoinGecko with COINGECKO_API_KEY) and upsert them
 
 Configuration comes from the environment (and ./wds.config.json); see the README.`
 
@@ -142,11 +143,22 @@ async function runMarket(config: Readonly<Config>, sub: string | undefined, args
   const logger = createLogger(config.logLevel ?? 'warn', process.stderr)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-market' })
   try {
-    const result = await syncEcbRates({ store: createFxRatesStore(database.db), logger, url: values.url ?? ECB_HISTORY_URL })
-    process.stdout.write(
-      `Synced ${result.rows} ECB rates of ${result.fixingDays} fixing days (${result.firstDate} … ${result.lastDate}) from ${result.url}\n`,
-    )
-    return 0
+    const result = await runMarketSync({ config, db: database.db, logger, ecbUrl: values.url ?? config.ecbUrl })
+    if (result === undefined) {
+      process.stderr.write('wds: another process is syncing market data right now; try again later\n')
+      return 1
+    }
+    const lines = []
+    if ('rows' in result.fx) {
+      const fx = result.fx
+      lines.push(`Synced ${fx.rows} ECB rates of ${fx.fixingDays} fixing days (${fx.firstDate} … ${fx.lastDate}) from ${fx.url}`)
+    }
+    for (const p of result.prices) lines.push(`Synced ${p.closes} ${p.source} daily closes of ${p.symbol} (${p.from} … ${p.to})`)
+    process.stdout.write(lines.map((line) => `${line}\n`).join(''))
+    for (const f of result.failures) {
+      process.stderr.write(`wds: ${f.source}${f.symbol === undefined ? '' : ` ${f.symbol}`} failed: ${f.error}\n`)
+    }
+    return result.failures.length === 0 ? 0 : 1
   } finally {
     await database.close()
   }

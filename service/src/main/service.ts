@@ -6,6 +6,7 @@ import type { Logger } from '../lib/logger.ts'
 import { loadBundledFxRates } from '../market/bundled-fx-rates.ts'
 import { loadBundledPrices } from '../market/bundled-prices.ts'
 import { createFxBook } from '../market/fx-book.ts'
+import { scheduleDaily } from '../market/market-sync.ts'
 import { createPricer } from '../market/pricer.ts'
 import { createAccountsStore } from '../store/accounts-store.ts'
 import { createAssetPricesStore } from '../store/asset-prices-store.ts'
@@ -15,6 +16,7 @@ import { createFxRatesStore } from '../store/fx-rates-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { openDatabase } from './database.ts'
 import { createSourceFinder, startIndexing } from './indexing.ts'
+import { runMarketSync } from './market.ts'
 
 const SHUTDOWN_TIMEOUT_MS = 15_000
 
@@ -34,6 +36,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   const assetPrices = createAssetPricesStore(database.db)
   await loadBundledPrices(assetPrices, logger)
   const fxBook = createFxBook(fxRates)
+  const pricer = createPricer({ prices: assetPrices, fxBook })
   const app = await buildApp({
     config,
     db: database.db,
@@ -47,10 +50,24 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
     },
     openingBalances: createOpeningBalances({ store: balances, findSource: createSourceFinder(config, logger) }),
     fxBook,
-    pricer: createPricer({ prices: assetPrices, fxBook }),
+    pricer,
   })
 
   const indexing = role === 'start' ? startIndexing({ config, db: database.createPool('wds-index', 6), logger }) : undefined
+  // The daily market-data sync runs in `start` processes (one at a time, under a lease), never in `serve` replicas.
+  const marketSync = new AbortController()
+  const marketSchedule =
+    role === 'start' && config.marketSyncAt !== 'off'
+      ? scheduleDaily({
+          at: config.marketSyncAt,
+          logger,
+          signal: marketSync.signal,
+          sync: async (signal) => {
+            await runMarketSync({ config, db: database.db, logger, signal })
+            pricer.invalidate()
+          },
+        })
+      : undefined
 
   let closing = false
   const shutdown = async (signal: string) => {
@@ -63,6 +80,8 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
     }, SHUTDOWN_TIMEOUT_MS).unref()
     try {
       await app.close()
+      marketSync.abort()
+      await marketSchedule
       await indexing?.stop()
       await database.close()
       logger.info('stopped')
@@ -77,6 +96,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   try {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
+    marketSync.abort()
     await indexing?.stop()
     await database.close()
     throw error

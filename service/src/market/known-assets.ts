@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import { CHAINS } from '../config/chains.ts'
 
 type TokenList = { name: string; version: { major: number; minor: number; patch: number }; tokens: TokenListEntry[] }
 type TokenListEntry = { chainId: number; address: string; symbol: string; name: string; decimals: number }
@@ -24,3 +25,11 @@ const BY_CONTRACT = new Map(
 export function findListedAsset(chainId: number | null, contractAddress: string): string | undefined {
   return chainId === null ? undefined : BY_CONTRACT.get(`${chainId}:${contractAddress.toLowerCase()}`)
 }
+
+/**
+ * The assets `wds market sync` fetches daily closes for: every chain's coin and the main listed tokens.
+ * A provider skips the ones it does not carry.
+ */
+export const SYNCED_SYMBOLS: readonly string[] = [
+  ...new Set([...CHAINS.map((chain) => chain.nativeAsset.symbol), 'USDC', 'USDT', 'DAI', 'WBTC', 'UNI', 'LINK']),
+]

@@ -3,13 +3,14 @@ import { join } from 'node:path'
 
 export const WDS_BIN = join(import.meta.dirname, '../../bin/wds.js')
 
-/** The environment of a test CLI run: nothing from the developer's own WDS settings leaks in. */
+/** The environment of a test CLI run: nothing from the developer's own WDS settings leaks in, and no daily market sync. */
 export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [name, value] of Object.entries(process.env)) {
-    if (!/^(WDS_|DATABASE_|REDIS_URL|SMTP_URL|PORT|HOST|LOG_LEVEL|INIT_CWD)/.test(name)) env[name] = value
+    if (!/^(WDS_|DATABASE_|REDIS_URL|SMTP_URL|PORT|HOST|LOG_LEVEL|INIT_CWD|COINGECKO_|STRIPE_)/.test(name)) env[name] = value
   }
-  return { ...env, ...extra }
+  // No daily market sync unless a test asks for one: tests never reach the real ECB or Binance.
+  return { ...env, WDS_MARKET_SYNC_AT: 'off', ...extra }
 }
 
 export type CliResult = { code: number | null; stdout: string; stderr: string }

@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { cliEnv, type RunningService, runCli, startService } from './helpers/cli.ts'
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
+import { type PriceSourceServer, readSeries, startPriceSources } from './helpers/price-sources.ts'
+
+/**
+ * The daily market-data sync inside `wds start`: set to fire a few seconds after start, it fetches the
+ * ECB file and Binance's candles from local servers in the real formats, and the API serves the new
+ * closes without a restart.
+ */
+
+let database: TestDatabase
+let sources: PriceSourceServer
+let ecb: Server
+let ecbUrl: string
+let service: RunningService | undefined
+const ecbRequests: string[] = []
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  sources = await startPriceSources()
+  ecb = createServer((request, response) => {
+    ecbRequests.push(request.url ?? '')
+    response.writeHead(200, { 'content-type': 'application/zip' })
+    response.end(readFileSync(join(import.meta.dirname, 'fixtures/ecb/eurofxref.zip')))
+  })
+  await new Promise<void>((resolve) => ecb.listen(0, '127.0.0.1', resolve))
+  ecbUrl = `http://127.0.0.1:${(ecb.address() as AddressInfo).port}/stats/eurofxref/eurofxref.zip`
+})
+
+afterAll(async () => {
+  service?.child.kill('SIGTERM')
+  await service?.exited
+  await new Promise((resolve) => ecb?.close(resolve))
+  await sources?.close()
+  await database?.drop()
+})
+
+test('wds start syncs market data at WDS_MARKET_SYNC_AT and serves the new closes at once', async () => {
+  const at = new Date(Date.now() + 20_000).toISOString().slice(11, 19)
+  service = await startService(
+    cliEnv({
+      DATABASE_URL: database.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      WDS_MARKET_SYNC_AT: at,
+      WDS_ECB_URL: ecbUrl,
+      WDS_BINANCE_URL: sources.url,
+    }),
+  )
+  expect(service.output()).toContain('market data sync scheduled')
+  // The bundled Binance ETH closes after 2025-07-01 are taken away, so that only the sync can bring them back.
+  await database.db.query(`DELETE FROM asset_prices WHERE symbol = 'ETH' AND source = 'binance' AND date > '2025-07-01'`)
+  const key = JSON.parse(
+    (
+      await runCli(
+        ['keys', 'create', '--email', 'sync@example.com', '--tier', 'pro', '--json'],
+        cliEnv({ DATABASE_URL: database.url }),
+      )
+    ).stdout,
+  ).key
+  const ask = () => fetch(`${service?.url}/v1/prices/ETH?date=2025-07-20`, { headers: { 'x-api-key': key } })
+  expect((await ask()).status).toBe(404)
+  expect(ecbRequests).toEqual([])
+
+  const deadline = Date.now() + 45_000
+  let response = await ask()
+  while (response.status !== 200 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    response = await ask()
+  }
+  const body: ReturnType<typeof JSON.parse> = await response.json()
+  const expected = Number(readSeries('binance-ccxt-falli007/coin_Ethereum.csv', 'close').get('2025-07-20'))
+  expect(body).toMatchObject({ price: expected, qualityScore: 0.85, derivation: { priceDate: '2025-07-20' } })
+  expect(body.source).toContain('(binance) of 2025-07-20')
+  expect(ecbRequests).toEqual(['/stats/eurofxref/eurofxref.zip'])
+  expect(sources.requests.some((r) => r.query.get('symbol') === 'ETHUSDT')).toBe(true)
+  expect(service.output()).toContain('synced prices')
+}, 120_000)
