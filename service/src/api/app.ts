@@ -7,19 +7,33 @@ import type { Config } from '../config/config.ts'
 import type { OpeningBalances } from '../ingestion/opening-balances.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { Mailer } from '../mail/mailer.ts'
 import type { FxBook } from '../market/fx-book.ts'
 import type { Pricer } from '../market/pricer.ts'
+import type { StripeBilling } from '../portal/stripe-billing.ts'
+import { createMemoryCounters, type RateLimitCounters } from '../ratelimit/counters.ts'
+import { createUsageMeter } from '../ratelimit/usage-meter.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
+import type { BillingStore } from '../store/billing-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
 import type { Db } from '../store/db.ts'
+import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
+import type { PlansStore } from '../store/plans-store.ts'
+import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { createApiKeyAuth, findKeyInQuery, redactUrl } from './auth.ts'
 import { createMetrics } from './metrics.ts'
+import { accountOf, createPortalAuth } from './portal-auth.ts'
 import { handleError, sendProblem } from './problem.ts'
+import { createRateLimitHook } from './rate-limits.ts'
+import { stripeWebhookRoutes } from './routes/stripe-webhook.ts'
 import { systemRoutes } from './routes/system.ts'
 import { balanceRoutes } from './routes/v1/balances.ts'
+import { developerRoutes } from './routes/v1/developer.ts'
+import { developerBillingRoutes } from './routes/v1/developer-billing.ts'
+import { developerUsageRoutes } from './routes/v1/developer-usage.ts'
 import { fxRoutes } from './routes/v1/fx.ts'
 import { priceRoutes } from './routes/v1/prices.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
@@ -41,18 +55,39 @@ export type AppDeps = {
     walletTransfers: WalletTransfersStore
     balances: BalancesStore
     fxRates: FxRatesStore
+    usage: UsageStore
+    developers: DeveloperAccountsStore
+    billing: BillingStore
+    plans: PlansStore
   }
   /** Balances before a chain's indexed range, asked of its node (the one route that needs a chain). */
   openingBalances: OpeningBalances
+  /**
+   * Rate-limit counters (default: in this process; Redis when REDIS_URL is set), closed with the app;
+   * the clock their windows follow; how often metered usage is written.
+   */
+  rateLimits?: { counters?: RateLimitCounters; now?: () => number; usageFlushIntervalMs?: number }
   /** The FX rates, held in memory. */
   fxBook: FxBook
   /** Asset prices by symbol and day, in any supported currency. */
   pricer: Pricer
+  /** The developer portal: its mail, its JWT secret, and Stripe when configured. */
+  portal: { mailer: Mailer; jwtSecret: Uint8Array; stripe?: StripeBilling | undefined }
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({ config, db, logger, stores, openingBalances, fxBook, pricer }: AppDeps) {
+export async function buildApp({
+  config,
+  db,
+  logger,
+  stores,
+  openingBalances,
+  fxBook,
+  pricer,
+  portal,
+  rateLimits = {},
+}: AppDeps) {
   const configuredChains = new Set(Object.keys(config.chains))
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
   const app = Fastify({
@@ -131,7 +166,12 @@ export async function buildApp({ config, db, logger, stores, openingBalances, fx
         description:
           'Read-only blockchain wallet data across 29 chains. Data endpoints need an `X-API-Key` header; errors are `application/problem+json`.',
       },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'From POST /v1/developer/login' },
+        },
+      },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   })
@@ -139,9 +179,22 @@ export async function buildApp({ config, db, logger, stores, openingBalances, fx
 
   await app.register(systemRoutes, { db, metrics })
   const authenticate = createApiKeyAuth({ store: stores.accounts, keyPrefix: config.keyPrefix })
+  const counters = rateLimits.counters ?? createMemoryCounters()
+  const meter = createUsageMeter({
+    store: stores.usage,
+    logger,
+    ...(rateLimits.usageFlushIntervalMs === undefined ? {} : { flushIntervalMs: rateLimits.usageFlushIntervalMs }),
+  })
+  const rateLimit = createRateLimitHook({ counters, meter, now: rateLimits.now ?? Date.now, registry: metrics.registry })
+  // The last metered counts are written on close, while the database is still open.
+  app.addHook('onClose', async () => {
+    await meter.close()
+    await counters.close()
+  })
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', authenticate)
+      v1.addHook('onRequest', rateLimit)
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
       await v1.register(walletRoutes, { store: stores.walletTransfers, configuredChains, pricer })
       await v1.register(balanceRoutes, {
@@ -156,6 +209,36 @@ export async function buildApp({ config, db, logger, stores, openingBalances, fx
     },
     { prefix: '/v1' },
   )
+  // The portal: its own credential (a JWT), never an API key, and no data-endpoint rate limits.
+  const requireAccount = createPortalAuth({ developers: stores.developers, jwtSecret: portal.jwtSecret })
+  await app.register(
+    async (developer) => {
+      await developer.register(developerRoutes, {
+        developers: stores.developers,
+        accounts: stores.accounts,
+        mailer: portal.mailer,
+        keyPrefix: config.keyPrefix,
+        jwtSecret: portal.jwtSecret,
+        requireAccount,
+      })
+      await developer.register(developerUsageRoutes, {
+        store: stores.usage,
+        requireAccount,
+        accountIdOf: (request) => accountOf(request).id,
+        flushUsage: () => meter.flush(),
+      })
+      await developer.register(developerBillingRoutes, {
+        billing: stores.billing,
+        plans: stores.plans,
+        stripe: portal.stripe,
+        requireAccount,
+        accountOf,
+        flushUsage: () => meter.flush(),
+      })
+    },
+    { prefix: '/v1' },
+  )
+  if (portal.stripe !== undefined) await app.register(stripeWebhookRoutes, { stripe: portal.stripe, billing: stores.billing })
   return app
 }
 

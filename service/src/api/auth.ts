@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { WdsError } from '../lib/errors.ts'
 import { hashApiKey, looksLikeApiKey, parseApiKey } from '../portal/api-keys.ts'
 import type { Tier } from '../portal/tiers.ts'
+import { type Limits, resolveLimits } from '../ratelimit/limits.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 
 export const API_KEY_HEADER = 'x-api-key'
@@ -9,7 +10,13 @@ export const API_KEY_HEADER = 'x-api-key'
 /** Query parameter names under which clients commonly (and wrongly) send keys. */
 const KEY_PARAM_NAMES = new Set(['api_key', 'apikey', 'api-key', 'key', 'x-api-key', 'x_api_key'])
 
-export type Caller = { keyId: string; accountId: string; tier: Tier }
+export type Caller = {
+  keyId: string
+  accountId: string
+  tier: Tier
+  /** The account's limits as of this request: its tier's, or its own when Enterprise. */
+  limits: Limits
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,9 +53,14 @@ export function createApiKeyAuth(deps: { store: AccountsStore; keyPrefix: string
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const header = request.headers[API_KEY_HEADER]
     if (header === undefined || header === '') {
-      throw new WdsError('missing_api_key', 'this endpoint needs an API key in the X-API-Key header', {
-        param: 'X-API-Key',
-      })
+      const portalToken = request.headers.authorization !== undefined
+      throw new WdsError(
+        'missing_api_key',
+        portalToken
+          ? 'this endpoint needs an API key in the X-API-Key header; a portal token (Authorization: Bearer) opens the developer portal only'
+          : 'this endpoint needs an API key in the X-API-Key header',
+        { param: 'X-API-Key' },
+      )
     }
     const key = Array.isArray(header) ? undefined : header.trim()
     if (key === undefined || parseApiKey(deps.keyPrefix, key) === undefined) {
@@ -65,7 +77,12 @@ export function createApiKeyAuth(deps: { store: AccountsStore; keyPrefix: string
         param: 'X-API-Key',
       })
     }
-    request.caller = { keyId: owner.keyId, accountId: owner.accountId, tier: owner.accountTier }
+    request.caller = {
+      keyId: owner.keyId,
+      accountId: owner.accountId,
+      tier: owner.accountTier,
+      limits: resolveLimits(owner.accountTier, owner.enterpriseLimits),
+    }
     deps.store.touchKey(owner.keyId).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'))
   }
 }

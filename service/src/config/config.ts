@@ -43,6 +43,16 @@ export const ConfigSchema = Type.Object({
   coingeckoPlan: Type.Enum(['demo', 'pro'], { description: 'demo or pro' }),
   /** CoinGecko's API base URL; unset: the plan's own host. */
   coingeckoUrl: Type.Optional(url(['http', 'https'])),
+  /** The sender of the portal's mail. */
+  mailFrom: Type.String({ minLength: 3 }),
+  /** Where the service is reached from outside (Stripe Checkout returns there). */
+  publicUrl: url(['http', 'https']),
+  /** Stripe: with a secret key, plan upgrades go through Stripe Checkout. */
+  stripeSecretKey: Type.Optional(Type.String({ minLength: 1 })),
+  stripeWebhookSecret: Type.Optional(Type.String({ minLength: 1 })),
+  stripePriceStd: Type.Optional(Type.String({ minLength: 1 })),
+  stripePricePro: Type.Optional(Type.String({ minLength: 1 })),
+  stripeApiUrl: Type.Optional(url(['http', 'https'])),
   /** Chains with a configured source, by slug. Chains not listed here are `unconfigured`. */
   chains: Type.Record(Type.String(), ChainSourceSchema),
 })
@@ -68,6 +78,13 @@ const SETTINGS = {
   coingeckoApiKey: { env: 'COINGECKO_API_KEY', kind: 'string' },
   coingeckoPlan: { env: 'WDS_COINGECKO_PLAN', kind: 'string', default: 'demo' },
   coingeckoUrl: { env: 'WDS_COINGECKO_URL', kind: 'string' },
+  mailFrom: { env: 'WDS_MAIL_FROM', kind: 'string', default: 'WDS <no-reply@localhost>' },
+  publicUrl: { env: 'WDS_PUBLIC_URL', kind: 'string', default: 'http://localhost:8080' },
+  stripeSecretKey: { env: 'STRIPE_SECRET_KEY', kind: 'string' },
+  stripeWebhookSecret: { env: 'STRIPE_WEBHOOK_SECRET', kind: 'string' },
+  stripePriceStd: { env: 'STRIPE_PRICE_STD', kind: 'string' },
+  stripePricePro: { env: 'STRIPE_PRICE_PRO', kind: 'string' },
+  stripeApiUrl: { env: 'STRIPE_API_URL', kind: 'string' },
 } as const satisfies Record<Exclude<keyof Config, 'chains'>, { env: string; kind: string; default?: unknown }>
 
 /** Per-chain settings: `<prefix><CHAIN>`, e.g. `WDS_RPC_POLYGON_ZKEVM`. */
@@ -78,7 +95,7 @@ const CHAIN_SETTINGS = [
 ] as const
 
 /** Settings whose value is never echoed in an error message. */
-const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey)$/
+const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret)$/
 
 /** Every setting found wrong, one line each, so that a user fixes them all in one go. */
 export class ConfigError extends Error {
@@ -159,6 +176,13 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
     }
   }
   raw.chains = chains
+  if (raw.stripeSecretKey !== undefined) {
+    const missing = ['stripeWebhookSecret', 'stripePriceStd', 'stripePricePro'].filter((field) => raw[field] === undefined)
+    const envOf = SETTINGS as Record<string, { env: string }>
+    if (missing.length > 0) {
+      problems.push(`STRIPE_SECRET_KEY: Stripe billing also needs ${missing.map((field) => envOf[field]?.env).join(', ')}`)
+    }
+  }
 
   for (const error of Value.Errors(ConfigSchema, raw)) {
     const schema = Value.Pointer.Get(ConfigSchema, error.schemaPath.slice(1)) as { description?: string } | undefined

@@ -7,9 +7,12 @@ import { createProgressReporter } from '../ingestion/progress.ts'
 import { WdsError } from '../lib/errors.ts'
 import { createLogger, type Logger } from '../lib/logger.ts'
 import { ECB_HISTORY_URL } from '../market/ecb-sync.ts'
-import { createKey } from '../portal/keys.ts'
+import { createKey, normalizeEmail } from '../portal/keys.ts'
 import { isTier, TIER_MARKERS } from '../portal/tiers.ts'
+import { type Limits, resolveLimits } from '../ratelimit/limits.ts'
 import { type ApiKeyRecord, createAccountsStore } from '../store/accounts-store.ts'
+import type { Db } from '../store/db.ts'
+import { createPlansStore } from '../store/plans-store.ts'
 import { openDatabase } from './database.ts'
 import { startIndexing } from './indexing.ts'
 import { runMarketSync } from './market.ts'
@@ -28,6 +31,12 @@ const USAGE = `Usage: wds <command>
   keys list [--email E] [--json]
                                 list keys: id, account, tier, hint, created, last used, revoked
   keys revoke ID                revoke a key, at once and for good
+  accounts set-tier --email E --tier free|std|pro|ent
+                                move an account to another tier (a plan change made by an admin);
+                                its rate limits change from its next request
+  accounts set-limits --email E --per-minute N --per-day N|unlimited
+                                set an Enterprise account's own rate limits (until set: 1,000/min, no
+                                daily quota)
   market sync [--url URL]       fetch the ECB's euro reference rates (WDS_ECB_URL, or URL: e.g. the full
                                 history ${ECB_HISTORY_URL}) and daily crypto closes
                                 (Binance; CoinGecko with COINGECKO_API_KEY) and upsert them
@@ -64,6 +73,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'keys':
       return runKeys(config, sub, rest)
+    case 'accounts':
+      return runAccounts(config, sub, rest)
     case 'index':
       return runIndex(config, argv.slice(1))
     case 'market':
@@ -135,6 +146,70 @@ async function runKeys(config: Readonly<Config>, sub: string | undefined, args: 
   }
 }
 
+async function runAccounts(config: Readonly<Config>, sub: string | undefined, args: string[]): Promise<number> {
+  switch (sub) {
+    case 'set-tier': {
+      const { values } = parse(args, { email: { type: 'string' }, tier: { type: 'string' } })
+      if (values.email === undefined) throw new UsageError('accounts set-tier needs --email')
+      if (values.tier === undefined || !isTier(values.tier)) {
+        throw new UsageError(`accounts set-tier needs --tier, one of ${TIER_MARKERS.join(', ')}`)
+      }
+      const { email, tier } = { email: normalizeEmail(values.email), tier: values.tier }
+      const result = await withAdminDatabase(config, (_store, db) => createPlansStore(db).setTier(email, tier))
+      if (result === undefined) throw new WdsError('not_found', `there is no account ${email}`)
+      const { account, previousTier } = result
+      process.stdout.write(
+        `Account ${account.email} (${account.id}) moved from ${previousTier} to ${tier}; from its next request its limits are ${formatLimits(resolveLimits(tier, null))}${tier === 'ent' ? ' until set with accounts set-limits' : ''}\n`,
+      )
+      return 0
+    }
+    case 'set-limits': {
+      const { values } = parse(args, {
+        email: { type: 'string' },
+        'per-minute': { type: 'string' },
+        'per-day': { type: 'string' },
+      })
+      if (values.email === undefined) throw new UsageError('accounts set-limits needs --email')
+      const perMinute = parseLimit(values['per-minute'], '--per-minute')
+      const perDay = values['per-day'] === 'unlimited' ? null : parseLimit(values['per-day'], '--per-day')
+      const email = normalizeEmail(values.email)
+      const limits = { perMinute, perDay }
+      const result = await withAdminDatabase(config, (_store, db) => createPlansStore(db).setEnterpriseLimits(email, limits))
+      if (result.type === 'not-found') throw new WdsError('not_found', `there is no account ${email}`)
+      if (result.type === 'not-enterprise') {
+        throw new WdsError(
+          'invalid_parameter',
+          `the account ${email} is on the ${result.account.tier} tier, whose limits are fixed; own limits are for Enterprise accounts (wds accounts set-tier --email ${email} --tier ent)`,
+        )
+      }
+      process.stdout.write(
+        `Account ${result.account.email} (${result.account.id}) limits set to ${formatLimits(limits)}, from its next request\n`,
+      )
+      return 0
+    }
+    default:
+      throw new UsageError(
+        sub === undefined ? 'accounts needs a subcommand: set-tier or set-limits' : `unknown accounts subcommand "${sub}"`,
+      )
+  }
+}
+
+/** A limit given on the command line: a positive integer that fits the database's integer column. */
+function parseLimit(value: string | undefined, option: string): number {
+  if (value === undefined) throw new UsageError(`accounts set-limits needs ${option}`)
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN
+  if (!(n >= 1 && n <= 2_147_483_647)) {
+    throw new UsageError(
+      `${option} must be a whole number of requests from 1 to 2147483647${option === '--per-day' ? ', or unlimited' : ''}, got "${value}"`,
+    )
+  }
+  return n
+}
+
+function formatLimits({ perMinute, perDay }: Limits): string {
+  return `${perMinute.toLocaleString('en-US')}/min and ${perDay === null ? 'no daily quota' : `${perDay.toLocaleString('en-US')}/day`}`
+}
+
 async function runMarket(config: Readonly<Config>, sub: string | undefined, args: string[]): Promise<number> {
   if (sub !== 'sync') {
     throw new UsageError(sub === undefined ? 'market needs a subcommand: sync' : `unknown market subcommand "${sub}"`)
@@ -197,12 +272,12 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
 /** Admin commands use the database of a running `wds start` when there is one, else open (and close) their own. */
 async function withAdminDatabase<T>(
   config: Readonly<Config>,
-  work: (store: ReturnType<typeof createAccountsStore>) => Promise<T>,
+  work: (store: ReturnType<typeof createAccountsStore>, db: Db) => Promise<T>,
 ): Promise<T> {
   const logger: Logger = createLogger(config.logLevel ?? 'warn', process.stderr)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-admin' })
   try {
-    return await work(createAccountsStore(database.db))
+    return await work(createAccountsStore(database.db), database.db)
   } finally {
     await database.close()
   }

@@ -3,16 +3,25 @@ import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createOpeningBalances } from '../ingestion/opening-balances.ts'
 import type { Logger } from '../lib/logger.ts'
+import { createMailer } from '../mail/mailer.ts'
 import { loadBundledFxRates } from '../market/bundled-fx-rates.ts'
 import { loadBundledPrices } from '../market/bundled-prices.ts'
 import { createFxBook } from '../market/fx-book.ts'
 import { scheduleDaily } from '../market/market-sync.ts'
 import { createPricer } from '../market/pricer.ts'
+import { createStripeBilling, type StripeBilling } from '../portal/stripe-billing.ts'
+import { loadJwtSecret } from '../portal/tokens.ts'
+import { createMemoryCounters } from '../ratelimit/counters.ts'
+import { createRedisCounters } from '../ratelimit/redis-counters.ts'
 import { createAccountsStore } from '../store/accounts-store.ts'
 import { createAssetPricesStore } from '../store/asset-prices-store.ts'
 import { createBalancesStore } from '../store/balances-store.ts'
+import { createBillingStore } from '../store/billing-store.ts'
 import { createChainStatesStore } from '../store/chain-states-store.ts'
+import { createDeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
+import { createPlansStore } from '../store/plans-store.ts'
+import { createUsageStore } from '../store/usage-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { openDatabase } from './database.ts'
 import { createSourceFinder, startIndexing } from './indexing.ts'
@@ -47,10 +56,23 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       walletTransfers: createWalletTransfersStore(database.db),
       balances,
       fxRates,
+      usage: createUsageStore(database.db),
+      developers: createDeveloperAccountsStore(database.db),
+      billing: createBillingStore(database.db),
+      plans: createPlansStore(database.db),
+    },
+    rateLimits: {
+      counters:
+        config.redisUrl === undefined ? createMemoryCounters() : await createRedisCounters({ url: config.redisUrl, logger }),
     },
     openingBalances: createOpeningBalances({ store: balances, findSource: createSourceFinder(config, logger) }),
     fxBook,
     pricer,
+    portal: {
+      mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
+      jwtSecret: await loadJwtSecret(config),
+      stripe: createStripeFromConfig(config),
+    },
   })
 
   const indexing = role === 'start' ? startIndexing({ config, db: database.createPool('wds-index', 6), logger }) : undefined
@@ -125,4 +147,24 @@ function banner({ url, database, configured }: { url: string; database: string; 
     '',
     '',
   ].join('\n')
+}
+
+/** Stripe billing when STRIPE_SECRET_KEY is set (the configuration checks its companions are too). */
+export function createStripeFromConfig(config: Readonly<Config>): StripeBilling | undefined {
+  const { stripeSecretKey, stripeWebhookSecret, stripePriceStd, stripePricePro } = config
+  if (
+    stripeSecretKey === undefined ||
+    stripeWebhookSecret === undefined ||
+    stripePriceStd === undefined ||
+    stripePricePro === undefined
+  ) {
+    return undefined
+  }
+  return createStripeBilling({
+    secretKey: stripeSecretKey,
+    webhookSecret: stripeWebhookSecret,
+    prices: { std: stripePriceStd, pro: stripePricePro },
+    publicUrl: config.publicUrl,
+    apiUrl: config.stripeApiUrl,
+  })
 }

@@ -16,7 +16,14 @@ export type ApiKeyRecord = {
 }
 
 /** What authentication needs to know about a presented key. */
-export type KeyOwner = { keyId: string; accountId: string; accountTier: Tier; revokedAt: Date | null }
+export type KeyOwner = {
+  keyId: string
+  accountId: string
+  accountTier: Tier
+  revokedAt: Date | null
+  /** An Enterprise account's own rate limits (account_limits; perDay null: unlimited), null while unset. */
+  enterpriseLimits: { perMinute: number; perDay: number | null } | null
+}
 
 export type NewKeyRow = { name: string | null; tier: Tier; hash: Buffer; hint: string }
 
@@ -93,14 +100,18 @@ export function createAccountsStore(db: Db) {
       return rows
     },
 
-    /** Revokes the key; revoking is irreversible, so an already revoked key keeps its first revocation time. */
-    async revokeKey(id: string): Promise<ApiKeyRecord | undefined> {
+    /**
+     * Revokes the key (only when it is `accountId`'s, when given); revoking is irreversible, so an already
+     * revoked key keeps its first revocation time.
+     */
+    async revokeKey(id: string, accountId?: string): Promise<ApiKeyRecord | undefined> {
       const { rows } = await db.query<ApiKeyRecord>(
         `WITH revoked AS (
-           UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING *
+           UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+           WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING *
          )
          SELECT ${KEY_COLUMNS} FROM revoked k JOIN accounts a ON a.id = k.account_id`,
-        [id],
+        [id, accountId ?? null],
       )
       return rows[0]
     },
@@ -116,8 +127,11 @@ export function createAccountsStore(db: Db) {
 
     async findKeyOwner(hash: Buffer): Promise<KeyOwner | undefined> {
       const { rows } = await db.query<KeyOwner>(
-        `SELECT k.id AS "keyId", k.account_id AS "accountId", a.tier AS "accountTier", k.revoked_at AS "revokedAt"
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+        `SELECT k.id AS "keyId", k.account_id AS "accountId", a.tier AS "accountTier", k.revoked_at AS "revokedAt",
+           CASE WHEN l.account_id IS NULL THEN NULL
+             ELSE json_build_object('perMinute', l.per_minute, 'perDay', l.per_day) END AS "enterpriseLimits"
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id LEFT JOIN account_limits l ON l.account_id = a.id
+         WHERE k.key_hash = $1`,
         [hash],
       )
       return rows[0]

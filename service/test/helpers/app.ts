@@ -1,24 +1,42 @@
+import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
-import { buildApp } from '../../src/api/app.ts'
+import { type AppDeps, buildApp } from '../../src/api/app.ts'
 import type { Config } from '../../src/config/config.ts'
 import { type BalanceSourceFinder, createOpeningBalances } from '../../src/ingestion/opening-balances.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { createMailer } from '../../src/mail/mailer.ts'
 import { createFxBook } from '../../src/market/fx-book.ts'
 import { createPricer } from '../../src/market/pricer.ts'
 import { createKey } from '../../src/portal/keys.ts'
+import type { StripeBilling } from '../../src/portal/stripe-billing.ts'
 import type { Tier } from '../../src/portal/tiers.ts'
 import { createAccountsStore } from '../../src/store/accounts-store.ts'
 import { createAssetPricesStore } from '../../src/store/asset-prices-store.ts'
 import { createBalancesStore } from '../../src/store/balances-store.ts'
+import { createBillingStore } from '../../src/store/billing-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
+import { createDeveloperAccountsStore } from '../../src/store/developer-accounts-store.ts'
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
+import { createPlansStore } from '../../src/store/plans-store.ts'
+import { createUsageStore } from '../../src/store/usage-store.ts'
 import { createWalletTransfersStore } from '../../src/store/wallet-transfers-store.ts'
 import { createTestDatabase } from './database.ts'
 
 /** The real app on a database of its own, with its log lines kept for assertions. */
 export async function createTestApp(
   config: Partial<Pick<Config, 'keyPrefix' | 'chains'>> = {},
-  { findSource = async () => undefined }: { findSource?: BalanceSourceFinder } = {},
+  {
+    findSource = async () => undefined,
+    rateLimits,
+    smtpUrl,
+    stripe,
+  }: {
+    findSource?: BalanceSourceFinder
+    rateLimits?: AppDeps['rateLimits']
+    /** Where the portal's mail goes; unset: to the log. */
+    smtpUrl?: string
+    stripe?: StripeBilling
+  } = {},
 ) {
   const database = await createTestDatabase()
   const logLines: Record<string, unknown>[] = []
@@ -34,24 +52,33 @@ export async function createTestApp(
     walletTransfers: createWalletTransfersStore(database.db),
     balances: createBalancesStore(database.db),
     fxRates: createFxRatesStore(database.db),
+    usage: createUsageStore(database.db),
     assetPrices: createAssetPricesStore(database.db),
+    developers: createDeveloperAccountsStore(database.db),
+    billing: createBillingStore(database.db),
+    plans: createPlansStore(database.db),
   }
+  const logger = createLogger('info', sink)
+  const jwtSecret = randomBytes(32)
   const keyPrefix = config.keyPrefix ?? 'wds'
   const fxBook = createFxBook(stores.fxRates)
   const app = await buildApp({
     config: { keyPrefix, chains: config.chains ?? {} },
     db: database.db,
-    logger: createLogger('info', sink),
+    logger,
     stores,
     openingBalances: createOpeningBalances({ store: stores.balances, findSource }),
+    ...(rateLimits === undefined ? {} : { rateLimits }),
     fxBook,
     pricer: createPricer({ prices: stores.assetPrices, fxBook }),
+    portal: { mailer: createMailer({ smtpUrl, from: 'WDS <no-reply@wds.test>', logger }), jwtSecret, stripe },
   })
   return {
     app,
     db: database.db,
     stores,
     logLines,
+    jwtSecret,
     async createKey(email: string, tier: Tier = 'free') {
       return createKey({ store: stores.accounts, keyPrefix }, { email, tier })
     },

@@ -34,9 +34,13 @@ export type RunningService = {
   exited: Promise<number | null>
 }
 
-/** Starts `wds start` and resolves once it listens. */
-export function startService(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<RunningService> {
-  const child = spawn(process.execPath, [WDS_BIN, 'start'], { env })
+/** Starts `wds start` (or `wds serve`) and resolves once it listens. */
+export function startService(
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+  command: 'start' | 'serve' = 'start',
+): Promise<RunningService> {
+  const child = spawn(process.execPath, [WDS_BIN, command], { env })
   let output = ''
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
   return new Promise((resolve, reject) => {

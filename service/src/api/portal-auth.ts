@@ -1,0 +1,41 @@
+import type { FastifyRequest } from 'fastify'
+import { WdsError } from '../lib/errors.ts'
+import { readToken } from '../portal/tokens.ts'
+import type { DeveloperAccountsStore, PortalAccount } from '../store/developer-accounts-store.ts'
+import { API_KEY_HEADER } from './auth.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    account?: PortalAccount
+  }
+}
+
+/**
+ * The portal's credential check: `Authorization: Bearer <JWT>` from POST /v1/developer/login. An API
+ * key is never a portal credential. The account is read on every request, so a tier change shows at once.
+ */
+export function createPortalAuth(deps: { developers: DeveloperAccountsStore; jwtSecret: Uint8Array }) {
+  return async function requireAccount(request: FastifyRequest): Promise<void> {
+    const header = request.headers.authorization
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null
+    if (match?.[1] === undefined) {
+      const detail =
+        request.headers[API_KEY_HEADER] !== undefined
+          ? 'an API key is not a portal credential: log in (POST /v1/developer/login) and send Authorization: Bearer <token>'
+          : 'this endpoint needs Authorization: Bearer <token> from POST /v1/developer/login'
+      throw new WdsError('invalid_token', detail, { param: 'Authorization' })
+    }
+    const read = await readToken(deps.jwtSecret, match[1])
+    if ('problem' in read) throw new WdsError('invalid_token', read.problem, { param: 'Authorization' })
+    const account = await deps.developers.findById(read.accountId)
+    if (account === undefined)
+      throw new WdsError('invalid_token', 'the token’s account no longer exists', { param: 'Authorization' })
+    request.account = account
+  }
+}
+
+/** The account `requireAccount` identified. */
+export function accountOf(request: FastifyRequest): PortalAccount {
+  if (request.account === undefined) throw new Error('requireAccount did not run before this handler')
+  return request.account
+}

@@ -1,0 +1,109 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { WdsError } from '../../../lib/errors.ts'
+import { DAY_MS } from '../../../ratelimit/limits.ts'
+import type { UsageStore } from '../../../store/usage-store.ts'
+import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+
+/** The longest range one usage request may span, in days (both ends included). */
+export const MAX_USAGE_DAYS = 366
+/** Days shown when `from` is not given: the last 30, today included. */
+const DEFAULT_USAGE_DAYS = 30
+
+export type DeveloperUsageRoutesOptions = {
+  store: Pick<UsageStore, 'usageByDay'>
+  /** The portal's JWT check (`Authorization: Bearer`); it refuses the request or identifies the account. */
+  requireAccount: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+  /** The account that `requireAccount` identified. */
+  accountIdOf: (request: FastifyRequest) => string
+  /** Writes this process's pending metered counts first, so that its own latest requests show. */
+  flushUsage?: () => Promise<void>
+  now?: () => Date
+}
+
+const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$'
+
+const KeyUsageSchema = Type.Object({
+  keyId: Type.String({ format: 'uuid' }),
+  hint: Type.String({ description: 'The display hint of the key, e.g. wds_pro_…9f3a' }),
+  name: Type.Union([Type.String(), Type.Null()]),
+  requests: Type.Integer(),
+})
+
+const UsageSchema = Type.Object({
+  from: Type.String({ format: 'date' }),
+  to: Type.String({ format: 'date' }),
+  total: Type.Integer({ description: 'Requests in the whole range' }),
+  days: Type.Array(
+    Type.Object({
+      date: Type.String({ format: 'date', description: 'A UTC day' }),
+      requests: Type.Integer(),
+      keys: Type.Array(KeyUsageSchema, { description: 'Keys that made requests that day' }),
+    }),
+    { description: 'Every day of the range, oldest first, days without requests included' },
+  ),
+})
+
+/** `GET /v1/developer/usage`: the account's metered requests per UTC day and per key. */
+export const developerUsageRoutes: FastifyPluginAsyncTypebox<DeveloperUsageRoutesOptions> = async (
+  app,
+  { store, requireAccount, accountIdOf, flushUsage, now = () => new Date() },
+) => {
+  app.get(
+    '/developer/usage',
+    {
+      preHandler: requireAccount,
+      schema: {
+        summary: 'Requests per day and per key',
+        description: `Requests the account's keys made per UTC day in \`from\`..\`to\` (both included; default: the last ${DEFAULT_USAGE_DAYS} days), as counted for rate limits and billing: every authenticated request the limiter let through. Counts of the last few seconds may not show yet.`,
+        tags: ['developer'],
+        security: [{ bearerAuth: [] }],
+        querystring: Type.Object(
+          {
+            from: Type.Optional(Type.String({ pattern: DATE_PATTERN, description: 'First UTC day, YYYY-MM-DD' })),
+            to: Type.Optional(Type.String({ pattern: DATE_PATTERN, description: 'Last UTC day, YYYY-MM-DD (default: today)' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: UsageSchema, ...PROBLEM_RESPONSES },
+      },
+    },
+    async (request) => {
+      const today = now().toISOString().slice(0, 10)
+      const to = request.query.to === undefined ? today : parseDay(request.query.to, 'to')
+      const from = request.query.from === undefined ? addDays(to, 1 - DEFAULT_USAGE_DAYS) : parseDay(request.query.from, 'from')
+      if (from > to) throw new WdsError('invalid_parameter', `from (${from}) is after to (${to})`, { param: 'from' })
+      const span = daysBetween(from, to) + 1
+      if (span > MAX_USAGE_DAYS) {
+        throw new WdsError('date_range_too_large', `from..to spans ${span} days; at most ${MAX_USAGE_DAYS} are allowed`, {
+          param: 'from',
+        })
+      }
+      await flushUsage?.()
+      const byDay = new Map((await store.usageByDay(accountIdOf(request), from, to)).map((day) => [day.day, day]))
+      const days = Array.from({ length: span }, (_, i) => {
+        const date = addDays(from, i)
+        const usage = byDay.get(date)
+        return { date, requests: usage?.requests ?? 0, keys: usage?.keys ?? [] }
+      })
+      return { from, to, total: days.reduce((sum, day) => sum + day.requests, 0), days }
+    },
+  )
+}
+
+function parseDay(value: string, param: string): string {
+  const instant = new Date(`${value}T00:00:00Z`)
+  if (Number.isNaN(instant.getTime()) || instant.toISOString().slice(0, 10) !== value) {
+    throw new WdsError('invalid_parameter', `${param} must be a calendar date YYYY-MM-DD, got "${value}"`, { param })
+  }
+  return value
+}
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10)
+}
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS)
+}

@@ -1,0 +1,192 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { WdsError } from '../../../lib/errors.ts'
+import { describeAccount, logIn, type PortalDeps, signUp, verify } from '../../../portal/accounts.ts'
+import { createKey } from '../../../portal/keys.ts'
+import type { ApiKeyRecord } from '../../../store/accounts-store.ts'
+import { accountOf } from '../../portal-auth.ts'
+import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+
+export type DeveloperRoutesOptions = PortalDeps & { requireAccount: (request: FastifyRequest) => Promise<void> }
+
+const Credentials = Type.Object(
+  {
+    email: Type.String({ maxLength: 254 }),
+    password: Type.String({ maxLength: 1024, description: '10 to 128 characters' }),
+  },
+  { additionalProperties: false },
+)
+
+const KeySchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.Union([Type.String(), Type.Null()]),
+  tier: Type.String({ description: 'The tier marker in the key: the account’s tier when it was created' }),
+  hint: Type.String({ description: 'e.g. wds_pro_…9f3a: the full key is never shown again' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+})
+
+const NewKeySchema = Type.Object({
+  key: Type.String({ description: 'The full API key: shown this once only' }),
+  ...KeySchema.properties,
+})
+
+const AccountSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  email: Type.String(),
+  tier: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  verifiedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+})
+
+const describeKey = (key: ApiKeyRecord) => ({
+  id: key.id,
+  name: key.name,
+  tier: key.tier,
+  hint: key.hint,
+  createdAt: key.createdAt.toISOString(),
+  lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+  revokedAt: key.revokedAt?.toISOString() ?? null,
+})
+
+const bearer = [{ bearerAuth: [] }]
+const tags = ['developer']
+
+/** The developer portal's account and key endpoints (SPEC 4.8, 5; DESIGN §4 "Developer portal"). */
+export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> = async (app, options) => {
+  const { requireAccount, ...deps } = options
+
+  app.post(
+    '/developer/signup',
+    {
+      schema: {
+        summary: 'Sign up',
+        description:
+          'Creates an unverified Free account and mails a 6-digit code (15 minutes, 5 attempts, single use). Signing up again re-sends a new code.',
+        tags,
+        body: Credentials,
+        response: { 202: Type.Object({ status: Type.Literal('code_sent'), email: Type.String() }), ...PROBLEM_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      await signUp(deps, request.body)
+      return reply.code(202).send({ status: 'code_sent' as const, email: request.body.email.trim().toLowerCase() })
+    },
+  )
+
+  app.post(
+    '/developer/verify',
+    {
+      schema: {
+        summary: 'Verify the email and get the first API key',
+        description: 'The full key is in this answer only: store it now.',
+        tags,
+        body: Type.Object(
+          { email: Type.String({ maxLength: 254 }), code: Type.String({ maxLength: 16 }) },
+          { additionalProperties: false },
+        ),
+        response: { 201: NewKeySchema, ...PROBLEM_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const { key, record } = await verify(deps, request.body)
+      return reply.code(201).send({ key, ...describeKey(record) })
+    },
+  )
+
+  app.post(
+    '/developer/login',
+    {
+      schema: {
+        summary: 'Log in to the portal',
+        description: 'A JWT for `Authorization: Bearer`, valid 24 hours. It opens the portal only, never data endpoints.',
+        tags,
+        body: Credentials,
+        response: {
+          200: Type.Object({ token: Type.String(), expiresAt: Type.String({ format: 'date-time' }) }),
+          ...PROBLEM_RESPONSES,
+        },
+      },
+    },
+    async (request) => {
+      const { token, expiresAt } = await logIn(deps, request.body)
+      return { token, expiresAt: expiresAt.toISOString() }
+    },
+  )
+
+  app.get(
+    '/developer/account',
+    {
+      preHandler: requireAccount,
+      schema: { summary: 'The account', tags, security: bearer, response: { 200: AccountSchema, ...PROBLEM_RESPONSES } },
+    },
+    async (request) => describeAccount(accountOf(request)),
+  )
+
+  app.get(
+    '/developer/keys',
+    {
+      preHandler: requireAccount,
+      schema: {
+        summary: "The account's API keys",
+        description: 'Hints only, never full keys; revoked keys included.',
+        tags,
+        security: bearer,
+        response: { 200: Type.Object({ keys: Type.Array(KeySchema) }), ...PROBLEM_RESPONSES },
+      },
+    },
+    async (request) => ({ keys: (await deps.accounts.listKeys({ email: accountOf(request).email })).map(describeKey) }),
+  )
+
+  app.post(
+    '/developer/keys',
+    {
+      preHandler: requireAccount,
+      schema: {
+        summary: 'Create an API key',
+        description:
+          'Free accounts may hold 3 active keys, Standard 10, Professional and Enterprise any number (revoked keys do not count). The full key is in this answer only.',
+        tags,
+        security: bearer,
+        body: Type.Optional(
+          Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false }),
+        ),
+        response: { 201: NewKeySchema, ...PROBLEM_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const account = accountOf(request)
+      const { key, record } = await createKey(
+        { store: deps.accounts, keyPrefix: deps.keyPrefix },
+        { email: account.email, tier: account.tier, name: request.body?.name },
+      )
+      return reply.code(201).send({ key, ...describeKey(record) })
+    },
+  )
+
+  app.delete(
+    '/developer/keys/:id',
+    {
+      preHandler: requireAccount,
+      schema: {
+        summary: 'Revoke an API key',
+        description:
+          'Immediate (its next request answers 401 revoked_api_key, on every replica) and irreversible. Revoking a revoked key again changes nothing.',
+        tags,
+        security: bearer,
+        params: Type.Object({ id: Type.String() }),
+        response: { 200: KeySchema, ...PROBLEM_RESPONSES },
+      },
+    },
+    async (request) => {
+      const { id } = request.params
+      const notFound = new WdsError('not_found', `this account has no key ${id}`, { param: 'id' })
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw notFound
+      const key = await deps.accounts.revokeKey(id, accountOf(request).id)
+      if (key === undefined) throw notFound
+      return describeKey(key)
+    },
+  )
+}

@@ -1,0 +1,44 @@
+import { describe, expect, test } from 'vitest'
+import { createMemoryCounters, decide } from './counters.ts'
+import { MINUTE_MS, windowsAt } from './limits.ts'
+
+const AT = Date.parse('2026-03-14T15:09:00.000Z')
+const FREE = { perMinute: 10, perDay: 1_000 }
+
+describe('decide()', () => {
+  test('refuses on the day first when both windows are full', () => {
+    expect(decide({ perMinute: 2, perDay: 5 }, { minute: 2, day: 5 })).toEqual({ allowed: false, refusedBy: 'day' })
+    expect(decide({ perMinute: 2, perDay: 5 }, { minute: 2, day: 4 })).toEqual({ allowed: false, refusedBy: 'minute' })
+    expect(decide({ perMinute: 2, perDay: null }, { minute: 1, day: 10_000_000 })).toEqual({
+      allowed: true,
+      refusedBy: undefined,
+    })
+  })
+})
+
+describe('createMemoryCounters()', () => {
+  test('lets the limit through in a minute, refuses the next without counting it, and starts afresh next minute', async () => {
+    const counters = createMemoryCounters()
+    const consume = (nowMs: number) => counters.consume({ accountId: 'a', limits: FREE, windows: windowsAt(nowMs) })
+    for (let i = 1; i <= 10; i++)
+      expect(await consume(AT + i)).toEqual({ allowed: true, refusedBy: undefined, counts: { minute: i, day: i } })
+    expect(await consume(AT + 20)).toEqual({ allowed: false, refusedBy: 'minute', counts: { minute: 10, day: 10 } })
+    expect(await consume(AT + 30)).toEqual({ allowed: false, refusedBy: 'minute', counts: { minute: 10, day: 10 } })
+    expect(await consume(AT + MINUTE_MS)).toEqual({ allowed: true, refusedBy: undefined, counts: { minute: 1, day: 11 } })
+  })
+
+  test('counts accounts apart and refuses on the day quota once it is used up', async () => {
+    const counters = createMemoryCounters()
+    const limits = { perMinute: 2, perDay: 3 }
+    const consume = (accountId: string, nowMs: number) => counters.consume({ accountId, limits, windows: windowsAt(nowMs) })
+    expect((await consume('a', AT)).allowed).toBe(true)
+    expect((await consume('a', AT)).allowed).toBe(true)
+    expect((await consume('b', AT)).counts).toEqual({ minute: 1, day: 1 })
+    expect(await consume('a', AT + MINUTE_MS)).toMatchObject({ allowed: true, counts: { minute: 1, day: 3 } })
+    expect(await consume('a', AT + 2 * MINUTE_MS)).toEqual({ allowed: false, refusedBy: 'day', counts: { minute: 0, day: 3 } })
+    expect(await consume('a', Date.parse('2026-03-15T00:00:00.000Z'))).toMatchObject({
+      allowed: true,
+      counts: { minute: 1, day: 1 },
+    })
+  })
+})

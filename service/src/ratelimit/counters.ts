@@ -1,0 +1,69 @@
+import type { Counts, LimitedWindow, Limits, Windows } from './limits.ts'
+
+export type ConsumeRequest = { accountId: string; limits: Limits; windows: Windows }
+
+/**
+ * One request's check-and-count. A request is counted in both windows only when both have room, so
+ * refused requests never count; `counts` are after this request when allowed, as they stand when not.
+ */
+export type ConsumeResult = {
+  allowed: boolean
+  /** Which limit refused the request; the day when both are full (waiting a minute would not help). */
+  refusedBy: LimitedWindow | undefined
+  counts: Counts
+  /** Set when the shared backend could not be asked and this process's own counters decided instead. */
+  degraded?: true
+}
+
+/** Where the per-account request counters live: this process (`memory`) or Redis, shared by every replica. */
+export type RateLimitCounters = {
+  readonly kind: 'memory' | 'redis'
+  consume(request: ConsumeRequest): Promise<ConsumeResult>
+  close(): Promise<void>
+}
+
+/** The decision for counts as they stand before a request; shared by both backends (the Lua script mirrors it). */
+export function decide(limits: Limits, before: Counts): { allowed: boolean; refusedBy: LimitedWindow | undefined } {
+  if (limits.perDay !== null && before.day >= limits.perDay) return { allowed: false, refusedBy: 'day' }
+  if (before.minute >= limits.perMinute) return { allowed: false, refusedBy: 'minute' }
+  return { allowed: true, refusedBy: undefined }
+}
+
+type AccountCounts = { minuteIndex: number; minute: number; dayIndex: number; day: number }
+
+/**
+ * Counters in this process: exact for one API process, per replica when there are several (use Redis).
+ * The day is always counted, even when unlimited, so that a plan change mid-day starts from the true count.
+ */
+export function createMemoryCounters(): RateLimitCounters {
+  // One entry per account seen today: counts of the minute and day windows it was last counted in.
+  const accounts = new Map<string, AccountCounts>()
+  let prunedForDay = Number.NaN
+  return {
+    kind: 'memory',
+    async consume({ accountId, limits, windows }) {
+      if (windows.day.index !== prunedForDay) {
+        for (const [id, entry] of accounts) if (entry.dayIndex !== windows.day.index) accounts.delete(id)
+        prunedForDay = windows.day.index
+      }
+      const entry = accounts.get(accountId)
+      const before = {
+        minute: entry !== undefined && entry.minuteIndex === windows.minute.index ? entry.minute : 0,
+        day: entry !== undefined && entry.dayIndex === windows.day.index ? entry.day : 0,
+      }
+      const decision = decide(limits, before)
+      if (!decision.allowed) return { ...decision, counts: before }
+      const counts = { minute: before.minute + 1, day: before.day + 1 }
+      accounts.set(accountId, {
+        minuteIndex: windows.minute.index,
+        minute: counts.minute,
+        dayIndex: windows.day.index,
+        day: counts.day,
+      })
+      return { ...decision, counts }
+    },
+    async close() {
+      accounts.clear()
+    },
+  }
+}
