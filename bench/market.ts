@@ -26,7 +26,7 @@ import { createTransfersStore } from '../service/src/store/transfers-store.ts'
 
 const LOOKUP_SECONDS = Number(process.env.BENCH_LOOKUP_SECONDS ?? 8)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
-const PAGE_REPEATS = Number(process.env.BENCH_PAGE_REPEATS ?? 40)
+const PAGE_REPEATS = Number(process.env.BENCH_PAGE_REPEATS ?? 100)
 const WALLET = '0x00000000000000000000000000000000000000aa'
 const USDC = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'
 const UNLISTED = '0x00000000000000000000000000000000000000cc'

@@ -36,6 +36,18 @@ test('GET /docs renders the OpenAPI document in a browser, offline', async () =>
     '/v1/fx/currencies',
     '/v1/fx/rate',
     '/v1/fx/monthly-average',
+    '/v1/prices',
+    '/v1/prices/{symbol}',
+    '/v1/developer/signup',
+    '/v1/developer/verify',
+    '/v1/developer/login',
+    '/v1/developer/account',
+    '/v1/developer/keys',
+    '/v1/developer/keys',
+    '/v1/developer/keys/{id}',
+    '/v1/developer/usage',
+    '/v1/developer/billing',
+    '/v1/developer/billing/plan',
   ])
   expect(failed).toEqual([])
 })

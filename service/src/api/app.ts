@@ -14,6 +14,7 @@ import type { StripeBilling } from '../portal/stripe-billing.ts'
 import { createMemoryCounters, type RateLimitCounters } from '../ratelimit/counters.ts'
 import { createUsageMeter } from '../ratelimit/usage-meter.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
+import { followAuthChanges } from '../store/auth-changes.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { BillingStore } from '../store/billing-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
@@ -24,6 +25,7 @@ import type { PlansStore } from '../store/plans-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { createApiKeyAuth, findKeyInQuery, redactUrl } from './auth.ts'
+import { createKeyOwnerCache } from './key-owners.ts'
 import { createMetrics } from './metrics.ts'
 import { accountOf, createPortalAuth } from './portal-auth.ts'
 import { handleError, sendProblem } from './problem.ts'
@@ -178,7 +180,20 @@ export async function buildApp({
   await app.register(swaggerUi, { routePrefix: '/docs' })
 
   await app.register(systemRoutes, { db, metrics })
-  const authenticate = createApiKeyAuth({ store: stores.accounts, keyPrefix: config.keyPrefix })
+  // Key lookups are cached while PostgreSQL's auth-change notifications are followed (key-owners.ts).
+  const owners = createKeyOwnerCache((hash) => stores.accounts.findKeyOwner(hash))
+  const authChanges = followAuthChanges({
+    db,
+    logger,
+    onChange: (accountId) => owners.evictAccount(accountId),
+    onListening: (listening) => owners.setTrusted(listening),
+  })
+  app.addHook('onClose', () => authChanges.close())
+  const authenticate = createApiKeyAuth({
+    store: stores.accounts,
+    keyPrefix: config.keyPrefix,
+    findOwner: (hash) => owners.find(hash),
+  })
   const counters = rateLimits.counters ?? createMemoryCounters()
   const meter = createUsageMeter({
     store: stores.usage,
@@ -220,6 +235,7 @@ export async function buildApp({
         keyPrefix: config.keyPrefix,
         jwtSecret: portal.jwtSecret,
         requireAccount,
+        onAuthChange: (accountId) => owners.evictAccount(accountId),
       })
       await developer.register(developerUsageRoutes, {
         store: stores.usage,
@@ -234,11 +250,18 @@ export async function buildApp({
         requireAccount,
         accountOf,
         flushUsage: () => meter.flush(),
+        onAuthChange: (accountId) => owners.evictAccount(accountId),
       })
     },
     { prefix: '/v1' },
   )
-  if (portal.stripe !== undefined) await app.register(stripeWebhookRoutes, { stripe: portal.stripe, billing: stores.billing })
+  if (portal.stripe !== undefined) {
+    await app.register(stripeWebhookRoutes, {
+      stripe: portal.stripe,
+      billing: stores.billing,
+      onAuthChange: (accountId) => owners.evictAccount(accountId),
+    })
+  }
   return app
 }
 

@@ -3,7 +3,8 @@ import { WdsError } from '../lib/errors.ts'
 import { hashApiKey, looksLikeApiKey, parseApiKey } from '../portal/api-keys.ts'
 import type { Tier } from '../portal/tiers.ts'
 import { type Limits, resolveLimits } from '../ratelimit/limits.ts'
-import type { AccountsStore } from '../store/accounts-store.ts'
+import type { AccountsStore, KeyOwner } from '../store/accounts-store.ts'
+import { createTouchThrottle } from './key-owners.ts'
 
 export const API_KEY_HEADER = 'x-api-key'
 
@@ -48,8 +49,18 @@ export function redactUrl(rawUrl: string): string {
   return `${rawUrl.slice(0, queryStart)}?${params.toString()}`
 }
 
-/** Authenticates the `X-API-Key` header; revocation is read from the store on every request, so it takes effect at once. */
-export function createApiKeyAuth(deps: { store: AccountsStore; keyPrefix: string }) {
+/**
+ * Authenticates the `X-API-Key` header. `findOwner` is the store's lookup, or the key-owner cache
+ * (key-owners.ts) that revocations and plan changes evict at once; `last_used_at` is written at most
+ * once a minute per key.
+ */
+export function createApiKeyAuth(deps: {
+  store: AccountsStore
+  keyPrefix: string
+  findOwner?: (hash: Buffer) => Promise<KeyOwner | undefined>
+}) {
+  const findOwner = deps.findOwner ?? ((hash: Buffer) => deps.store.findKeyOwner(hash))
+  const touchDue = createTouchThrottle()
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const header = request.headers[API_KEY_HEADER]
     if (header === undefined || header === '') {
@@ -68,7 +79,7 @@ export function createApiKeyAuth(deps: { store: AccountsStore; keyPrefix: string
         param: 'X-API-Key',
       })
     }
-    const owner = await deps.store.findKeyOwner(hashApiKey(key))
+    const owner = await findOwner(hashApiKey(key))
     if (owner === undefined) {
       throw new WdsError('invalid_api_key', 'this API key is not known', { param: 'X-API-Key' })
     }
@@ -83,6 +94,8 @@ export function createApiKeyAuth(deps: { store: AccountsStore; keyPrefix: string
       tier: owner.accountTier,
       limits: resolveLimits(owner.accountTier, owner.enterpriseLimits),
     }
-    deps.store.touchKey(owner.keyId).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'))
+    if (touchDue(owner.keyId)) {
+      deps.store.touchKey(owner.keyId).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'))
+    }
   }
 }

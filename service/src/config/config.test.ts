@@ -25,6 +25,8 @@ describe('loadConfig()', () => {
       ecbUrl: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist-90d.zip',
       binanceUrl: 'https://api.binance.com',
       coingeckoPlan: 'demo',
+      mailFrom: 'WDS <no-reply@localhost>',
+      publicUrl: 'http://localhost:8080',
       chains: {},
     })
   })
@@ -47,6 +49,13 @@ describe('loadConfig()', () => {
       COINGECKO_API_KEY: 'CG-secret',
       WDS_COINGECKO_PLAN: 'pro',
       WDS_COINGECKO_URL: 'http://127.0.0.1:9/coingecko',
+      WDS_MAIL_FROM: 'Acme API <api@acme.example>',
+      WDS_PUBLIC_URL: 'https://api.acme.example',
+      STRIPE_SECRET_KEY: 'sk_test_1',
+      STRIPE_WEBHOOK_SECRET: 'whsec_1',
+      STRIPE_PRICE_STD: 'price_std',
+      STRIPE_PRICE_PRO: 'price_pro',
+      STRIPE_API_URL: 'http://127.0.0.1:12111',
       WDS_RPC_ETHEREUM: 'https://a.example/rpc, https://b.example/rpc',
       WDS_START_BLOCK_ETHEREUM: '19000000',
       WDS_RPC_POLYGON_ZKEVM: 'http://127.0.0.1:8545',
@@ -70,6 +79,13 @@ describe('loadConfig()', () => {
       coingeckoApiKey: 'CG-secret',
       coingeckoPlan: 'pro',
       coingeckoUrl: 'http://127.0.0.1:9/coingecko',
+      mailFrom: 'Acme API <api@acme.example>',
+      publicUrl: 'https://api.acme.example',
+      stripeSecretKey: 'sk_test_1',
+      stripeWebhookSecret: 'whsec_1',
+      stripePriceStd: 'price_std',
+      stripePricePro: 'price_pro',
+      stripeApiUrl: 'http://127.0.0.1:12111',
       chains: {
         ethereum: { urls: ['https://a.example/rpc', 'https://b.example/rpc'], startBlock: 19000000 },
         'polygon-zkevm': { urls: ['http://127.0.0.1:8545'], startBlock: 0 },
@@ -134,4 +150,11 @@ describe('loadConfig()', () => {
       ;(config as { port: number }).port = 1
     }).toThrow(TypeError)
   })
+})
+
+test('Stripe billing needs its webhook secret and both price ids; market sync times are HH:MM or off', () => {
+  expect(problemsOf({ STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_PRICE_STD: 'price_std' })).toEqual([
+    'STRIPE_SECRET_KEY: Stripe billing also needs STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_PRO',
+  ])
+  expect(problemsOf({ WDS_MARKET_SYNC_AT: '25:00' })).toEqual(['WDS_MARKET_SYNC_AT: must be HH:MM (UTC) or off (got "25:00")'])
 })

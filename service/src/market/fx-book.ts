@@ -13,6 +13,8 @@ export type FxCoverage = { currency: string; firstDate: string; lastDate: string
 export type FxTable = {
   /** The fixing days in [from, to], oldest first. */
   fixingsBetween(from: string, to: string): FixingDay[]
+  /** The last fixing day on or before `date`, if any. */
+  lastFixingOnOrBefore(date: string): FixingDay | undefined
   /** Per currency: the first and last day it was quoted and how often. */
   coverage: ReadonlyMap<string, FxCoverage>
 }
@@ -57,6 +59,10 @@ export function buildFxTable(rows: readonly { date: string; currency: string; ra
       const result: FixingDay[] = []
       for (let i = lowerBound(from); i < days.length && (days[i] as FixingDay).date <= to; i++) result.push(days[i] as FixingDay)
       return result
+    },
+    lastFixingOnOrBefore(date) {
+      const after = lowerBound(`${date}\u0000`)
+      return after === 0 ? undefined : days[after - 1]
     },
     coverage,
   }

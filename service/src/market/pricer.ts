@@ -1,12 +1,11 @@
 import { createVersionedCache } from '../lib/versioned-cache.ts'
 import type { AssetPricesStore } from '../store/asset-prices-store.ts'
-import type { FxBook } from './fx-book.ts'
-import { describeSource, lookUpRate, MAX_CARRY_FORWARD_DAYS } from './fx-rates.ts'
+import type { FxBook, FxTable } from './fx-book.ts'
+import { describeSource, findCrossRate, lookUpRate, MAX_CARRY_FORWARD_DAYS, roundRate } from './fx-rates.ts'
 import {
   addDays,
   describePrice,
   type FxUse,
-  type PricePick,
   type PriceSeries,
   pickPrice,
   rankSource,
@@ -143,31 +142,45 @@ export function createPricer({ prices, fxBook }: { prices: AssetPricesStore; fxB
     },
 
     /**
-     * Prices for many (asset, day) pairs at once, for transfer and balance records: one read of the FX
-     * rates for the whole range. Keys are `${symbol}|${date}`; an unpriced pair maps to null.
+     * Prices for many records at once (transfers, balances): the result is aligned with `wanted`, null
+     * where there is no price (or no symbol). Each (asset, day) is priced once, and each day's FX rate
+     * read once.
      */
-    async priceMany(wanted: Iterable<{ symbol: string; date: string }>, currency: string): Promise<Map<string, RecordPrice>> {
+    async priceEach(wanted: readonly { symbol: string | undefined; date: string }[], currency: string): Promise<RecordPrice[]> {
       const current = await readBook()
-      const picks = new Map<string, PricePick | undefined>()
-      for (const { symbol, date } of wanted) {
-        const key = `${symbol}|${date}`
-        if (picks.has(key)) continue
-        const series = current.get(symbol)
-        picks.set(key, series === undefined ? undefined : pickPrice(series, date))
-      }
-      const dates = new Set([...picks].filter(([, pick]) => pick !== undefined).map(([key]) => key.split('|')[1] as string))
-      const rates = currency === 'USD' ? undefined : await readUsdRates(currency, [...dates])
-      const result = new Map<string, RecordPrice>()
-      for (const [key, pick] of picks) {
-        if (pick === undefined) {
-          result.set(key, null)
-          continue
+      const byKey = new Map<string, RecordPrice>()
+      const usdOnDate = new Map<string, number | null>()
+      const table = currency === 'USD' ? undefined : await fxBook.read()
+      const usdRate = (date: string): number | null => {
+        let rate = usdOnDate.get(date)
+        if (rate === undefined) {
+          // as lookUpRate: the last fixing at most 14 days back, and no further back when it lacks the currency
+          const day = (table as FxTable).lastFixingOnOrBefore(date)
+          const cross =
+            day === undefined || day.date < addDays(date, -MAX_CARRY_FORWARD_DAYS)
+              ? undefined
+              : findCrossRate('USD', currency, day)
+          rate = cross === undefined ? null : roundRate(cross)
+          usdOnDate.set(date, rate)
         }
-        const rate = rates?.get(key.split('|')[1] as string)
-        const other = rates === undefined ? null : rate?.type === 'found' ? roundPrice(pick.usd * rate.rate) : null
-        result.set(key, { usd: roundPrice(pick.usd), other })
+        return rate
       }
-      return result
+      return wanted.map(({ symbol, date }) => {
+        if (symbol === undefined) return null
+        const key = `${symbol}|${date}`
+        let price = byKey.get(key)
+        if (price === undefined) {
+          const series = current.get(symbol)
+          const pick = series === undefined ? undefined : pickPrice(series, date)
+          if (pick === undefined) price = null
+          else {
+            const rate = table === undefined ? null : usdRate(date)
+            price = { usd: roundPrice(pick.usd), other: rate === null ? null : roundPrice(pick.usd * rate) }
+          }
+          byKey.set(key, price)
+        }
+        return price
+      })
     },
   }
 }

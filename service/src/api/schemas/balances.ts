@@ -1,8 +1,5 @@
-import { type TSchema, Type } from 'typebox'
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
-/** price_<ccy> / value_<ccy> / total_value_<ccy> for a currency other than USD (DESIGN §4). */
-const OTHER_CURRENCY = { '^(price|value|total_value)_[a-z]{3}$': { type: ['number', 'null'] } }
+import { Type } from 'typebox'
+import { Nullable, otherCurrencyFields } from './nullable.ts'
 
 export const BalanceSchema = Type.Object(
   {
@@ -16,9 +13,11 @@ export const BalanceSchema = Type.Object(
     balance: Type.String({ description: "Exact decimal string with the asset's decimals" }),
     price_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
     value_usd: Type.Optional(Nullable(Type.Number())),
+    // price_<ccy> / value_<ccy> for a currency other than USD (DESIGN §4)
+    ...otherCurrencyFields(['price', 'value']),
     priced: Type.Optional(Type.Boolean({ description: 'Present with includePrices=true: false when no price is known' })),
   },
-  { $id: 'Balance', title: 'Balance', patternProperties: OTHER_CURRENCY },
+  { $id: 'Balance', title: 'Balance' },
 )
 
 export const BalanceListSchema = Type.Object(
@@ -38,8 +37,9 @@ export const BalanceListSchema = Type.Object(
     ),
     balances: Type.Array(Type.Ref('Balance')),
     total_value_usd: Type.Optional(Type.Number({ description: 'With includePrices=true: the sum over priced balances only' })),
+    ...otherCurrencyFields(['total_value']),
   },
-  { $id: 'BalanceList', title: 'BalanceList', patternProperties: OTHER_CURRENCY },
+  { $id: 'BalanceList', title: 'BalanceList' },
 )
 
 export const BALANCE_SCHEMAS = [BalanceSchema, BalanceListSchema]

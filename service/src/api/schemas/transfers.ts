@@ -1,10 +1,7 @@
 import { type TSchema, Type } from 'typebox'
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+import { Nullable, otherCurrencyFields } from './nullable.ts'
 
 const Direction = Type.Union([Type.Literal('in'), Type.Literal('out')], { description: 'Relative to the queried address' })
-/** price_<ccy> / value_<ccy> for a currency other than USD (DESIGN §4). */
-const OTHER_CURRENCY_PRICES = { '^(price|value)_[a-z]{3}$': { type: ['number', 'null'] } }
 
 export const TransferSchema = Type.Object(
   {
@@ -28,8 +25,10 @@ export const TransferSchema = Type.Object(
     direction: Direction,
     price_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
     value_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
+    // price_<ccy> / value_<ccy> for a currency other than USD (DESIGN §4)
+    ...otherCurrencyFields(['price', 'value']),
   },
-  { $id: 'Transfer', title: 'Transfer', patternProperties: OTHER_CURRENCY_PRICES },
+  { $id: 'Transfer', title: 'Transfer' },
 )
 
 export const Erc20TransferSchema = Type.Object(

@@ -9,7 +9,7 @@ import { roundValue } from '../../../market/prices.ts'
 import { type BalancesStore, NATIVE_ASSET } from '../../../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
 import { getCurrencyParam } from '../../currencies.ts'
-import { pricedAsset, valueRecords } from '../../fiat-values.ts'
+import { addFiatValues, pricedAsset } from '../../fiat-values.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam, requireConfigured } from '../../wallet-query.ts'
 
@@ -215,26 +215,29 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
         }
       }
       const ccy = currency.toLowerCase()
-      const fiat = q.includePrices ? await valueRecords(pricer, valued, currency) : undefined
-      const priced = (fields: Record<string, number | null>) => fields.price_usd !== null && fields[`price_${ccy}`] !== null
-      const total = (field: string) =>
-        roundValue((fiat ?? []).reduce((sum, fields) => (priced(fields) ? sum + (fields[field] ?? 0) : sum), 0))
+      let totals = {}
+      if (q.includePrices) {
+        await addFiatValues(pricer, records, valued, currency)
+        const priced = records.map((record) => {
+          const fields = record as unknown as Record<string, number | null>
+          const known = fields.price_usd !== null && fields[`price_${ccy}`] !== null
+          Object.assign(record, { priced: known })
+          return known ? fields : undefined
+        })
+        const total = (field: string) => roundValue(priced.reduce((sum, fields) => sum + (fields?.[field] ?? 0), 0))
+        totals = {
+          total_value_usd: total('value_usd'),
+          ...(currency === 'USD' ? {} : { [`total_value_${ccy}`]: total(`value_${ccy}`) }),
+        }
+      }
       return {
         address,
         chain: named?.slug ?? 'all',
         ...(named === undefined ? { chains: chains.map((chain) => chain.slug), unavailableChains } : {}),
         ...(q.includePrices ? { currency } : {}),
         asOf: results.map((r) => r.asOf),
-        balances:
-          fiat === undefined
-            ? records
-            : records.map((record, i) => Object.assign(record, fiat[i], { priced: priced(fiat[i] ?? {}) })),
-        ...(fiat === undefined
-          ? {}
-          : {
-              total_value_usd: total('value_usd'),
-              ...(currency === 'USD' ? {} : { [`total_value_${ccy}`]: total(`value_${ccy}`) }),
-            }),
+        balances: records,
+        ...totals,
       }
     },
   )

@@ -23,6 +23,8 @@ export type DeveloperBillingRoutesOptions = {
   accountOf: (request: FastifyRequest) => { id: string; email: string; tier: Tier }
   /** Writes this process's pending metered counts first, so that the latest requests show. */
   flushUsage?: () => Promise<void>
+  /** Told when an account's plan changed, so that this process forgets its cached limits before answering. */
+  onAuthChange: (accountId: string) => void
   now?: () => Date
 }
 
@@ -79,7 +81,7 @@ const formatInvoice = (invoice: Invoice) => ({
 /** `GET /v1/developer/billing` and `POST /v1/developer/billing/plan`. */
 export const developerBillingRoutes: FastifyPluginAsyncTypebox<DeveloperBillingRoutesOptions> = async (
   app,
-  { billing, plans, stripe, requireAccount, accountOf, flushUsage, now = () => new Date() },
+  { billing, plans, stripe, requireAccount, accountOf, flushUsage, onAuthChange, now = () => new Date() },
 ) => {
   app.get(
     '/developer/billing',
@@ -163,6 +165,7 @@ export const developerBillingRoutes: FastifyPluginAsyncTypebox<DeveloperBillingR
         const link = await billing.findStripeLink(account.id)
         if (link.subscriptionId !== null) await stripe.cancelSubscription(link.subscriptionId)
         await billing.setTier(account.id, 'free')
+        onAuthChange(account.id)
         return { tier: 'free', changed: true }
       }
       if (!isPaidTier(wanted)) throw new Error(`unexpected tier ${wanted}`)

@@ -8,7 +8,11 @@ import type { ApiKeyRecord } from '../../../store/accounts-store.ts'
 import { accountOf } from '../../portal-auth.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 
-export type DeveloperRoutesOptions = PortalDeps & { requireAccount: (request: FastifyRequest) => Promise<void> }
+export type DeveloperRoutesOptions = PortalDeps & {
+  requireAccount: (request: FastifyRequest) => Promise<void>
+  /** Told when an account's keys changed, so that this process forgets them before answering. */
+  onAuthChange: (accountId: string) => void
+}
 
 const Credentials = Type.Object(
   {
@@ -56,7 +60,7 @@ const tags = ['developer']
 
 /** The developer portal's account and key endpoints (SPEC 4.8, 5; DESIGN §4 "Developer portal"). */
 export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> = async (app, options) => {
-  const { requireAccount, ...deps } = options
+  const { requireAccount, onAuthChange, ...deps } = options
 
   app.post(
     '/developer/signup',
@@ -186,6 +190,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> 
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw notFound
       const key = await deps.accounts.revokeKey(id, accountOf(request).id)
       if (key === undefined) throw notFound
+      onAuthChange(key.accountId)
       return describeKey(key)
     },
   )

@@ -6,7 +6,7 @@ import type { Pricer } from '../../../market/pricer.ts'
 import type { StoredTransfer, TokenInfo, TransferType, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { hashQuery } from '../../cursor.ts'
-import { pricedAsset, valueRecords } from '../../fiat-values.ts'
+import { addFiatValues, pricedAsset } from '../../fiat-values.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { createWalletHistory, type HistoryPage } from '../../wallet-history.ts'
 import {
@@ -220,18 +220,19 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
           direction: directionOf(t, address),
         }
       })
-      const fiat = !q.includePrices
-        ? undefined
-        : await valueRecords(
-            pricer,
-            page.transfers.map((t, i) => ({
-              pricedAs: pricedAsset(findChain(t.chain) as ChainInfo, t.type, t.contractAddress),
-              date: t.blockTime.toISOString().slice(0, 10),
-              amount: records[i]?.tokenDecimals === null ? null : (records[i]?.value ?? null),
-            })),
-            currency,
-          )
-      const transfers = fiat === undefined ? records : records.map((record, i) => Object.assign(record, fiat[i]))
+      if (q.includePrices) {
+        await addFiatValues(
+          pricer,
+          records,
+          page.transfers.map((t, i) => ({
+            pricedAs: pricedAsset(findChain(t.chain) as ChainInfo, t.type, t.contractAddress),
+            date: records[i]?.timestamp.slice(0, 10) ?? '',
+            amount: records[i]?.tokenDecimals === null ? null : (records[i]?.value ?? null),
+          })),
+          currency,
+        )
+      }
+      const transfers = records
       return {
         address,
         chain: named?.slug ?? 'all',
