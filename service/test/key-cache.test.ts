@@ -3,7 +3,8 @@ import { createTestApp, type TestApp } from './helpers/app.ts'
 
 /**
  * Key lookups are cached in the API process; a change made anywhere else (another replica, the CLI,
- * SQL) reaches it through PostgreSQL's notifications, sent by triggers in the changing transaction.
+ * SQL) reaches it through PostgreSQL's notifications, sent by triggers in the changing transaction, and
+ * a cached entry is used only once the notifications committed before the request have arrived.
  */
 
 let t: TestApp
@@ -37,21 +38,21 @@ test('a known key is looked up once, then served from memory', async () => {
   expect(lookups - before).toBeLessThanOrEqual(1)
 })
 
-test('a revocation by another connection reaches the cache within milliseconds', async () => {
-  const { key, record } = await t.createKey('revoked@example.com', 'pro')
-  expect(await status(key)).toBe(200)
-  expect(await status(key)).toBe(200)
-  await t.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [record.id])
-  const ms = await untilStatus(key, 401)
-  expect(ms).toBeLessThan(500)
+test('a revocation committed by another connection is refused from the very next request', async () => {
+  for (let i = 0; i < 5; i++) {
+    const { key, record } = await t.createKey(`revoked${i}@example.com`, 'pro')
+    expect(await status(key)).toBe(200)
+    expect(await status(key)).toBe(200) // now from the cache
+    await t.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [record.id])
+    expect(await status(key)).toBe(401)
+  }
 })
 
-test('a tier change by another connection changes the limits in the next answers', async () => {
+test('a tier change committed by another connection changes the limits of the very next answer', async () => {
   const { key, record } = await t.createKey('tier@example.com', 'std')
   const limit = async () =>
     (await t.app.inject({ url: '/v1/status/chains', headers: { 'x-api-key': key } })).headers['x-ratelimit-limit']
   expect(await limit()).toBe('100')
   await t.db.query(`UPDATE accounts SET tier = 'pro' WHERE id = $1`, [record.accountId])
-  const started = performance.now()
-  while ((await limit()) !== '1000') expect(performance.now() - started).toBeLessThan(500)
+  expect(await limit()).toBe('1000')
 })

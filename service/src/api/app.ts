@@ -181,7 +181,10 @@ export async function buildApp({
 
   await app.register(systemRoutes, { db, metrics })
   // Key lookups are cached while PostgreSQL's auth-change notifications are followed (key-owners.ts).
-  const owners = createKeyOwnerCache((hash) => stores.accounts.findKeyOwner(hash))
+  const owners = createKeyOwnerCache(
+    (hash) => stores.accounts.findKeyOwner(hash),
+    () => authChanges.caughtUp(),
+  )
   const authChanges = followAuthChanges({
     db,
     logger,

@@ -9,11 +9,18 @@ export const TOUCH_EVERY_MS = 60_000
 
 /**
  * Key lookups held in memory while the auth-change notifications are followed: a revocation, tier or
- * limit change evicts the account's entries the moment its notification arrives. While they are not
+ * limit change evicts the account's entries when its notification arrives, and a cached entry is used
+ * only after a barrier on the notification connection has shown every change committed before the
+ * request (one cheap query shared by all requests arriving meanwhile). While notifications are not
  * followed (not yet, or the connection dropped) every lookup goes to the database. Unknown keys are
  * never cached. A lookup that raced an eviction is not stored.
  */
-export function createKeyOwnerCache(find: (hash: Buffer) => Promise<KeyOwner | undefined>, now = Date.now) {
+export function createKeyOwnerCache(
+  find: (hash: Buffer) => Promise<KeyOwner | undefined>,
+  /** Resolves true once every change committed so far has been seen (auth-changes.ts), false if unknown. */
+  caughtUp: () => Promise<boolean>,
+  now = Date.now,
+) {
   const entries = new Map<string, { owner: KeyOwner; at: number }>()
   let trusted = false
   let generation = 0
@@ -22,7 +29,10 @@ export function createKeyOwnerCache(find: (hash: Buffer) => Promise<KeyOwner | u
     async find(hash: Buffer): Promise<KeyOwner | undefined> {
       const id = hash.toString('base64')
       const cached = trusted ? entries.get(id) : undefined
-      if (cached !== undefined && now() - cached.at < MAX_AGE_MS) return cached.owner
+      // a hit is used only after the changes committed before this request have been seen
+      if (cached !== undefined && now() - cached.at < MAX_AGE_MS && (await caughtUp()) && entries.get(id) === cached) {
+        return cached.owner
+      }
       const started = generation
       const owner = await find(hash)
       if (owner !== undefined && trusted && generation === started) {

@@ -59,8 +59,41 @@ export function followAuthChanges({
     }
   }
 
+  // A barrier: a query on the listening connection. PostgreSQL delivers every notification committed
+  // before it (they come ahead of its answer), so when it resolves, this process has seen every change
+  // committed before the request that waited for it. Requests arriving while one is in flight share the
+  // next one: at most one in flight and one waiting, whatever the load.
+  let inFlight: Promise<boolean> | undefined
+  let queued: Promise<boolean> | undefined
+  const sendBarrier = (): Promise<boolean> => {
+    const current = client
+    if (current === undefined) return Promise.resolve(false)
+    return current.query('').then(
+      () => client === current,
+      () => false,
+    )
+  }
+  function caughtUp(): Promise<boolean> {
+    if (inFlight === undefined) {
+      inFlight = sendBarrier().finally(() => {
+        inFlight = undefined
+      })
+      return inFlight
+    }
+    queued ??= inFlight.then(() => {
+      queued = undefined
+      return caughtUp()
+    })
+    return queued
+  }
+
   const started = connect()
   return {
+    /**
+     * Resolves true once every auth change committed before the call has been seen (onChange called),
+     * false when changes are not being followed: then nothing cached may be trusted.
+     */
+    caughtUp,
     /** Resolves once the first attempt to listen has been made. */
     started,
     async close(): Promise<void> {
