@@ -1,5 +1,5 @@
 import type { PriceRow } from '../market/price-csv.ts'
-import type { Db } from './db.ts'
+import { type Db, readTableVersion } from './db.ts'
 
 const INSERT_BATCH_ROWS = 20_000
 
@@ -43,11 +43,8 @@ export function createAssetPricesStore(db: Db) {
     },
 
     /** Changes whenever a row is added or updated: the price book reloads when it does. */
-    async readVersion(): Promise<string> {
-      const { rows } = await db.query<{ version: string }>(
-        `SELECT count(*) || ':' || coalesce(extract(epoch FROM max(updated_at))::text, '') AS version FROM asset_prices`,
-      )
-      return rows[0]?.version ?? ''
+    readVersion(): Promise<string> {
+      return readTableVersion(db, 'asset_prices')
     },
 
     /** Per asset and source: the first and last day with a close and how many there are. */

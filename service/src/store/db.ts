@@ -52,3 +52,14 @@ export async function withTransaction<T>(db: Db, work: (client: pg.PoolClient) =
     client.release()
   }
 }
+
+/**
+ * A text that changes whenever a row of `table` (one with an `updated_at` column) is added or updated:
+ * processes holding the table in memory reload when it does.
+ */
+export async function readTableVersion(db: Db, table: 'fx_rates' | 'asset_prices'): Promise<string> {
+  const { rows } = await db.query<{ version: string }>(
+    `SELECT count(*) || ':' || coalesce(extract(epoch FROM max(updated_at))::text, '') AS version FROM ${table}`,
+  )
+  return rows[0]?.version ?? ''
+}

@@ -1,5 +1,5 @@
 import type { EcbFixing } from '../market/ecb-csv.ts'
-import type { Db } from './db.ts'
+import { type Db, readTableVersion } from './db.ts'
 
 const INSERT_BATCH_ROWS = 20_000
 
@@ -35,11 +35,8 @@ export function createFxRatesStore(db: Db) {
     },
 
     /** Changes whenever a rate is added or corrected: the FX book reloads when it does. */
-    async readVersion(): Promise<string> {
-      const { rows } = await db.query<{ version: string }>(
-        `SELECT count(*) || ':' || coalesce(extract(epoch FROM max(updated_at))::text, '') AS version FROM fx_rates`,
-      )
-      return rows[0]?.version ?? ''
+    readVersion(): Promise<string> {
+      return readTableVersion(db, 'fx_rates')
     },
   }
 }
