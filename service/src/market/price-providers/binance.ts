@@ -1,12 +1,16 @@
-import { fetchJson } from './http.ts'
-import type { DailyClose, PriceProvider } from './provider.ts'
+import { fetchJson } from './fetch-json.ts'
+import { DAY_MS, type DailyClose, getDayStartMs, joinUrl, type PriceProvider, toUtcDate } from './provider.ts'
 
-const DAY_MS = 86_400_000
-/** The most candles one klines request returns. */
-const PAGE = 1000
+/** The `limit` parameter's maximum: the most candles one klines request answers. */
+const MAX_CANDLES_PER_REQUEST = 1000
+const TIMEOUT_MS = 30_000
 
-/** Assets with a liquid `<SYMBOL>USDT` spot pair on Binance (USDT itself is the quote). */
-const PAIRS = new Set([
+/**
+ * Assets with a `<SYMBOL>USDT` spot pair on Binance. USDT is the quote itself; WBTC, DAI, MNT, FTM (now S)
+ * and XDAI are left out for want of a USDT pair we could confirm. POLUSDT trades since 2024-09 (MATICUSDT
+ * before): earlier days are absent.
+ */
+const PAIRS: ReadonlySet<string> = new Set([
   'BTC',
   'ETH',
   'BNB',
@@ -26,52 +30,86 @@ const PAIRS = new Set([
   'UNI',
   'LINK',
   'USDC',
-  'DAI',
-  'WBTC',
   'CELO',
-  'MNT',
 ])
 
+export type BinanceProviderOptions = {
+  /** `https://api.binance.com` (default) or the market-data-only host `https://data-api.binance.vision`. */
+  baseUrl?: string
+  timeoutMs?: number
+  /** The clock, in ms: the candle of the day still trading is left out. */
+  now?: () => number
+}
+
 /**
- * Binance's public daily candles (`GET /api/v3/klines?interval=1d`): rows `[openTime, open, high, low,
- * close, volume, closeTime, …]` with prices as decimal strings; a 1d candle opens at 00:00 UTC, so its
- * close is that UTC day's close. Quoted in USDT.
+ * Binance's public daily candles, `GET /api/v3/klines?symbol=BTCUSDT&interval=1d&startTime&endTime&limit`
+ * (Spot API docs, "Kline/Candlestick data"; limit default 500, max 1000): rows
+ * `[openTime, open, high, low, close, volume, closeTime, …]`, prices as decimal strings. Without a
+ * `timeZone` parameter a 1d candle opens at 00:00 UTC, so its close is that UTC date's close. Long ranges
+ * are read 1,000 candles a request, each page starting the day after the last one. Quoted in USDT.
  */
-export function createBinanceProvider({ baseUrl = 'https://api.binance.com' }: { baseUrl?: string } = {}): PriceProvider {
+export function createBinanceProvider({
+  baseUrl = 'https://api.binance.com',
+  timeoutMs = TIMEOUT_MS,
+  now = Date.now,
+}: BinanceProviderOptions = {}): PriceProvider {
   return {
     source: 'binance',
     quote: 'USDT',
     supports: (symbol) => PAIRS.has(symbol),
     async fetchDailyCloses(symbol, from, to, signal) {
-      if (!PAIRS.has(symbol)) throw new Error(`binance: no ${symbol}USDT pair is known`)
+      if (!PAIRS.has(symbol)) throw new Error(`binance: no ${symbol}USDT spot pair is known`)
+      const pair = `${symbol}USDT`
+      const endMs = getDayStartMs(to) + DAY_MS - 1
+      // a candle is final once its day has ended; before that its "close" is the latest trade
+      const lastOpenMs = Math.min(endMs, now() - DAY_MS)
       const closes: DailyClose[] = []
-      const end = Date.parse(`${to}T00:00:00Z`) + DAY_MS - 1
-      let start = Date.parse(`${from}T00:00:00Z`)
-      while (start <= end) {
-        const url = new URL('/api/v3/klines', baseUrl)
+      for (let startMs = getDayStartMs(from); startMs <= lastOpenMs; ) {
+        const url = joinUrl(baseUrl, '/api/v3/klines')
         url.search = new URLSearchParams({
-          symbol: `${symbol}USDT`,
+          symbol: pair,
           interval: '1d',
-          startTime: String(start),
-          endTime: String(end),
-          limit: String(PAGE),
+          startTime: String(startMs),
+          endTime: String(endMs),
+          limit: String(MAX_CANDLES_PER_REQUEST),
         }).toString()
-        const rows = await fetchJson('binance', url, { signal })
-        if (!Array.isArray(rows)) throw new Error(`binance: klines for ${symbol}USDT is not an array`)
-        for (const row of rows) {
-          const [openTime, , , , close] = row as [number, string, string, string, string]
-          if (typeof openTime !== 'number' || typeof close !== 'string' || !/^\d+(\.\d+)?$/.test(close)) {
-            throw new Error(`binance: a ${symbol}USDT candle is malformed: ${JSON.stringify(row).slice(0, 120)}`)
+        const candles = readKlines(await fetchJson('binance', url, { signal, timeoutMs }), pair)
+        for (const candle of candles) {
+          if (candle.openTimeMs >= startMs && candle.openTimeMs <= lastOpenMs && candle.close !== undefined) {
+            closes.push({ date: toUtcDate(candle.openTimeMs), close: candle.close })
           }
-          closes.push({
-            date: new Date(openTime).toISOString().slice(0, 10),
-            close: close.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, ''),
-          })
         }
-        if (rows.length < PAGE) break
-        start = (rows.at(-1) as [number])[0] + DAY_MS
+        const lastCandle = candles.at(-1)
+        if (candles.length < MAX_CANDLES_PER_REQUEST || lastCandle === undefined) break
+        if (lastCandle.openTimeMs < startMs)
+          throw new Error(`binance: ${pair} klines went back to ${toUtcDate(lastCandle.openTimeMs)}`)
+        startMs = lastCandle.openTimeMs + DAY_MS
       }
       return closes
     },
   }
+}
+
+/**
+ * The open time and close of each kline row, the close with the trailing zeros of Binance's fixed 8
+ * decimals taken off ("46276.87000000" → "46276.87", "30000.00000000" → "30000"): the same number, as
+ * written. A zero close (no price) is undefined. Throws on anything but the documented row shape.
+ */
+export function readKlines(rows: unknown, pair: string): { openTimeMs: number; close: string | undefined }[] {
+  if (!Array.isArray(rows)) throw new Error(`binance: ${pair} klines are not an array`)
+  return rows.map((row: unknown) => {
+    const [openTimeMs, , , , close] = Array.isArray(row) ? row : []
+    if (
+      typeof openTimeMs !== 'number' ||
+      openTimeMs % DAY_MS !== 0 ||
+      typeof close !== 'string' ||
+      !/^\d+(\.\d+)?$/.test(close)
+    ) {
+      throw new Error(
+        `binance: a ${pair} kline is not [00:00 UTC open time, …, "close", …]: ${JSON.stringify(row).slice(0, 160)}`,
+      )
+    }
+    const trimmed = close.includes('.') ? close.replace(/0+$/, '').replace(/\.$/, '') : close
+    return { openTimeMs, close: /^0*$/.test(trimmed) ? undefined : trimmed }
+  })
 }

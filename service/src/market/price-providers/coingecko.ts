@@ -1,15 +1,24 @@
-import { fetchJson } from './http.ts'
-import type { DailyClose, PriceProvider } from './provider.ts'
+import { fetchJson } from './fetch-json.ts'
+import { DAY_MS, getDayStartMs, joinUrl, type PriceProvider, toUtcDate } from './provider.ts'
 
-const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
+const TIMEOUT_MS = 30_000
+/** Auto-granularity answers daily points only for ranges "above 90 days"; shorter requests are widened to this. */
+const MIN_SPAN_MS = 91 * DAY_MS
+/** Daily points per request: a year, the demo plan's whole reach, keeps every answer small. */
+const MAX_POINTS_PER_REQUEST = 365
 /**
- * `market_chart/range` answers daily points (at 00:00 UTC) only for ranges over 90 days; shorter ones are
- * hourly. Requests span at least this many days, and at most a year (the demo plan's history).
+ * "The last completed UTC day (00:00) is available 35 minutes after midnight on the next UTC day (00:35).
+ * The cache will always expire at 00:40 UTC": a 00:00 point younger than this is not asked for.
  */
-const MIN_SPAN_DAYS = 91
-const MAX_SPAN_DAYS = 365
+const DAY_COMPLETE_DELAY_MS = 40 * 60_000
+/** The demo plan "is restricted to the past 365 days only"; the margin keeps a request inside it. */
+const DEMO_HISTORY_MS = 365 * DAY_MS - 10 * 60_000
 
-/** CoinGecko coin IDs of the assets we price. */
+const HOSTS = { demo: 'https://api.coingecko.com/api/v3', pro: 'https://pro-api.coingecko.com/api/v3' } as const
+const KEY_HEADERS = { demo: 'x-cg-demo-api-key', pro: 'x-cg-pro-api-key' } as const
+
+/** CoinGecko's coin IDs ("API ID" on each coin's page) of the assets we price: tokens, then the chains' coins. */
 const COIN_IDS: Readonly<Record<string, string>> = {
   BTC: 'bitcoin',
   ETH: 'ethereum',
@@ -17,6 +26,7 @@ const COIN_IDS: Readonly<Record<string, string>> = {
   USDC: 'usd-coin',
   DAI: 'dai',
   WBTC: 'wrapped-bitcoin',
+  WETH: 'weth',
   BNB: 'binancecoin',
   POL: 'polygon-ecosystem-token',
   SOL: 'solana',
@@ -39,58 +49,119 @@ const COIN_IDS: Readonly<Record<string, string>> = {
   CELO: 'celo',
 }
 
-const HOSTS = { demo: 'https://api.coingecko.com/api/v3/', pro: 'https://pro-api.coingecko.com/api/v3/' } as const
-const KEY_HEADERS = { demo: 'x-cg-demo-api-key', pro: 'x-cg-pro-api-key' } as const
+export type CoinGeckoProviderOptions = {
+  apiKey: string
+  /** demo: api.coingecko.com, the past 365 days; pro (paid plans): pro-api.coingecko.com. */
+  plan: 'demo' | 'pro'
+  /** Unset: the plan's host. */
+  baseUrl?: string
+  timeoutMs?: number
+  /** The clock, in ms: the demo plan's window and the last completed day are counted from it. */
+  now?: () => number
+}
 
 /**
- * CoinGecko's historical prices (`/coins/{id}/market_chart/range`, `prices: [[ms, price], …]`). The point
- * at 00:00 UTC of a day is the price when the previous UTC day completed ("the last completed UTC day
- * (00:00) is available 35 minutes after midnight"), so it is read as that previous day's close. Prices
- * are JSON numbers: the close is the number's shortest decimal text, no arithmetic on it. The key goes in
- * the plan's header, never in the URL.
+ * CoinGecko's historical prices in USD, `GET /coins/{id}/market_chart/range?vs_currency=usd&from&to
+ * &interval=daily` (https://docs.coingecko.com/reference/coins-id-market-chart-range): `{prices: [[ms,
+ * price], …], market_caps, total_volumes}`, daily points stamped 00:00 UTC.
+ *
+ * Date mapping: the point at 00:00 UTC of day D+1 is day D's close. CoinGecko stamps a day's price at the
+ * end of it ("the last completed UTC day (00:00) is available 35 minutes after midnight on the next UTC
+ * day"; its OHLC endpoint likewise stamps a candle at its close time), so the 00:00 point is the price
+ * as day D ended, not as D+1 opened. Other points (hourly ones, the price "now" a range ending in the
+ * present gets) are not closes and are skipped.
+ *
+ * Each request asks for a year at most, and over 90 days (widened if need be) so that the answer is
+ * daily even if `interval=daily` were ignored; on the demo plan days before its 365-day reach are
+ * absent. The key goes in the plan's header, never in the URL.
  */
 export function createCoinGeckoProvider({
   apiKey,
   plan,
   baseUrl = HOSTS[plan],
-}: {
-  apiKey: string
-  plan: 'demo' | 'pro'
-  baseUrl?: string
-}): PriceProvider {
-  const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`
+  timeoutMs = TIMEOUT_MS,
+  now = Date.now,
+}: CoinGeckoProviderOptions): PriceProvider {
   return {
     source: 'coingecko',
     quote: 'USD',
     supports: (symbol) => Object.hasOwn(COIN_IDS, symbol),
     async fetchDailyCloses(symbol, from, to, signal) {
-      const id = COIN_IDS[symbol]
+      const id = Object.hasOwn(COIN_IDS, symbol) ? COIN_IDS[symbol] : undefined
       if (id === undefined) throw new Error(`coingecko: no coin ID is known for ${symbol}`)
-      const closes = new Map<string, string>()
-      const first = Date.parse(`${from}T00:00:00Z`)
-      const last = Date.parse(`${to}T00:00:00Z`)
-      // The close of day D is the point at D+1 00:00.
-      for (let spanEnd = last + DAY_MS; spanEnd > first; spanEnd -= MAX_SPAN_DAYS * DAY_MS) {
-        const spanStart = Math.min(spanEnd - MIN_SPAN_DAYS * DAY_MS, Math.max(first + DAY_MS, spanEnd - MAX_SPAN_DAYS * DAY_MS))
-        const url = new URL(`coins/${id}/market_chart/range`, base)
+      const nowMs = now()
+      const earliestMs = plan === 'demo' ? nowMs - DEMO_HISTORY_MS : Number.NEGATIVE_INFINITY
+      // the points wanted: 00:00 UTC of the day after each date, oldest first
+      const firstPointMs = Math.max(getDayStartMs(from) + DAY_MS, ceilToDayMs(earliestMs))
+      const lastPointMs = Math.min(getDayStartMs(to) + DAY_MS, floorToDayMs(nowMs - DAY_COMPLETE_DELAY_MS))
+      const closes = new Map<number, string>()
+      for (let startMs = firstPointMs; startMs <= lastPointMs; startMs += MAX_POINTS_PER_REQUEST * DAY_MS) {
+        const endMs = Math.min(startMs + (MAX_POINTS_PER_REQUEST - 1) * DAY_MS, lastPointMs)
+        // an hour past the last point, in case `to` were exclusive
+        const span = widenSpan(startMs, endMs + HOUR_MS, earliestMs)
+        const url = joinUrl(baseUrl, `/coins/${id}/market_chart/range`)
         url.search = new URLSearchParams({
           vs_currency: 'usd',
-          from: String(spanStart / 1000),
-          to: String(spanEnd / 1000),
+          from: String(Math.floor(span.fromMs / 1000)),
+          to: String(Math.floor(span.toMs / 1000)),
+          interval: 'daily',
         }).toString()
-        const body = (await fetchJson('coingecko', url, { headers: { [KEY_HEADERS[plan]]: apiKey }, signal })) as {
-          prices?: unknown
-        }
-        if (!Array.isArray(body.prices)) throw new Error(`coingecko: ${id} market_chart/range has no prices`)
-        for (const point of body.prices) {
-          const [ms, price] = point as [number, number]
-          if (typeof ms !== 'number' || typeof price !== 'number' || !(price > 0)) continue
-          if (ms % DAY_MS !== 0) continue // the running day's latest price, or an hourly point
-          const date = new Date(ms - DAY_MS).toISOString().slice(0, 10)
-          if (date >= from && date <= to) closes.set(date, String(price))
+        const body = await fetchJson('coingecko', url, {
+          headers: { [KEY_HEADERS[plan]]: apiKey },
+          signal,
+          timeoutMs,
+          secrets: [apiKey],
+        })
+        for (const point of readDailyPoints(body, id)) {
+          if (point.pointMs >= firstPointMs && point.pointMs <= lastPointMs) closes.set(point.pointMs, point.close)
         }
       }
-      return [...closes].sort(([a], [b]) => (a < b ? -1 : 1)).map(([date, close]): DailyClose => ({ date, close }))
+      return [...closes].sort(([a], [b]) => a - b).map(([pointMs, close]) => ({ date: toUtcDate(pointMs - DAY_MS), close }))
     },
   }
 }
+
+/** [fromMs, toMs] widened back (not before `earliestMs`), else forward, to over 90 days. */
+function widenSpan(fromMs: number, toMs: number, earliestMs: number): { fromMs: number; toMs: number } {
+  if (toMs - fromMs >= MIN_SPAN_MS) return { fromMs, toMs }
+  const widenedFromMs = Math.max(toMs - MIN_SPAN_MS, Math.ceil(earliestMs))
+  return { fromMs: widenedFromMs, toMs: Math.max(toMs, widenedFromMs + MIN_SPAN_MS) }
+}
+
+/**
+ * The 00:00 UTC points of a market_chart answer's `prices` with their price as decimal text. A JSON number
+ * has no text of its own once parsed: the close is its shortest round-trip text (`String(n)`, positional
+ * notation kept for very small or large values), which is the text CoinGecko wrote whenever that was
+ * already shortest (up to 17 significant digits). No arithmetic touches the value. Non-positive and
+ * missing prices are skipped.
+ */
+export function readDailyPoints(body: unknown, coinId: string): { pointMs: number; close: string }[] {
+  const prices = (body as { prices?: unknown } | null)?.prices
+  if (!Array.isArray(prices)) throw new Error(`coingecko: the ${coinId} market chart has no prices array`)
+  const points: { pointMs: number; close: string }[] = []
+  for (const point of prices) {
+    const [pointMs, price] = Array.isArray(point) ? point : []
+    if (typeof pointMs !== 'number' || !Number.isInteger(pointMs)) {
+      throw new Error(`coingecko: a ${coinId} price point is not [ms, price]: ${JSON.stringify(point).slice(0, 120)}`)
+    }
+    if (pointMs % DAY_MS !== 0 || typeof price !== 'number' || !Number.isFinite(price) || price <= 0) continue
+    points.push({ pointMs, close: toDecimalText(price) })
+  }
+  return points
+}
+
+/** `String(value)` without exponent: 8.12e-7 → "0.000000812", 1e+21 → "1000000000000000000000" (digits moved, not computed). */
+export function toDecimalText(value: number): string {
+  const text = String(value)
+  const match = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text)
+  if (match === null) return text
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = match
+  const digits = whole + fraction
+  const point = whole.length + Number(exponent)
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`
+  if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length)
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`
+}
+
+const floorToDayMs = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS
+const ceilToDayMs = (ms: number) => (Number.isFinite(ms) ? Math.ceil(ms / DAY_MS) * DAY_MS : ms)
