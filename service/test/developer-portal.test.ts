@@ -116,6 +116,43 @@ describe('sign-up and verification', () => {
     expect((await call('POST', '/v1/developer/verify', { body: { email, code: second } })).status).toBe(201)
   })
 
+  test('signing up again re-sends a fresh code, which replaces the old one, and sets the new password', async () => {
+    const email = 'resend@example.com'
+    await call('POST', '/v1/developer/signup', { body: { email, password: 'first password 1' } })
+    const old = codeIn(await smtp.waitForMail(email))
+    await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD } })
+    const fresh = codeIn(await smtp.waitForMail(email))
+    if (old !== fresh) {
+      const stale = await call('POST', '/v1/developer/verify', { body: { email, code: old } })
+      expect(stale).toMatchObject({ status: 400, body: { param: 'code', detail: 'wrong code; 4 attempts left' } })
+    }
+    expect((await call('POST', '/v1/developer/verify', { body: { email, code: fresh } })).status).toBe(201)
+    expect((await call('POST', '/v1/developer/login', { body: { email, password: 'first password 1' } })).status).toBe(401)
+    await logIn(email)
+  })
+
+  test('an account made by `wds keys create` has no password until its owner signs up and verifies', async () => {
+    const cliKey = (await t.createKey('cli@example.com')).key
+    const before = await call('POST', '/v1/developer/login', { body: { email: 'cli@example.com', password: PASSWORD } })
+    expect(before).toMatchObject({ status: 401, body: { code: 'invalid_token', detail: 'wrong email or password' } })
+    const portalKey = await register('cli@example.com')
+    const listed = await call('GET', '/v1/developer/keys', { token: await logIn('cli@example.com') })
+    expect(listed.body.keys.map((k: { hint: string }) => k.hint).sort()).toEqual(
+      [cliKey, portalKey].map((key) => `wds_free_…${key.slice(-4)}`).sort(),
+    )
+    expect((await call('GET', '/v1/status/chains', { key: cliKey })).status).toBe(200)
+
+    // one whose keys already fill its tier is verified all the same, without a new key
+    for (let i = 0; i < 3; i++) await t.createKey('full@example.com')
+    await call('POST', '/v1/developer/signup', { body: { email: 'full@example.com', password: PASSWORD } })
+    const code = codeIn(await smtp.waitForMail('full@example.com'))
+    const full = await call('POST', '/v1/developer/verify', { body: { email: 'full@example.com', code } })
+    expect(full).toMatchObject({ status: 409, body: { code: 'key_limit_reached' } })
+    expect(full.body.detail).toContain('is verified and can log in')
+    const token = await logIn('full@example.com')
+    expect((await call('GET', '/v1/developer/keys', { token })).body.keys).toHaveLength(3)
+  })
+
   test('an expired code is refused', async () => {
     const email = 'late@example.com'
     await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD } })
@@ -185,12 +222,12 @@ describe('log-in', () => {
     }
     expect((await call('GET', '/v1/developer/account', { token: expired.token })).body.detail).toContain('expired')
     const byKey = await call('GET', '/v1/developer/keys', { key })
-    expect(byKey).toMatchObject({ status: 401, body: { code: 'invalid_token' } })
+    expect(byKey).toMatchObject({ status: 401, body: { code: 'invalid_token', param: 'Authorization' } })
     expect(byKey.body.detail).toContain('an API key is not a portal credential')
     // and a portal token never opens a data endpoint
     const token = await logIn('tokens@example.com')
     const data = await call('GET', '/v1/status/chains', { token })
-    expect(data).toMatchObject({ status: 401, body: { code: 'missing_api_key' } })
+    expect(data).toMatchObject({ status: 401, body: { code: 'missing_api_key', param: 'X-API-Key' } })
     expect(data.body.detail).toContain('opens the developer portal only')
   })
 })

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { WdsError } from '../lib/errors.ts'
 import type { Mailer } from '../mail/mailer.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
@@ -14,6 +15,14 @@ const MAX_LOGIN_WAIT_S = 15 * 60
 /** After the 5 free failures, each attempt waits 1, 2, 4 … seconds after the last failure, at most 15 minutes. */
 export function loginWaitSeconds(failures: number): number {
   return failures < FREE_LOGIN_FAILURES ? 0 : Math.min(2 ** (failures - FREE_LOGIN_FAILURES), MAX_LOGIN_WAIT_S)
+}
+
+let decoyHash: Promise<string> | undefined
+
+/** A hash of a random password nobody knows, made once per process. */
+function readDecoyHash(): Promise<string> {
+  decoyHash ??= hashPassword(randomBytes(16).toString('hex'))
+  return decoyHash
 }
 
 export type PortalDeps = {
@@ -78,7 +87,18 @@ export async function verify(deps: PortalDeps, request: { email: string; code: s
   switch (outcome.type) {
     case 'verified':
       // after the verification commits: key creation locks the account row too
-      return createKey({ store: deps.accounts, keyPrefix: deps.keyPrefix }, { email, tier: account.tier, name: 'first key' })
+      return createKey(
+        { store: deps.accounts, keyPrefix: deps.keyPrefix },
+        { email, tier: account.tier, name: 'first key' },
+      ).catch((error: unknown) => {
+        // an account made by `wds keys create` may already hold its tier's count of keys
+        if (!(error instanceof WdsError) || error.code !== 'key_limit_reached') throw error
+        throw new WdsError(
+          'key_limit_reached',
+          `${email} is verified and can log in, but it already holds as many active keys as its tier allows, so no new key was made: log in and revoke one to make another`,
+          { cause: error },
+        )
+      })
     case 'miss': {
       const left = MAX_CODE_ATTEMPTS - outcome.attempts
       throw new WdsError(
@@ -125,7 +145,10 @@ export async function logIn(
     }
   }
   const account = await deps.developers.findByEmail(email)
-  const good = account?.passwordHash != null && (await verifyPassword(account.passwordHash, request.password))
+  // An unknown email, or an account from the CLI without a password, costs an argon2 verification
+  // too, so the answer's timing does not tell which emails have accounts.
+  const stored = account?.passwordHash ?? (await readDecoyHash())
+  const good = (await verifyPassword(stored, request.password)) && account?.passwordHash != null
   if (!good || account === undefined) {
     await deps.developers.recordLoginFailure(email)
     throw new WdsError('invalid_token', 'wrong email or password', { param: 'password' })
