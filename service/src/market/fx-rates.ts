@@ -1,3 +1,4 @@
+import { addDays } from '../lib/dates.ts'
 import { describePeg, ECB_SOURCE, findUsdPeg } from './fx-sources.ts'
 
 /** The ECB reference rates of one fixing day: units of each quoted currency per 1 EUR. */
@@ -52,10 +53,6 @@ export function describeSource(from: string, to: string): string {
   const pegs = [from, to].map(findUsdPeg).filter((peg) => peg !== undefined)
   const named = pegs.filter((peg, i) => pegs.findIndex((p) => p.currency === peg.currency) === i).map(describePeg)
   return isDollarPair(from, to) ? named.join('; ') : [ECB_SOURCE, ...named].join('; ')
-}
-
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 }
 
 export type RateLookup =

@@ -12,8 +12,6 @@ type TokenListEntry = { chainId: number; address: string; symbol: string; name: 
  */
 const TOKEN_LIST = createRequire(import.meta.url)('@uniswap/default-token-list') as TokenList
 
-export const TOKEN_LIST_NAME = `${TOKEN_LIST.name} ${TOKEN_LIST.version.major}.${TOKEN_LIST.version.minor}.${TOKEN_LIST.version.patch}`
-
 /** Wrapped coins redeemable one for one are priced as the coin they wrap. */
 const PRICED_AS: Readonly<Record<string, string>> = { WETH: 'ETH' }
 

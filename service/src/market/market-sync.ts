@@ -1,9 +1,9 @@
+import { addDays } from '../lib/dates.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { AssetPricesStore } from '../store/asset-prices-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import { type SyncResult, syncEcbRates } from './ecb-sync.ts'
 import type { PriceProvider } from './price-providers/provider.ts'
-import { addDays } from './prices.ts'
 
 /** A source with no closes yet for an asset is fetched back this far. */
 export const PRICE_BACKFILL_DAYS = 365

@@ -1,17 +1,8 @@
 import { createVersionedCache } from '../lib/versioned-cache.ts'
 import type { AssetPricesStore } from '../store/asset-prices-store.ts'
 import type { FxBook, FxTable } from './fx-book.ts'
-import { describeSource, findCrossRate, lookUpRate, MAX_CARRY_FORWARD_DAYS, roundRate } from './fx-rates.ts'
-import {
-  addDays,
-  describePrice,
-  type FxUse,
-  type PriceSeries,
-  pickPrice,
-  rankSource,
-  roundPrice,
-  scoreQuality,
-} from './prices.ts'
+import { describeSource, lookUpRate, MAX_CARRY_FORWARD_DAYS } from './fx-rates.ts'
+import { describePrice, type FxUse, type PriceSeries, pickPrice, rankSource, roundPrice, scoreQuality } from './prices.ts'
 
 /** The price book is re-checked against the table at most this often, so that another process's sync shows up. */
 const REFRESH_MS = 30_000
@@ -77,15 +68,13 @@ export function createPricer({ prices, fxBook }: { prices: AssetPricesStore; fxB
     }
   }
 
-  /** Units of `currency` per 1 USD on each of `dates` (carried forward over weekends and holidays). */
-  async function readUsdRates(currency: string, dates: readonly string[]) {
-    const rates = new Map<string, ReturnType<typeof lookUpRate>>()
-    if (dates.length === 0) return rates
-    const table = await fxBook.read()
-    for (const date of dates) {
-      rates.set(date, lookUpRate('USD', currency, date, table.fixingsBetween(addDays(date, -MAX_CARRY_FORWARD_DAYS), date)))
-    }
-    return rates
+  /**
+   * Units of `currency` per 1 USD on `date`, by the FX endpoint's rule (lookUpRate): only the last fixing
+   * on or before the date can apply, so it alone is passed.
+   */
+  function usdRateOn(table: FxTable, currency: string, date: string) {
+    const last = table.lastFixingOnOrBefore(date)
+    return lookUpRate('USD', currency, date, last === undefined ? [] : [last])
   }
 
   return {
@@ -115,7 +104,7 @@ export function createPricer({ prices, fxBook }: { prices: AssetPricesStore; fxB
           derivation: { priceDate: pick.priceDate, usdPrice: pick.usd, quote: pick.quote, fxRate: null, fxRateDate: null },
         }
       }
-      const rate = (await readUsdRates(currency, [date])).get(date)
+      const rate = usdRateOn(await fxBook.read(), currency, date)
       if (rate?.type !== 'found') {
         return {
           type: 'no-fx',
@@ -154,13 +143,8 @@ export function createPricer({ prices, fxBook }: { prices: AssetPricesStore; fxB
       const usdRate = (date: string): number | null => {
         let rate = usdOnDate.get(date)
         if (rate === undefined) {
-          // as lookUpRate: the last fixing at most 14 days back, and no further back when it lacks the currency
-          const day = (table as FxTable).lastFixingOnOrBefore(date)
-          const cross =
-            day === undefined || day.date < addDays(date, -MAX_CARRY_FORWARD_DAYS)
-              ? undefined
-              : findCrossRate('USD', currency, day)
-          rate = cross === undefined ? null : roundRate(cross)
+          const found = usdRateOn(table as FxTable, currency, date)
+          rate = found.type === 'found' ? found.rate : null
           usdOnDate.set(date, rate)
         }
         return rate

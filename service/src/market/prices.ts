@@ -3,6 +3,8 @@
  * how good that price is. Pure: the series come in, a choice comes out. The rubric is the README's.
  */
 
+import { addDays } from '../lib/dates.ts'
+
 export type SourceTier = 'aggregate' | 'exchange'
 
 /** What is known of each price source, in order of preference (the first is the primary source). */
@@ -52,10 +54,6 @@ export type PricePick = {
   disagreement: number
   /** sources with a close on `priceDate`, the chosen one first */
   sources: string[]
-}
-
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 }
 
 /** A source's place in the order of preference (unknown sources last). */

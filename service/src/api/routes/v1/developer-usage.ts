@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { addDays } from '../../../lib/dates.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import { DAY_MS } from '../../../ratelimit/limits.ts'
 import type { UsageStore } from '../../../store/usage-store.ts'
@@ -98,10 +99,6 @@ function parseDay(value: string, param: string): string {
     throw new WdsError('invalid_parameter', `${param} must be a calendar date YYYY-MM-DD, got "${value}"`, { param })
   }
   return value
-}
-
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10)
 }
 
 function daysBetween(from: string, to: string): number {
