@@ -1,6 +1,6 @@
-import type { ChainBlock } from '../../service/src/chains/chain-source.ts'
 import { createEvmSource } from '../../service/src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../../service/src/chains/evm/rpc-client.ts'
+import type { ChainBlock } from '../../service/src/domain/records.ts'
 import { createTransfersStore } from '../../service/src/store/transfers-store.ts'
 import { cpuBetween, takeCpuSnapshot } from './cpu-usage.ts'
 import { describeTransfers } from './database.ts'

@@ -87,7 +87,7 @@ export function createStageTimers() {
         chain: source.chain,
         getHead: () => source.getHead(),
         findBlockRef: (n) => source.findBlockRef(n),
-        fetchTokenMetadata: (addresses) => source.fetchTokenMetadata(addresses),
+        fetchTokens: (addresses) => source.fetchTokens(addresses),
         fetchBlocks(from, to) {
           const context = { lastRpcEnd: 0 }
           return range.run(context, async () => {

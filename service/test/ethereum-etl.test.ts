@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, test } from 'vitest'
-import type { ChainBlock, Transfer } from '../src/chains/chain-source.ts'
 import { createEvmSource } from '../src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
 import type { ParityTrace } from '../src/chains/evm/rpc-types.ts'
+import type { ChainBlock, Transfer } from '../src/domain/records.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import {
   addRecordedResponse,
@@ -271,7 +271,7 @@ test('both trace formats give the same internal rows, but for the value-less 201
   expect(geth).toEqual([])
 })
 
-test('getChainId(), getHead() and fetchTokenMetadata() read the recorded answers; an unrecorded eth_call reverts', async () => {
+test('getChainId(), getHead() and fetchTokens() read the recorded answers; an unrecorded eth_call reverts', async () => {
   const [eos, ...others] = readCsv<'address' | 'symbol' | 'name' | 'decimals'>(
     'test_export_tokens_job/token_with_alternative_return_type/expected_tokens.csv',
   )
@@ -282,7 +282,7 @@ test('getChainId(), getHead() and fetchTokenMetadata() read the recorded answers
     expect(await source.getChainId()).toBe(1)
     expect(await source.getHead()).toMatchObject({ number: 17173050 })
     // EOS answers name() and symbol() with a bytes32: an all-zero name is '' to ethereum-etl, unknown (null) to us
-    expect(await source.fetchTokenMetadata([eos.address, unknown])).toEqual([
+    expect(await source.fetchTokens([eos.address, unknown])).toEqual([
       { contractAddress: eos.address, name: eos.name || null, symbol: eos.symbol, decimals: Number(eos.decimals) },
       { contractAddress: unknown, name: null, symbol: null, decimals: null },
     ])
@@ -544,7 +544,7 @@ function count(transfers: Transfer[], type: Transfer['type']): number {
   return transfers.filter((t) => t.type === type).length
 }
 
-function internalKey(t: { txHash: string; from: string; to: string | null; value: bigint }): string {
+function internalKey(t: { txHash: string; from: string | null; to: string | null; value: bigint }): string {
   return `${t.txHash}:${t.from}:${t.to}:${t.value}`
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createRedisCounters } from '../src/access/redis-counters.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createRedisCounters } from '../src/ratelimit/redis-counters.ts'
 import { createPlansStore } from '../src/store/plans-store.ts'
 import { createUsageStore } from '../src/store/usage-store.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'

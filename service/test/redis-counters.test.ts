@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { RateLimitCounters } from '../src/access/counters.ts'
+import { MINUTE_MS, windowsAt } from '../src/access/limits.ts'
+import { createRedisCounters } from '../src/access/redis-counters.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import type { RateLimitCounters } from '../src/ratelimit/counters.ts'
-import { MINUTE_MS, windowsAt } from '../src/ratelimit/limits.ts'
-import { createRedisCounters } from '../src/ratelimit/redis-counters.ts'
 import { type RedisServer, startRedis } from './helpers/redis.ts'
 
 const AT = Date.parse('2026-03-14T15:09:00.000Z')

@@ -1,8 +1,8 @@
 import { createServer } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import type { TokenMetadata } from '../src/chains/chain-source.ts'
 import { createEvmSource, type EvmCapabilities } from '../src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
+import type { Token } from '../src/domain/records.ts'
 import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTransfersStore } from '../src/store/transfers-store.ts'
@@ -42,7 +42,7 @@ let anvil: Anvil
 let database: TestDatabase
 let head: number
 let truth: Row[]
-let truthTokens: TokenMetadata[]
+let truthTokens: Token[]
 const proxies: RpcFaultProxy[] = []
 let runs = 0
 
@@ -60,7 +60,7 @@ beforeAll(async () => {
   })
   truth = await rowsFromSource(direct, 0, head)
   const contracts = [...new Set(truth.flatMap((r) => (r.contract === null ? [] : [r.contract])))].sort()
-  truthTokens = await direct.fetchTokenMetadata(contracts)
+  truthTokens = await direct.fetchTokens(contracts)
 })
 afterEach(async () => {
   await Promise.all(proxies.splice(0).map((p) => p.close()))
@@ -125,7 +125,7 @@ async function indexThrough(urls: string[], options: { rangeSize?: number } = {}
   const deadline = setTimeout(() => indexing.controller.abort(), 20_000)
   await indexing.run
   clearTimeout(deadline)
-  const { rows: tokens } = await database.db.query<TokenMetadata>(
+  const { rows: tokens } = await database.db.query<Token>(
     `SELECT contract_address AS "contractAddress", name, symbol, decimals FROM tokens WHERE chain = $1
       ORDER BY contract_address`,
     [indexing.chain],

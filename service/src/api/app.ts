@@ -3,16 +3,19 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
+import { createApiKeyAuth, findKeyInQuery, redactUrl } from '../access/auth.ts'
+import { createMemoryCounters, type RateLimitCounters } from '../access/counters.ts'
+import { createKeyOwnerCache } from '../access/key-cache.ts'
+import { createRateLimitHook } from '../access/rate-limits.ts'
+import { createUsageMeter } from '../access/usage-meter.ts'
 import type { Config } from '../config/config.ts'
-import type { OpeningBalances } from '../ingestion/opening-balances.ts'
+import type { OnDemand } from '../domain/on-demand.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
-import type { Mailer } from '../mail/mailer.ts'
 import type { FxBook } from '../market/fx-book.ts'
 import type { Pricer } from '../market/pricer.ts'
+import type { Mailer } from '../portal/mailer.ts'
 import type { StripeBilling } from '../portal/stripe-billing.ts'
-import { createMemoryCounters, type RateLimitCounters } from '../ratelimit/counters.ts'
-import { createUsageMeter } from '../ratelimit/usage-meter.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import { followAuthChanges } from '../store/auth-changes.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
@@ -24,12 +27,9 @@ import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
-import { createApiKeyAuth, findKeyInQuery, redactUrl } from './auth.ts'
-import { createKeyOwnerCache } from './key-owners.ts'
 import { createMetrics } from './metrics.ts'
 import { accountOf, createPortalAuth } from './portal-auth.ts'
 import { handleError, sendProblem } from './problem.ts'
-import { createRateLimitHook } from './rate-limits.ts'
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts'
 import { systemRoutes } from './routes/system.ts'
 import { balanceRoutes } from './routes/v1/balances.ts'
@@ -63,7 +63,7 @@ export type AppDeps = {
     plans: PlansStore
   }
   /** Balances before a chain's indexed range, asked of its node (the one route that needs a chain). */
-  openingBalances: OpeningBalances
+  onDemand: OnDemand
   /**
    * Rate-limit counters (default: in this process; Redis when REDIS_URL is set), closed with the app;
    * the clock their windows follow; how often metered usage is written.
@@ -79,17 +79,7 @@ export type AppDeps = {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({
-  config,
-  db,
-  logger,
-  stores,
-  openingBalances,
-  fxBook,
-  pricer,
-  portal,
-  rateLimits = {},
-}: AppDeps) {
+export async function buildApp({ config, db, logger, stores, onDemand, fxBook, pricer, portal, rateLimits = {} }: AppDeps) {
   const configuredChains = new Set(Object.keys(config.chains))
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
   const app = Fastify({
@@ -218,7 +208,7 @@ export async function buildApp({
       await v1.register(balanceRoutes, {
         balances: stores.balances,
         history: stores.walletTransfers,
-        openingBalances,
+        onDemand,
         configuredChains,
         pricer,
       })

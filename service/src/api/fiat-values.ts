@@ -1,4 +1,5 @@
 import type { ChainInfo } from '../config/chains.ts'
+import { RECORD_TYPES, type RecordType } from '../domain/records.ts'
 import { findListedAsset } from '../market/known-assets.ts'
 import type { Pricer } from '../market/pricer.ts'
 import { roundValue } from '../market/prices.ts'
@@ -10,9 +11,9 @@ export type Valued = { pricedAs: string | undefined; date: string; amount: strin
  * The asset a record is priced as: the chain's coin, or a token whose contract is on the token list —
  * never what a contract says its symbol is. NFTs and unlisted tokens are not priced.
  */
-export function pricedAsset(chain: ChainInfo, type: string, contractAddress: string | null): string | undefined {
+export function pricedAsset(chain: ChainInfo, type: RecordType, contractAddress: string | null): string | undefined {
   if (contractAddress === null) return chain.nativeAsset.symbol
-  return type === 'erc20' ? findListedAsset(chain.chainId, contractAddress) : undefined
+  return RECORD_TYPES[type] === 'token' ? findListedAsset(chain.chainId, contractAddress) : undefined
 }
 
 /**

@@ -1,12 +1,7 @@
 import { findChain } from '../config/chains.ts'
+import type { Direction, RecordType } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
-import type {
-  Direction,
-  HistoryState,
-  StoredTransfer,
-  TransferType,
-  WalletTransfersStore,
-} from '../store/wallet-transfers-store.ts'
+import type { HistoryState, StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { type CursorState, decodeCursor, encodeCursor, InvalidCursorError } from './cursor.ts'
 
 /** One page's request, validated and normalised by the route. */
@@ -23,7 +18,7 @@ export type HistoryRequest = {
   fromDate?: Date | undefined
   /** Exclusive end instant. */
   toDateExclusive?: Date | undefined
-  types?: readonly TransferType[] | undefined
+  types?: readonly RecordType[] | undefined
   contractAddress?: string | undefined
   limit: number
   cursor?: string | undefined

@@ -83,10 +83,10 @@ export function getChainParam(slug: string): ChainInfo {
   return chain
 }
 
-/** The address in its stored form for `chains` (lower-case where the format is case-insensitive), or 400 invalid_address. */
+/** The address in its canonical form for the first of `chains` it is an address of, or 400 invalid_address. */
 export function normalizeAddress(address: string, chains: readonly ChainInfo[], param = 'address'): string {
-  const formats = chains.filter((chain) => matchesAddressFormat(chain, address))
-  if (formats.length === 0) {
+  const canonical = chains.map((chain) => chain.address.canonical(address)).find((form) => form !== undefined)
+  if (canonical === undefined) {
     const [only] = chains
     const expected =
       chains.length === 1 && only !== undefined
@@ -94,7 +94,7 @@ export function normalizeAddress(address: string, chains: readonly ChainInfo[], 
         : 'an address of a supported chain'
     throw new WdsError('invalid_address', `${param} "${address}" is not ${expected}`, { param })
   }
-  return formats.some((chain) => chain.address.caseInsensitive) ? address.toLowerCase() : address
+  return canonical
 }
 
 /**

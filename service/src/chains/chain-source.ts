@@ -1,61 +1,33 @@
+import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
+
 /**
- * What ingestion needs from a chain, whatever the family: the head, block references for reorg
- * checks, and ranges of blocks with the transfers we index. One implementation per family.
+ * What ingestion needs from a chain, whatever its family: the head, block references for reorg
+ * checks, ranges of blocks with their records, token metadata, and balances at a block. One
+ * implementation per family (`chains/<family>/`); the registry says which family a chain is.
  */
-
-export type BlockRef = {
-  readonly number: number
-  readonly hash: string
-  readonly parentHash: string
-  /** Unix seconds. */
-  readonly timestamp: number
-}
-
-export type TransferType = 'native' | 'internal' | 'erc20' | 'erc721' | 'erc1155' | 'fee'
-
-/** One movement of value, as stored. Amounts are integers in the asset's smallest unit. */
-export type Transfer = {
-  readonly blockNumber: number
-  readonly txIndex: number
-  /** Position within the transaction; (blockNumber, txIndex, seq) orders a chain's transfers and is unique. */
-  readonly seq: number
-  readonly txHash: string
-  readonly type: TransferType
-  readonly from: string
-  /** null for fees. */
-  readonly to: string | null
-  readonly value: bigint
-  /** The token contract; null for native, internal and fee transfers. */
-  readonly contractAddress: string | null
-  readonly tokenId: bigint | null
-  readonly logIndex: number | null
-  /** Element of an ERC-1155 TransferBatch; 0 for every other token transfer, null off tokens. */
-  readonly batchIndex: number | null
-  /** ERC-1155 operator, else null. */
-  readonly operator: string | null
-}
-
-export type ChainBlock = BlockRef & { readonly transfers: readonly Transfer[] }
-
-export type TokenMetadata = {
-  readonly contractAddress: string
-  readonly name: string | null
-  readonly symbol: string | null
-  readonly decimals: number | null
-}
-
 export type ChainSource = {
   readonly chain: string
   /** The newest block the source serves. */
   getHead(): Promise<BlockRef>
   /** The block at this height on the source's canonical chain, or undefined above its head. */
   findBlockRef(number: number): Promise<BlockRef | undefined>
-  /** Blocks `from`..`to` (inclusive), in order, each with its transfers. */
-  fetchBlocks(from: number, to: number): Promise<ChainBlock[]>
-  fetchTokenMetadata(contractAddresses: readonly string[]): Promise<TokenMetadata[]>
   /**
-   * What the node says an address holds at a block: its native balance and, for each token contract,
-   * its token balance (0 where the contract did not exist yet or does not answer balanceOf).
+   * Blocks `from`..`to` (inclusive), in order, each with its records. Ranges may be fetched
+   * concurrently; they are stored in order.
+   */
+  fetchBlocks(from: number, to: number): Promise<ChainBlock[]>
+  /**
+   * For families whose records depend on earlier blocks (a UTXO chain's spent outputs): called on each
+   * fetched range in the order ranges are stored, just before it is stored, to complete its records.
+   */
+  completeBlocks?(blocks: ChainBlock[]): Promise<ChainBlock[]>
+  /** Forget anything derived from blocks above `number` (called after a rollback to it). */
+  rollbackTo?(number: number): void
+  /** Metadata of tokens first seen in the records, in the order asked. */
+  fetchTokens(contractAddresses: readonly string[]): Promise<Token[]>
+  /**
+   * What the chain says an address holds at a block: its coin and, for each token asked, its token
+   * balance (0 where the token did not exist yet or does not answer).
    */
   fetchBalances(address: string, contractAddresses: readonly string[], blockNumber: number): Promise<Balances>
 }

@@ -14,10 +14,17 @@ export type SourceKind = 'rpc' | 'explorer'
 export type AddressFormat = {
   /** Short name of the format, for error messages. */
   readonly name: string
-  readonly pattern: RegExp
   readonly example: string
-  /** EVM-style hex addresses are case-insensitive and returned lower-case; others are case-sensitive. */
-  readonly caseInsensitive: boolean
+  /**
+   * The address in the chain's canonical form (EVM: lower-case hex), or undefined when the text is
+   * not an address of the chain. Checksums are verified by the family's codec where it has one.
+   */
+  readonly canonical: (text: string) => string | undefined
+}
+
+/** A format known only by its syntax: case-insensitive ones are returned lower-case. */
+function bySyntax(pattern: RegExp, caseInsensitive: boolean): AddressFormat['canonical'] {
+  return (text) => (pattern.test(text) ? (caseInsensitive ? text.toLowerCase() : text) : undefined)
 }
 
 export type ChainInfo = {
@@ -34,9 +41,8 @@ export type ChainInfo = {
 
 const EVM_ADDRESS: AddressFormat = {
   name: '0x-prefixed 20-byte hex',
-  pattern: /^0x[0-9a-fA-F]{40}$/,
   example: '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
-  caseInsensitive: true,
+  canonical: bySyntax(/^0x[0-9a-fA-F]{40}$/, true),
 }
 
 const evm = (chainId: number, slug: string, name: string, symbol: string, coverage: Coverage = 'Fully indexed'): ChainInfo => ({
@@ -82,9 +88,8 @@ export const CHAINS = [
     nativeAsset: { symbol: 'BTC', decimals: 8 },
     address: {
       name: 'Base58 (P2PKH/P2SH) or bech32/bech32m (bc1…)',
-      pattern: new RegExp(`^(?:[13]${BASE58}{25,34}|bc1[02-9ac-hj-np-z]{11,87})$`),
       example: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
-      caseInsensitive: false,
+      canonical: bySyntax(new RegExp(`^(?:[13]${BASE58}{25,34}|bc1[02-9ac-hj-np-z]{11,87})$`), false),
     },
   },
   {
@@ -97,9 +102,8 @@ export const CHAINS = [
     nativeAsset: { symbol: 'SOL', decimals: 9 },
     address: {
       name: 'Base58 32-byte public key',
-      pattern: new RegExp(`^${BASE58}{32,44}$`),
       example: 'vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg',
-      caseInsensitive: false,
+      canonical: bySyntax(new RegExp(`^${BASE58}{32,44}$`), false),
     },
   },
   {
@@ -112,9 +116,8 @@ export const CHAINS = [
     nativeAsset: { symbol: 'TRX', decimals: 6 },
     address: {
       name: 'Base58Check starting with T',
-      pattern: new RegExp(`^T${BASE58}{33}$`),
       example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
-      caseInsensitive: false,
+      canonical: bySyntax(new RegExp(`^T${BASE58}{33}$`), false),
     },
   },
   {
@@ -127,9 +130,8 @@ export const CHAINS = [
     nativeAsset: { symbol: 'ATOM', decimals: 6 },
     address: {
       name: 'bech32 starting with cosmos1',
-      pattern: /^cosmos1[02-9ac-hj-np-z]{38,58}$/,
       example: 'cosmos1xxkueklal9vejv9unqu80w9vptyepfa95pd53u',
-      caseInsensitive: false,
+      canonical: bySyntax(/^cosmos1[02-9ac-hj-np-z]{38,58}$/, false),
     },
   },
   {
@@ -142,9 +144,8 @@ export const CHAINS = [
     nativeAsset: { symbol: 'XRP', decimals: 6 },
     address: {
       name: 'classic address starting with r',
-      pattern: /^r[1-9A-HJ-NP-Za-km-z]{24,34}$/,
       example: 'rEb8TK3gBgk5auZkwc6sHnwrGVJH8DuaLh',
-      caseInsensitive: false,
+      canonical: bySyntax(/^r[1-9A-HJ-NP-Za-km-z]{24,34}$/, false),
     },
   },
   {
@@ -157,9 +158,8 @@ export const CHAINS = [
     nativeAsset: { symbol: 'ADA', decimals: 6 },
     address: {
       name: 'Shelley bech32 (addr1…/stake1…) or Byron Base58',
-      pattern: new RegExp(`^(?:(?:addr1|stake1)[02-9ac-hj-np-z]{50,110}|(?:Ae2|DdzFf)${BASE58}{50,120})$`),
       example: 'addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x',
-      caseInsensitive: false,
+      canonical: bySyntax(new RegExp(`^(?:(?:addr1|stake1)[02-9ac-hj-np-z]{50,110}|(?:Ae2|DdzFf)${BASE58}{50,120})$`), false),
     },
   },
   {
@@ -172,9 +172,8 @@ export const CHAINS = [
     nativeAsset: { symbol: 'DOT', decimals: 10 },
     address: {
       name: 'SS58 with the Polkadot prefix (starts with 1)',
-      pattern: new RegExp(`^1${BASE58}{46,47}$`),
       example: '15oF4uVJwmo4TdGW7VfQxNLavjCXviqxT9S1MgbjMNHr6Sp5',
-      caseInsensitive: false,
+      canonical: bySyntax(new RegExp(`^1${BASE58}{46,47}$`), false),
     },
   },
   {
@@ -187,9 +186,8 @@ export const CHAINS = [
     nativeAsset: { symbol: 'NEAR', decimals: 24 },
     address: {
       name: 'named account (name.near) or 64-hex implicit account',
-      pattern: /^(?:[0-9a-f]{64}|(?:[a-z0-9]+[-_])*[a-z0-9]+(?:\.(?:[a-z0-9]+[-_])*[a-z0-9]+)*\.(?:near|tg))$/,
       example: 'root.near',
-      caseInsensitive: false,
+      canonical: bySyntax(/^(?:[0-9a-f]{64}|(?:[a-z0-9]+[-_])*[a-z0-9]+(?:\.(?:[a-z0-9]+[-_])*[a-z0-9]+)*\.(?:near|tg))$/, false),
     },
   },
   {
@@ -202,9 +200,8 @@ export const CHAINS = [
     nativeAsset: { symbol: 'APT', decimals: 8 },
     address: {
       name: '0x-prefixed hex of up to 32 bytes',
-      pattern: /^0x[0-9a-fA-F]{1,64}$/,
       example: '0x1',
-      caseInsensitive: true,
+      canonical: bySyntax(/^0x[0-9a-fA-F]{1,64}$/, true),
     },
   },
   {
@@ -217,9 +214,8 @@ export const CHAINS = [
     nativeAsset: { symbol: 'SUI', decimals: 9 },
     address: {
       name: '0x-prefixed 32-byte hex',
-      pattern: /^0x[0-9a-fA-F]{64}$/,
       example: '0x02a212de6a9dfa3a69e22387acfbafbb1a9e591bd9d636e7895dcfc8de05f331',
-      caseInsensitive: true,
+      canonical: bySyntax(/^0x[0-9a-fA-F]{64}$/, true),
     },
   },
 ] as const satisfies readonly ChainInfo[]
@@ -244,7 +240,7 @@ export function toEnvSuffix(slug: string): string {
   return slug.toUpperCase().replaceAll('-', '_')
 }
 
-/** Whether `address` has the chain's address format (syntax only). */
+/** Whether `address` is an address of the chain. */
 export function matchesAddressFormat(chain: ChainInfo, address: string): boolean {
-  return chain.address.pattern.test(address)
+  return chain.address.canonical(address) !== undefined
 }

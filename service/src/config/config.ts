@@ -6,7 +6,7 @@ import { CHAINS, findChain, toEnvSuffix } from './chains.ts'
 const url = (protocols: readonly string[]) =>
   Type.String({ pattern: `^(?:${protocols.join('|')})://[^\\s]+$`, description: `a ${protocols.join('/')} URL` })
 
-const ChainSourceSchema = Type.Object({
+const ChainEndpointSchema = Type.Object({
   /** The node RPC or explorer API URLs (the registry's `source` says which), in failover order. */
   urls: Type.Array(url(['http', 'https', 'ws', 'wss']), { minItems: 1 }),
   startBlock: Type.Integer({ minimum: 0 }),
@@ -54,11 +54,11 @@ export const ConfigSchema = Type.Object({
   stripePricePro: Type.Optional(Type.String({ minLength: 1 })),
   stripeApiUrl: Type.Optional(url(['http', 'https'])),
   /** Chains with a configured source, by slug. Chains not listed here are `unconfigured`. */
-  chains: Type.Record(Type.String(), ChainSourceSchema),
+  chains: Type.Record(Type.String(), ChainEndpointSchema),
 })
 
 export type Config = Static<typeof ConfigSchema>
-export type ChainSource = Static<typeof ChainSourceSchema>
+export type ChainEndpoint = Static<typeof ChainEndpointSchema>
 
 /** Where each top-level setting comes from. */
 const SETTINGS = {

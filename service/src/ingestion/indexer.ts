@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
-import type { BlockRef, ChainBlock, ChainSource, TokenMetadata } from '../chains/chain-source.ts'
+import type { ChainSource } from '../chains/chain-source.ts'
+import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Checkpoint, TransfersStore } from '../store/transfers-store.ts'
 import type { ProgressReporter } from './progress.ts'
@@ -73,7 +74,7 @@ export function createIndexer(options: IndexerOptions) {
   }
 
   /** Metadata of tokens being fetched, shared by the ranges in flight so that each contract is asked once. */
-  const fetchingTokens = new Map<string, Promise<TokenMetadata>>()
+  const fetchingTokens = new Map<string, Promise<Token>>()
 
   async function withTokens(blocks: ChainBlock[]) {
     const seen = new Set<string>()
@@ -83,9 +84,9 @@ export function createIndexer(options: IndexerOptions) {
     for (const a of stored) knownTokens.add(a)
     const missing = unseen.filter((a) => !stored.has(a) && !fetchingTokens.has(a))
     if (missing.length > 0) {
-      const fetched = source.fetchTokenMetadata(missing)
+      const fetched = source.fetchTokens(missing)
       missing.forEach((address, i) => {
-        const one = fetched.then((all) => all[i] as TokenMetadata)
+        const one = fetched.then((all) => all[i] as Token)
         one.catch(() => fetchingTokens.delete(address)) // asked again by the next range that meets it
         fetchingTokens.set(address, one)
       })

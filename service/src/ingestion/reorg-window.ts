@@ -1,4 +1,4 @@
-import type { BlockRef } from '../chains/chain-source.ts'
+import type { BlockRef } from '../domain/records.ts'
 
 /** How far back a reorg is followed before the indexer gives up and says so. */
 export const MAX_REORG_DEPTH_BLOCKS = 256

@@ -1,18 +1,18 @@
+import { createMemoryCounters } from '../access/counters.ts'
+import { createRedisCounters } from '../access/redis-counters.ts'
 import { buildApp } from '../api/app.ts'
 import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
-import { createOpeningBalances } from '../ingestion/opening-balances.ts'
+import { createOnDemand } from '../ingestion/on-demand.ts'
 import type { Logger } from '../lib/logger.ts'
-import { createMailer } from '../mail/mailer.ts'
 import { loadBundledFxRates } from '../market/bundled-fx-rates.ts'
 import { loadBundledPrices } from '../market/bundled-prices.ts'
 import { createFxBook } from '../market/fx-book.ts'
 import { scheduleDaily } from '../market/market-sync.ts'
 import { createPricer } from '../market/pricer.ts'
+import { createMailer } from '../portal/mailer.ts'
 import { createStripeBilling, type StripeBilling } from '../portal/stripe-billing.ts'
 import { loadJwtSecret } from '../portal/tokens.ts'
-import { createMemoryCounters } from '../ratelimit/counters.ts'
-import { createRedisCounters } from '../ratelimit/redis-counters.ts'
 import { createAccountsStore } from '../store/accounts-store.ts'
 import { createAssetPricesStore } from '../store/asset-prices-store.ts'
 import { createBalancesStore } from '../store/balances-store.ts'
@@ -65,7 +65,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       counters:
         config.redisUrl === undefined ? createMemoryCounters() : await createRedisCounters({ url: config.redisUrl, logger }),
     },
-    openingBalances: createOpeningBalances({ store: balances, findSource: createSourceFinder(config, logger) }),
+    onDemand: createOnDemand({ store: balances, findSource: createSourceFinder(config, logger) }),
     fxBook,
     pricer,
     portal: {

@@ -4,8 +4,8 @@ import type { Logger } from '../lib/logger.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import { parseEcbHistoryCsv } from './ecb-csv.ts'
 
-/** The ECB history shipped with the service (see data/README.md), so that FX answers offline. */
-export const BUNDLED_ECB_HISTORY = join(import.meta.dirname, 'data', 'eurofxref-hist.csv')
+/** The ECB history shipped with the service (see service/data/market/README.md), so that FX answers offline. */
+export const BUNDLED_ECB_HISTORY = join(import.meta.dirname, '..', '..', 'data', 'market', 'eurofxref-hist.csv')
 
 export const ECB_SOURCE_ID = 'ecb'
 

@@ -1,11 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { PriceRow } from '../domain/market.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { AssetPricesStore } from '../store/asset-prices-store.ts'
-import { type PriceCsvLayout, type PriceRow, parsePriceCsv } from './price-csv.ts'
+import { type PriceCsvLayout, parsePriceCsv } from './price-csv.ts'
 
-/** The daily price series shipped with the service (see data/README.md), so that prices answer offline. */
-export const BUNDLED_PRICES_DIR = join(import.meta.dirname, 'data', 'prices')
+/** The daily price series shipped with the service (see service/data/market/README.md), so that prices answer offline. */
+export const BUNDLED_PRICES_DIR = join(import.meta.dirname, '..', '..', 'data', 'market', 'prices')
 
 /** Each bundled folder's layout; a file's asset is in its rows or, for Yahoo, in its name (`BTC-USD.csv`). */
 const FOLDERS: Record<string, (file: string) => PriceCsvLayout> = {

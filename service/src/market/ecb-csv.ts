@@ -1,5 +1,4 @@
-/** One ECB fixing day: units of each quoted currency per 1 EUR, as the ECB wrote them (decimal strings). */
-export type EcbFixing = { date: string; rates: Map<string, string> }
+import type { EcbFixing } from '../domain/market.ts'
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/
 const LONG_DATE = /^(\d{1,2}) ([A-Z][a-z]+) (\d{4})$/

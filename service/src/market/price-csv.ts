@@ -1,5 +1,4 @@
-/** One UTC day's close of an asset from one source, as the source wrote it. */
-export type PriceRow = { symbol: string; date: string; source: string; quote: 'USD' | 'USDT'; close: string }
+import type { PriceRow } from '../domain/market.ts'
 
 /** How one bundled CSV layout names its columns. */
 export type PriceCsvLayout = {

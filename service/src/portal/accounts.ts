@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
+import { type CreatedKey, createKey, isValidEmail, normalizeEmail } from '../access/keys.ts'
 import { WdsError } from '../lib/errors.ts'
-import type { Mailer } from '../mail/mailer.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import type { DeveloperAccountsStore, PortalAccount } from '../store/developer-accounts-store.ts'
 import { CODE_TTL_MS, codeMatches, generateCode, hashCode, MAX_CODE_ATTEMPTS } from './email-codes.ts'
-import { type CreatedKey, createKey, isValidEmail, normalizeEmail } from './keys.ts'
+import type { Mailer } from './mailer.ts'
 import { findPasswordProblem, hashPassword, verifyPassword } from './passwords.ts'
 import { issueToken } from './tokens.ts'
 

@@ -1,7 +1,4 @@
-import { TIERS, type Tier } from './tiers.ts'
-
-/** When an account moved to a tier (its first row: the tier it was created on). */
-export type PlanChange = { tier: Tier; at: Date }
+import { type PlanChange, TIERS, type Tier } from '../domain/tiers.ts'
 
 export type InvoiceLine = {
   tier: Tier

@@ -1,5 +1,5 @@
 import Stripe from 'stripe'
-import type { Tier } from './tiers.ts'
+import type { Tier } from '../domain/tiers.ts'
 
 export type StripeSettings = {
   secretKey: string

@@ -1,4 +1,4 @@
-import type { Tier } from '../portal/tiers.ts'
+import type { Tier } from '../domain/tiers.ts'
 import { type Db, withTransaction } from './db.ts'
 
 export type Account = { id: string; email: string; tier: Tier; createdAt: Date }

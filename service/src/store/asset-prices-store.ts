@@ -1,4 +1,4 @@
-import type { PriceRow } from '../market/price-csv.ts'
+import type { PriceRow } from '../domain/market.ts'
 import { type Db, readTableVersion } from './db.ts'
 
 const INSERT_BATCH_ROWS = 20_000

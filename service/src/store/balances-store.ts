@@ -1,7 +1,9 @@
+import { recordTypesOf } from '../domain/records.ts'
 import type { Db } from './db.ts'
 
-/** The coin's asset key in opening balances and sums; tokens are keyed by contract address. */
-export const NATIVE_ASSET = ''
+/** The record types a balance adds up: the coin's and the fungible tokens'. */
+const COIN_TYPES = recordTypesOf('coin')
+const TOKEN_TYPES = recordTypesOf('token')
 
 /**
  * Balances as sums of the indexed rows: what came in minus what went out, the coin (native,
@@ -16,14 +18,14 @@ export function createBalancesStore(db: Db) {
      */
     async sumMovements(chain: string, address: string, afterBlock: number, atBlock: number): Promise<Map<string, bigint>> {
       const { rows } = await db.query<{ asset: string; net: string }>(
-        `SELECT CASE WHEN type = 'erc20' THEN contract_address ELSE '' END AS asset,
+        `SELECT CASE WHEN type = ANY($6) THEN contract_address ELSE '' END AS asset,
                 (coalesce(sum(value) FILTER (WHERE to_address = $2 AND block_number <= $4), 0)
                  - coalesce(sum(value) FILTER (WHERE from_address = $2 AND block_number <= $4), 0))::text AS net
            FROM transfers
           WHERE chain = $1 AND (from_address = $2 OR to_address = $2)
-            AND type IN ('native', 'internal', 'fee', 'erc20') AND block_number > $3
+            AND (type = ANY($5) OR type = ANY($6)) AND block_number > $3
           GROUP BY 1`,
-        [chain, address, afterBlock, atBlock],
+        [chain, address, afterBlock, atBlock, COIN_TYPES, TOKEN_TYPES],
       )
       return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
     },

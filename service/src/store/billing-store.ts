@@ -1,5 +1,4 @@
-import type { PlanChange } from '../portal/invoices.ts'
-import type { Tier } from '../portal/tiers.ts'
+import type { PlanChange, Tier } from '../domain/tiers.ts'
 import { type Db, withTransaction } from './db.ts'
 
 export type StripeLink = { customerId: string | null; subscriptionId: string | null }

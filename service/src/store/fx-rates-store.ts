@@ -1,4 +1,4 @@
-import type { EcbFixing } from '../market/ecb-csv.ts'
+import type { EcbFixing } from '../domain/market.ts'
 import { type Db, readTableVersion } from './db.ts'
 
 const INSERT_BATCH_ROWS = 20_000

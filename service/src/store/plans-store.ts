@@ -1,5 +1,4 @@
-import type { Tier } from '../portal/tiers.ts'
-import type { Limits } from '../ratelimit/limits.ts'
+import type { Limits, Tier } from '../domain/tiers.ts'
 import type { Account } from './accounts-store.ts'
 import { type Db, withTransaction } from './db.ts'
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import type { BlockRef, ChainBlock, TokenMetadata, Transfer } from '../chains/chain-source.ts'
+import type { BlockRef, ChainBlock, Token, Transfer } from '../domain/records.ts'
 import { type Db, withTransaction } from './db.ts'
 
 /**
@@ -46,9 +46,15 @@ const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
 
 const orNull = (value: string | number | bigint | null) => (value === null ? '\\N' : String(value))
 
+/** JSON of a UTXO record's counterparties (values as decimal strings), or \\N. */
+function counterpartiesColumn(t: Transfer): string {
+  if (t.counterparties == null) return '\\N'
+  return JSON.stringify(t.counterparties.map((c) => ({ address: c.address, value: c.value.toString() })))
+}
+
 /** A transfer's COPY columns after its block's, as one template (the hottest line of a backfill's writes). */
 function transferColumns(t: Transfer): string {
-  return `${t.txIndex}\t${t.seq}\t${t.txHash}\t${t.type}\t${t.from}\t${orNull(t.to)}\t${t.value}\t${orNull(t.contractAddress)}\t${orNull(t.tokenId)}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${orNull(t.operator)}\n`
+  return `${t.txIndex}\t${t.seq}\t${t.txHash}\t${t.type}\t${orNull(t.from)}\t${orNull(t.to)}\t${t.value}\t${orNull(t.contractAddress)}\t${orNull(t.tokenId)}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${orNull(t.operator)}\t${counterpartiesColumn(t)}\n`
 }
 
 export function createTransfersStore(db: Db) {
@@ -116,7 +122,7 @@ export function createTransfersStore(db: Db) {
      * one transaction. The checkpoint must still be `previous`: a second writer, or a rollback in
      * between, makes it fail rather than write twice.
      */
-    async appendBlocks(chain: string, previous: number, blocks: readonly ChainBlock[], tokens: readonly TokenMetadata[]) {
+    async appendBlocks(chain: string, previous: number, blocks: readonly ChainBlock[], tokens: readonly Token[]) {
       const last = blocks.at(-1)
       if (last === undefined) return
       if (blocks[0]?.number !== previous + 1) throw new Error(`${chain}: blocks must continue from ${previous}`)
@@ -137,7 +143,7 @@ export function createTransfersStore(db: Db) {
         await copyRows(
           client,
           `COPY ${partitionName(chain)} (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value,
-             contract_address, token_id, log_index, batch_index, operator) FROM STDIN`,
+             contract_address, token_id, log_index, batch_index, operator, counterparties) FROM STDIN`,
           (function* () {
             for (const block of blocks) {
               const prefix = `${chain}\t${block.number}\t${iso(block.timestamp)}\t`

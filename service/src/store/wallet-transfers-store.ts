@@ -1,9 +1,8 @@
+import type { Direction, RecordType, Token } from '../domain/records.ts'
 import type { Db } from './db.ts'
 
 /** Where a page of a wallet's history ends: the position of its last (oldest) transfer. */
 export type HistoryPosition = { blockNumber: number; txIndex: number; seq: number }
-
-export type Direction = 'in' | 'out' | 'both'
 
 export type WalletTransfersQuery = {
   chain: string
@@ -17,15 +16,11 @@ export type WalletTransfersQuery = {
   /** Only blocks up to this one (inclusive). */
   toBlock?: number | undefined
   /** Only these row types. */
-  types?: readonly TransferType[] | undefined
+  types?: readonly RecordType[] | undefined
   /** Only this token contract (lower-case). */
   contractAddress?: string | undefined
   limit: number
 }
-
-export type TransferType = 'native' | 'internal' | 'erc20' | 'erc721' | 'erc1155' | 'fee'
-
-export type TokenInfo = { contractAddress: string; name: string | null; symbol: string | null; decimals: number | null }
 
 /** What the API needs to know of a chain before reading its history. */
 export type HistoryState = { chain: string; indexedFrom: number | null; indexedBlock: number | null; historyIndexed: boolean }
@@ -37,8 +32,8 @@ export type StoredTransfer = {
   txIndex: number
   seq: number
   txHash: string
-  type: string
-  from: string
+  type: RecordType
+  from: string | null
   to: string | null
   /** Exact integer in the asset's smallest unit, as a decimal string. */
   value: string
@@ -106,9 +101,9 @@ export function createWalletTransfersStore(db: Db) {
     },
 
     /** Name, symbol and decimals of these token contracts, where known. */
-    async findTokens(chain: string, contractAddresses: readonly string[]): Promise<Map<string, TokenInfo>> {
+    async findTokens(chain: string, contractAddresses: readonly string[]): Promise<Map<string, Token>> {
       if (contractAddresses.length === 0) return new Map()
-      const { rows } = await db.query<TokenInfo>(
+      const { rows } = await db.query<Token>(
         `SELECT contract_address AS "contractAddress", name, symbol, decimals FROM tokens
          WHERE chain = $1 AND contract_address = ANY($2)`,
         [chain, contractAddresses],

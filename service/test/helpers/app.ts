@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
+import { createKey } from '../../src/access/keys.ts'
 import { type AppDeps, buildApp } from '../../src/api/app.ts'
 import type { Config } from '../../src/config/config.ts'
-import { type BalanceSourceFinder, createOpeningBalances } from '../../src/ingestion/opening-balances.ts'
+import type { Tier } from '../../src/domain/tiers.ts'
+import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import { createMailer } from '../../src/mail/mailer.ts'
 import { createFxBook } from '../../src/market/fx-book.ts'
 import { createPricer } from '../../src/market/pricer.ts'
-import { createKey } from '../../src/portal/keys.ts'
+import { createMailer } from '../../src/portal/mailer.ts'
 import type { StripeBilling } from '../../src/portal/stripe-billing.ts'
-import type { Tier } from '../../src/portal/tiers.ts'
 import { createAccountsStore } from '../../src/store/accounts-store.ts'
 import { createAssetPricesStore } from '../../src/store/asset-prices-store.ts'
 import { createBalancesStore } from '../../src/store/balances-store.ts'
@@ -31,7 +31,7 @@ export async function createTestApp(
     smtpUrl,
     stripe,
   }: {
-    findSource?: BalanceSourceFinder
+    findSource?: SourceFinder
     rateLimits?: AppDeps['rateLimits']
     /** Where the portal's mail goes; unset: to the log. */
     smtpUrl?: string
@@ -67,7 +67,7 @@ export async function createTestApp(
     db: database.db,
     logger,
     stores,
-    openingBalances: createOpeningBalances({ store: stores.balances, findSource }),
+    onDemand: createOnDemand({ store: stores.balances, findSource }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
     fxBook,
     pricer: createPricer({ prices: stores.assetPrices, fxBook }),

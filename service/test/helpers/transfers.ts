@@ -1,4 +1,5 @@
-import type { ChainSource, Transfer } from '../../src/chains/chain-source.ts'
+import type { ChainSource } from '../../src/chains/chain-source.ts'
+import type { Transfer } from '../../src/domain/records.ts'
 import type { Db } from '../../src/store/db.ts'
 
 /** A transfer row as compared in tests: every stored column, amounts as exact decimal strings. */
@@ -8,7 +9,7 @@ export type Row = {
   seq: number
   txHash: string
   type: string
-  from: string
+  from: string | null
   to: string | null
   value: string
   contract: string | null

@@ -1,5 +1,5 @@
 import { decodeAbiParameters } from 'viem'
-import type { Transfer } from '../chain-source.ts'
+import type { Transfer } from '../../domain/records.ts'
 import type { CallFrame, Hex, ParityTrace, RpcLog, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 
 /** keccak256 of the event signatures. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
-import type { Balances, BlockRef, ChainBlock, ChainSource, TokenMetadata, Transfer } from '../chain-source.ts'
+import type { BlockRef, ChainBlock, Token, Transfer } from '../../domain/records.ts'
+import type { Balances, ChainSource } from '../chain-source.ts'
 import {
   bigQuantity,
   compareTransfers,
@@ -11,7 +12,7 @@ import {
 } from './decode.ts'
 import { isMethodUnavailable, isRangeTooLarge, type RpcCall, type RpcClient, RpcError, TransportError } from './rpc-client.ts'
 import type { CallTraceResult, Hex, ParityTrace, RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.ts'
-import { decodeTokenMetadata, metadataCalls } from './token-metadata.ts'
+import { decodeToken, metadataCalls } from './token-metadata.ts'
 
 /** How the node gives us internal calls and receipts; found out once per node. */
 export type EvmCapabilities = {
@@ -190,8 +191,8 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
       return { native, tokens }
     },
 
-    async fetchTokenMetadata(contractAddresses: readonly string[]): Promise<TokenMetadata[]> {
-      const out: TokenMetadata[] = []
+    async fetchTokens(contractAddresses: readonly string[]): Promise<Token[]> {
+      const out: Token[] = []
       for (const address of contractAddresses) {
         const answers = await Promise.all(
           metadataCalls(address).map((call) =>
@@ -203,7 +204,7 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
             }),
           ),
         )
-        out.push(decodeTokenMetadata(address, answers[0], answers[1], answers[2]))
+        out.push(decodeToken(address, answers[0], answers[1], answers[2]))
       }
       return out
     },

@@ -1,6 +1,6 @@
 import { encodeAbiParameters, stringToHex } from 'viem'
 import { describe, expect, test } from 'vitest'
-import { decodeDecimals, decodeText, decodeTokenMetadata } from './token-metadata.ts'
+import { decodeDecimals, decodeText, decodeToken } from './token-metadata.ts'
 
 const abiString = (s: string) => encodeAbiParameters([{ type: 'string' }], [s])
 
@@ -32,8 +32,8 @@ describe('decodeDecimals()', () => {
   })
 })
 
-test('decodeTokenMetadata() combines the three answers', () => {
-  expect(decodeTokenMetadata('0xabc', abiString('Tether USD'), abiString('USDT'), `0x${'0'.repeat(63)}6`)).toEqual({
+test('decodeToken() combines the three answers', () => {
+  expect(decodeToken('0xabc', abiString('Tether USD'), abiString('USDT'), `0x${'0'.repeat(63)}6`)).toEqual({
     contractAddress: '0xabc',
     name: 'Tether USD',
     symbol: 'USDT',

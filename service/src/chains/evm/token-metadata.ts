@@ -1,5 +1,5 @@
 import { decodeAbiParameters, hexToString } from 'viem'
-import type { TokenMetadata } from '../chain-source.ts'
+import type { Token } from '../../domain/records.ts'
 import type { RpcCall } from './rpc-client.ts'
 
 /** Selectors of name(), symbol() and decimals(). */
@@ -19,12 +19,12 @@ export function metadataCalls(contractAddress: string): RpcCall[] {
  * Metadata from the three eth_call answers (undefined for a call that failed or reverted).
  * Strings may be ABI strings or bytes32 (old tokens such as MKR); anything unreadable is null.
  */
-export function decodeTokenMetadata(
+export function decodeToken(
   contractAddress: string,
   name: string | undefined,
   symbol: string | undefined,
   decimals: string | undefined,
-): TokenMetadata {
+): Token {
   return { contractAddress, name: decodeText(name), symbol: decodeText(symbol), decimals: decodeDecimals(decimals) }
 }
 

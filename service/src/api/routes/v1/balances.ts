@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
-import type { OpeningBalances } from '../../../ingestion/opening-balances.ts'
+import type { OnDemand } from '../../../domain/on-demand.ts'
+import { NATIVE_ASSET } from '../../../domain/records.ts'
 import { formatUnits } from '../../../lib/decimal.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import type { Pricer } from '../../../market/pricer.ts'
 import { roundValue } from '../../../market/prices.ts'
-import { type BalancesStore, NATIVE_ASSET } from '../../../store/balances-store.ts'
+import type { BalancesStore } from '../../../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { addFiatValues, pricedAsset } from '../../fiat-values.ts'
@@ -16,7 +17,7 @@ import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam, requ
 export type BalanceRoutesOptions = {
   balances: BalancesStore
   history: WalletTransfersStore
-  openingBalances: OpeningBalances
+  onDemand: OnDemand
   configuredChains: ReadonlySet<string>
   pricer: Pricer
 }
@@ -51,7 +52,7 @@ type ChainBalances = {
  */
 export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (
   app,
-  { balances, history, openingBalances, configuredChains, pricer },
+  { balances, history, onDemand, configuredChains, pricer },
 ) => {
   /** The block a chain's balances are of: atBlock, the last block of atDate, or the indexed head. */
   async function asOfBlock(
@@ -121,7 +122,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
     // moves only later still has an opening balance now (a token held since before and never moved is not known)
     const movements = await balances.sumMovements(chain.slug, address, openingBlock, blockNumber)
     const contracts = [...movements.keys()].filter((asset) => asset !== NATIVE_ASSET)
-    const opening = await openingBalances.get(chain.slug, address, contracts, openingBlock)
+    const opening = await onDemand.openingBalances(chain.slug, address, contracts, openingBlock)
     const amounts = new Map<string, bigint>()
     for (const asset of new Set([NATIVE_ASSET, ...contracts])) {
       amounts.set(asset, (opening.get(asset) ?? 0n) + (movements.get(asset) ?? 0n))

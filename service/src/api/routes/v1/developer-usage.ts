@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { DAY_MS } from '../../../access/limits.ts'
 import { addDays } from '../../../lib/dates.ts'
 import { WdsError } from '../../../lib/errors.ts'
-import { DAY_MS } from '../../../ratelimit/limits.ts'
 import type { UsageStore } from '../../../store/usage-store.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 

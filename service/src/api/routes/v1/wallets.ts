@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
+import type { RecordType, Token } from '../../../domain/records.ts'
 import { formatUnits } from '../../../lib/decimal.ts'
 import type { Pricer } from '../../../market/pricer.ts'
-import type { StoredTransfer, TokenInfo, TransferType, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
+import type { StoredTransfer, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { hashQuery } from '../../cursor.ts'
 import { addFiatValues, pricedAsset } from '../../fiat-values.ts'
@@ -79,7 +80,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
   const history = createWalletHistory({ store })
 
   /** Token metadata for the records of a page, by chain and contract. */
-  async function tokensOf(page: HistoryPage): Promise<Map<string, TokenInfo>> {
+  async function tokensOf(page: HistoryPage): Promise<Map<string, Token>> {
     const byChain = new Map<string, Set<string>>()
     for (const t of page.transfers) {
       if (t.contractAddress === null) continue
@@ -87,7 +88,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       set.add(t.contractAddress)
       byChain.set(t.chain, set)
     }
-    const tokens = new Map<string, TokenInfo>()
+    const tokens = new Map<string, Token>()
     for (const [chain, contracts] of byChain) {
       for (const [contract, info] of await store.findTokens(chain, [...contracts])) tokens.set(`${chain}:${contract}`, info)
     }
@@ -97,7 +98,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
   /** The shared steps of the single-chain token endpoints (SPEC 4.2, 4.3). */
   async function readTokenTransfers(
     endpoint: string,
-    types: readonly TransferType[],
+    types: readonly RecordType[],
     params: { address: string },
     query: {
       chain: string
@@ -167,8 +168,8 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       if (named !== undefined) requireConfigured(named, configuredChains)
       const chains = named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named]
 
-      const coinTypes: TransferType[] = q.includeFees ? ['native', 'internal', 'fee'] : ['native', 'internal']
-      const allButFees: TransferType[] = ['native', 'internal', 'erc20', 'erc721', 'erc1155']
+      const coinTypes: RecordType[] = q.includeFees ? ['native', 'internal', 'fee'] : ['native', 'internal']
+      const allButFees: RecordType[] = ['native', 'internal', 'erc20', 'erc721', 'erc1155']
       const page = await history.readPage({
         address,
         chains: chains.map((chain) => chain.slug),

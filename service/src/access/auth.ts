@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify'
+import type { Limits, Tier } from '../domain/tiers.ts'
 import { WdsError } from '../lib/errors.ts'
-import { hashApiKey, looksLikeApiKey, parseApiKey } from '../portal/api-keys.ts'
-import type { Tier } from '../portal/tiers.ts'
-import { type Limits, resolveLimits } from '../ratelimit/limits.ts'
 import type { AccountsStore, KeyOwner } from '../store/accounts-store.ts'
-import { createTouchThrottle } from './key-owners.ts'
+import { hashApiKey, looksLikeApiKey, parseApiKey } from './api-keys.ts'
+import { createTouchThrottle } from './key-cache.ts'
+import { resolveLimits } from './limits.ts'
 
 export const API_KEY_HEADER = 'x-api-key'
 

@@ -1,7 +1,4 @@
-import { TIERS, type Tier } from '../portal/tiers.ts'
-
-/** An account's request limits; `perDay: null` is unlimited. */
-export type Limits = { perMinute: number; perDay: number | null }
+import { type Limits, TIERS, type Tier } from '../domain/tiers.ts'
 
 /** The limits in force: the tier's (SPEC 8), or for Enterprise the account's own settings once an admin has set them. */
 export function resolveLimits(tier: Tier, enterpriseLimits: Limits | null): Limits {

@@ -1,4 +1,5 @@
-import type { Counts, LimitedWindow, Limits, Windows } from './limits.ts'
+import type { Limits } from '../domain/tiers.ts'
+import type { Counts, LimitedWindow, Windows } from './limits.ts'
 
 export type ConsumeRequest = { accountId: string; limits: Limits; windows: Windows }
 

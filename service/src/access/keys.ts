@@ -1,7 +1,7 @@
+import { TIERS, type Tier } from '../domain/tiers.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { AccountsStore, ApiKeyRecord } from '../store/accounts-store.ts'
 import { generateApiKey } from './api-keys.ts'
-import { TIERS, type Tier } from './tiers.ts'
 
 export type CreatedKey = { key: string; record: ApiKeyRecord; accountCreated: boolean }
 

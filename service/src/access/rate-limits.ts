@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, type Registry } from 'prom-client'
+import { TIERS } from '../domain/tiers.ts'
 import { WdsError } from '../lib/errors.ts'
-import { TIERS } from '../portal/tiers.ts'
-import type { RateLimitCounters } from '../ratelimit/counters.ts'
-import { dateOfDay, rateLimitHeaders, secondsUntilReset, windowsAt } from '../ratelimit/limits.ts'
-import type { UsageMeter } from '../ratelimit/usage-meter.ts'
+import type { RateLimitCounters } from './counters.ts'
+import { dateOfDay, rateLimitHeaders, secondsUntilReset, windowsAt } from './limits.ts'
+import type { UsageMeter } from './usage-meter.ts'
 
 export type RateLimitDeps = {
   counters: RateLimitCounters

@@ -17,3 +17,9 @@ export const TIER_MARKERS = Object.keys(TIERS) as Tier[]
 export function isTier(value: string): value is Tier {
   return Object.hasOwn(TIERS, value)
 }
+
+/** An account's request limits; `perDay: null` is unlimited. */
+export type Limits = { perMinute: number; perDay: number | null }
+
+/** When an account moved to a tier (its first row: the tier it was created on). */
+export type PlanChange = { tier: Tier; at: Date }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { isTier, type Tier } from './tiers.ts'
+import { isTier, type Tier } from '../domain/tiers.ts'
 
 /** `<prefix>_<tier>_<32 hex>` (SPEC 2.6): 128 random bits from the CSPRNG. */
 export type NewApiKey = {

@@ -1,0 +1,58 @@
+import type { ChainSource } from '../chains/chain-source.ts'
+import type { OnDemand } from '../domain/on-demand.ts'
+import { NATIVE_ASSET } from '../domain/records.ts'
+import { WdsError } from '../lib/errors.ts'
+import type { BalancesStore } from '../store/balances-store.ts'
+
+/** The chain source that answers balance questions for a chain, if it has one. */
+export type SourceFinder = (chain: string) => Promise<ChainSource | undefined>
+
+/** How long a request waits for a chain's source before it answers `upstream_error`. */
+const DEFAULT_TIMEOUT_MS = 10_000
+
+/**
+ * The API's on-demand data, read from the chains' sources: opening balances are asked of the node
+ * once per address and asset and kept in the store; a balance is that plus the indexed rows.
+ */
+export function createOnDemand({
+  store,
+  findSource,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+}: {
+  store: BalancesStore
+  findSource: SourceFinder
+  timeoutMs?: number
+}): OnDemand {
+  return {
+    async openingBalances(chain, address, contracts, openingBlock) {
+      const known = await store.findOpeningBalances(chain, address)
+      const current = (asset: string) => known.get(asset)?.blockNumber === openingBlock
+      const balances = new Map<string, bigint>()
+      for (const [asset, opening] of known) if (current(asset)) balances.set(asset, opening.balance)
+      const missing = contracts.filter((contract) => !current(contract))
+      if (current(NATIVE_ASSET) && missing.length === 0) return balances
+      const source = await findSource(chain)
+      if (source === undefined) throw new WdsError('chain_unavailable', `${chain} has no source to ask opening balances of`)
+      let fetched: Awaited<ReturnType<ChainSource['fetchBalances']>>
+      try {
+        fetched = await withTimeout(source.fetchBalances(address, missing, openingBlock), timeoutMs)
+      } catch (error) {
+        throw new WdsError('upstream_error', `the ${chain} node did not answer the balances at block ${openingBlock}`, {
+          cause: error,
+        })
+      }
+      const answered = new Map<string, bigint>([[NATIVE_ASSET, fetched.native], ...fetched.tokens])
+      await store.saveOpeningBalances(chain, address, openingBlock, answered)
+      for (const [asset, balance] of answered) balances.set(asset, balance)
+      return balances
+    },
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new WdsError('upstream_error', `no answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
