@@ -1,17 +1,27 @@
 import { type TSchema, Type } from 'typebox'
+import { ALL_RECORD_TYPES, NFT_TYPES } from '../../domain/records.ts'
 import { Nullable, otherCurrencyFields } from './nullable.ts'
 
 const Direction = Type.Union([Type.Literal('in'), Type.Literal('out')], { description: 'Relative to the queried address' })
 
 export const TransferSchema = Type.Object(
   {
+    id: Type.String({
+      description: 'Stable record id: unique within the chain, the same on every read; de-duplicate imports by it',
+    }),
     chain: Type.String({ description: 'Chain slug' }),
     chainId: Nullable(Type.Integer({ description: 'EIP-155 chain ID; null off EVM' })),
     txHash: Type.String(),
     blockNumber: Type.Integer(),
     timestamp: Type.String({ format: 'date-time' }),
-    type: Type.Union(['native', 'internal', 'erc20', 'erc721', 'erc1155', 'fee'].map((t) => Type.Literal(t))),
-    from: Type.String(),
+    type: Type.Union(
+      ALL_RECORD_TYPES.map((t) => Type.Literal(t)),
+      {
+        description:
+          'The movement: native, internal, fee, a token standard (erc20, trc20, spl…) or deposit, withdrawal, reward, yield',
+      },
+    ),
+    from: Nullable(Type.String({ description: 'null where value has no sender (a coinbase, a reward, a withdrawal)' })),
     to: Nullable(Type.String({ description: 'null for fee records' })),
     value: Type.String({
       description:
@@ -33,6 +43,9 @@ export const TransferSchema = Type.Object(
 
 export const Erc20TransferSchema = Type.Object(
   {
+    id: Type.String({
+      description: 'Stable record id: unique within the chain, the same on every read; de-duplicate imports by it',
+    }),
     chain: Type.String(),
     chainId: Nullable(Type.Integer()),
     txHash: Type.String(),
@@ -54,6 +67,9 @@ export const Erc20TransferSchema = Type.Object(
 
 export const NftTransferSchema = Type.Object(
   {
+    id: Type.String({
+      description: 'Stable record id: unique within the chain, the same on every read; de-duplicate imports by it',
+    }),
     chain: Type.String(),
     chainId: Nullable(Type.Integer()),
     txHash: Type.String(),
@@ -65,7 +81,7 @@ export const NftTransferSchema = Type.Object(
     to: Type.String(),
     contractAddress: Type.String(),
     tokenId: Type.String({ description: 'Decimal string' }),
-    tokenStandard: Type.Union([Type.Literal('erc721'), Type.Literal('erc1155')]),
+    tokenStandard: Type.Union(NFT_TYPES.map((t) => Type.Literal(t))),
     amount: Type.String({ description: 'Decimal string; "1" for ERC-721' }),
     operator: Nullable(Type.String({ description: 'ERC-1155 operator; null for ERC-721' })),
     collectionName: Nullable(Type.String()),
