@@ -12,7 +12,9 @@ test('nextRunAt() is the next time of day in UTC, tomorrow once it has passed', 
 
 test('scheduleDaily() runs at the time of day, survives a failing run, and stops on abort', async () => {
   vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00.000Z') })
-  onTestFinished(() => vi.useRealTimers())
+  onTestFinished(() => {
+    vi.useRealTimers()
+  })
   const runs: number[] = []
   const controller = new AbortController()
   const at = '10:00:02'
