@@ -40,6 +40,7 @@ import { fxRoutes } from './routes/v1/fx.ts'
 import { priceRoutes } from './routes/v1/prices.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
+import { webPageRoutes } from './routes/web-pages.ts'
 import { BALANCE_SCHEMAS } from './schemas/balances.ts'
 import { ChainStatusListSchema, ChainStatusSchema } from './schemas/chain-status.ts'
 import { FX_SCHEMAS } from './schemas/fx.ts'
@@ -180,6 +181,7 @@ export async function buildApp({
   await app.register(swaggerUi, { routePrefix: '/docs' })
 
   await app.register(systemRoutes, { db, metrics })
+  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, configuredChains })
   // Key lookups are cached while PostgreSQL's auth-change notifications are followed (key-owners.ts).
   const owners = createKeyOwnerCache(
     (hash) => stores.accounts.findKeyOwner(hash),
