@@ -30,8 +30,8 @@ afterAll(async () => {
 async function fetchInPage(page: Page, key: string) {
   return page.evaluate(async (apiKey) => {
     const answer = await fetch('/v1/status/chains', { headers: { 'X-API-Key': apiKey } })
-    const body = await answer.json()
-    return { status: answer.status, code: body.code as string | undefined }
+    const body = (await answer.json()) as { code?: string }
+    return { status: answer.status, code: body.code }
   }, key)
 }
 

@@ -32,9 +32,9 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   axeSource ??= await readFile(require.resolve('axe-core/axe.min.js'), 'utf8')
   await page.evaluate(axeSource)
   const violations = await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is the global the script above defined
-    const axe = (globalThis as any).axe
-    const result = await axe.run(document, { resultTypes: ['violations'] })
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the global the script above defined; this runs in the page
+    const page = globalThis as any
+    const result = await page.axe.run(page.document, { resultTypes: ['violations'] })
     return result.violations.map((v: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }) => ({
       id: v.id,
       impact: v.impact,
