@@ -33,13 +33,15 @@ function show(feed) {
   setApi('requests', formatNumber(api.requests))
   document.getElementById('api-scope').textContent =
     `Over the last ${minutes(api.windowSeconds)}, measured by ${api.scope}. “—”: no requests in that time.`
-  const from = at - feed.lagHistory.hours * 3_600_000
+  const windowStart = at - feed.lagHistory.hours * 3_600_000
   tbody.replaceChildren(
     ...feed.chains.map((chain) => {
       const points = chain.lagHistory
         .filter((p) => p.lagBlocks !== null)
         .map((p) => ({ at: Date.parse(p.at), value: p.lagBlocks }))
       const worst = Math.max(0, ...points.map((p) => p.value))
+      // A young history is drawn across the whole chart (at least the last minute), not squeezed to its right edge.
+      const from = Math.max(windowStart, Math.min(points[0]?.at ?? at, at - 60_000))
       return h(
         'tr',
         { 'data-chain': chain.chain },

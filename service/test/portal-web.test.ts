@@ -237,3 +237,51 @@ describe('an expired session', () => {
     await page.close()
   })
 })
+
+describe('the status page and the guide, beside the portal', () => {
+  test('/status reports the data API’s own latency and error rate from its metrics', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${url}/status`)
+    await expect.poll(() => page.locator('[data-api="requests"]').textContent()).toBe('4')
+    expect(await page.locator('[data-api="p50"]').textContent()).toMatch(/^\d+(\.\d+)? ms$/)
+    expect(await page.locator('[data-api="p99"]').textContent()).toMatch(/^\d+(\.\d+)? ms$/)
+    expect(await page.locator('[data-api="errors"]').textContent()).toBe('0.00 %')
+    await page.close()
+  })
+
+  test('/docs/guide has a worked example for every data endpoint, each one a valid request, and the error catalogue', async () => {
+    const answer = await fetch(`${url}/docs/guide`)
+    expect(answer.headers.get('content-security-policy')).toBe(PAGE_CSP)
+    const html = await answer.text()
+    const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> }
+    const dataPaths = Object.keys(openapi.paths).filter((path) => path.startsWith('/v1/') && !path.startsWith('/v1/developer'))
+    const guidePaths = [...html.matchAll(/data-path="([^"]+)"/g)].map((match) => match[1])
+    expect(guidePaths.sort()).toEqual(dataPaths.sort())
+
+    const { key } = await t.createKey('guide@example.com', 'pro')
+    const examples = [...html.matchAll(/data-example="([^"]+)"/g)].map((match) => (match[1] ?? '').replaceAll('&amp;', '&'))
+    expect(examples.length).toBe(dataPaths.length + 1)
+    for (const example of examples) {
+      const response = await fetch(`${url}${example}`, { headers: { 'X-API-Key': key } })
+      const body = (await response.json()) as { code?: string }
+      // No data on this empty test database is fine (404, or 503 for a chain without a source); a malformed example is not.
+      expect({ example, ok: [200, 404, 503].includes(response.status), code: body.code }).toEqual({
+        example,
+        ok: true,
+        code: response.status === 200 ? undefined : expect.stringMatching(/^(not_found|chain_unavailable)$/),
+      })
+    }
+    for (const code of ['invalid_parameter', 'missing_api_key', 'revoked_api_key', 'key_limit_reached', 'rate_limited', 'internal']) {
+      expect(html).toContain(`<tr id="error-${code}">`)
+    }
+
+    const page = await browser.newPage()
+    const errors = watchPageErrors(page)
+    await page.goto(`${url}/docs/guide`)
+    expect(await page.getByRole('button', { name: 'Copy command' }).count()).toBe(examples.length)
+    expect(await seriousAxeViolations(page)).toEqual([])
+    await screenshotBoth(page, 'guide')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
