@@ -51,7 +51,7 @@ function show(feed) {
           'td',
           {},
           h('span', { class: `badge ${chain.status}`, 'data-field': 'status' }, chain.status),
-          chain.lastError === null ? null : h('div', { class: 'muted' }, chain.lastError),
+          chain.lastError === null ? null : h('div', { class: 'muted wrap' }, chain.lastError),
         ),
         h('td', { class: 'num', 'data-field': 'head' }, formatNumber(chain.latestBlock)),
         h('td', { class: 'num', 'data-field': 'indexed' }, formatNumber(chain.indexedBlock)),
