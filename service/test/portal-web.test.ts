@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { PAGE_CSP } from '../src/api/routes/portal-web.ts'
 import { issueToken } from '../src/portal/tokens.ts'
@@ -35,7 +35,11 @@ async function fetchInPage(page: Page, key: string) {
   }, key)
 }
 
-const alertText = (page: Page) => page.getByRole('alert').first().innerText()
+/** The text as the user sees it (Playwright's innerText, not the DOM property the lint rule is about). */
+// biome-ignore lint/performance/useDomNodeTextContent: rendered text, with the line breaks between table cells
+const visibleText = (locator: Locator) => locator.innerText()
+
+const alertText = (page: Page) => visibleText(page.getByRole('alert').first())
 
 /** Follows a link of the portal's navigation and waits for its view to be shown. */
 async function openView(page: Page, link: string, heading = link) {
@@ -74,7 +78,7 @@ describe('the developer portal in a real browser', () => {
     await screenshotBoth(page, 'portal-signup')
     await page.getByRole('button', { name: 'Sign up' }).click()
     await page.getByRole('heading', { name: 'Verify your email' }).waitFor()
-    expect(await page.locator('#notice').innerText()).toContain(`We sent a 6-digit code to ${email}`)
+    expect(await visibleText(page.locator('#notice'))).toContain(`We sent a 6-digit code to ${email}`)
     const code = codeIn(await smtp.waitForMail(email))
 
     await page.getByLabel('Code').fill(code === '000000' ? '111111' : '000000')
@@ -85,7 +89,7 @@ describe('the developer portal in a real browser', () => {
 
     await page.getByLabel('Code').fill(code)
     await page.getByRole('button', { name: 'Verify' }).click()
-    const firstKey = await page.getByTestId('new-key').innerText()
+    const firstKey = await visibleText(page.getByTestId('new-key'))
     expect(firstKey).toMatch(/^wds_free_[0-9a-f]{32}$/)
     expect(await page.getByText('you will not see it again').count()).toBe(1)
     expect(await seriousAxeViolations(page)).toEqual([])
@@ -101,17 +105,17 @@ describe('the developer portal in a real browser', () => {
     await page.getByLabel('Password').fill(password)
     await page.getByRole('button', { name: 'Log in' }).click()
     await page.getByRole('heading', { name: 'API keys' }).waitFor()
-    expect(await page.getByTestId('key-limit').innerText()).toBe('1 of 3 active keys: the most your Free plan allows is 3.')
+    expect(await visibleText(page.getByTestId('key-limit'))).toBe('1 of 3 active keys: the most your Free plan allows is 3.')
   })
 
   test('a new key is shown once, works with fetch, its usage shows, and once revoked it answers 401', async () => {
     await openView(page, 'Usage')
-    expect(await page.getByTestId('usage-today').innerText()).toBe('0 of 1,000')
+    expect(await visibleText(page.getByTestId('usage-today'))).toBe('0 of 1,000')
 
     await openView(page, 'Keys', 'API keys')
     await page.getByLabel('Name (optional)').fill('ci')
     await page.getByRole('button', { name: 'Create key' }).click()
-    const key = await page.getByTestId('new-key').innerText()
+    const key = await visibleText(page.getByTestId('new-key'))
     expect(key).toMatch(/^wds_free_[0-9a-f]{32}$/)
     expect(await page.getByRole('heading', { name: 'Your new key “ci”' }).count()).toBe(1)
     expect(await seriousAxeViolations(page)).toEqual([])
@@ -120,8 +124,8 @@ describe('the developer portal in a real browser', () => {
     for (let i = 0; i < 3; i++) expect(await fetchInPage(page, key)).toEqual({ status: 200, code: undefined })
 
     await openView(page, 'Usage')
-    expect(await page.getByTestId('usage-today').innerText()).toBe('3 of 1,000')
-    expect(await page.getByRole('region', { name: 'Requests per key in this period' }).innerText()).toMatch(
+    expect(await visibleText(page.getByTestId('usage-today'))).toBe('3 of 1,000')
+    expect(await visibleText(page.getByRole('region', { name: 'Requests per key in this period' }))).toMatch(
       /ci\s+wds_free_…[0-9a-f]{4}\s+3/,
     )
     expect(await page.locator('.chart-box svg rect').count()).toBe(1)
@@ -131,17 +135,17 @@ describe('the developer portal in a real browser', () => {
 
     await openView(page, 'Keys', 'API keys')
     const row = page.getByRole('row').filter({ hasText: 'ci' })
-    expect(await row.innerText()).toMatch(
+    expect(await visibleText(row)).toMatch(
       /ci\s+free\s+wds_free_…[0-9a-f]{4}\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC\s+active/,
     )
     await row.getByRole('button', { name: 'Revoke ci' }).click()
     const dialog = page.getByRole('dialog', { name: 'Revoke this key?' })
-    expect(await dialog.innerText()).toContain('This cannot be undone.')
+    expect(await visibleText(dialog)).toContain('This cannot be undone.')
     expect(await seriousAxeViolations(page)).toEqual([])
     await screenshotBoth(page, 'portal-keys-revoke-confirm')
     await dialog.getByRole('button', { name: 'Revoke key' }).click()
     await page.getByText('is revoked: requests with it now answer 401').waitFor()
-    expect(await page.getByRole('row').filter({ hasText: 'ci' }).innerText()).toMatch(/revoked \d{4}-/)
+    expect(await visibleText(page.getByRole('row').filter({ hasText: 'ci' }))).toMatch(/revoked \d{4}-/)
 
     expect(await fetchInPage(page, key)).toEqual({ status: 401, code: 'revoked_api_key' })
   })
@@ -152,7 +156,7 @@ describe('the developer portal in a real browser', () => {
       await page.getByRole('button', { name: 'Create key' }).click()
       await page.getByRole('heading', { name: `Your new key “${name}”` }).waitFor()
     }
-    expect(await page.getByTestId('key-limit').innerText()).toBe('3 of 3 active keys: the most your Free plan allows is 3.')
+    expect(await visibleText(page.getByTestId('key-limit'))).toBe('3 of 3 active keys: the most your Free plan allows is 3.')
     await page.getByLabel('Name (optional)').fill('four')
     await page.getByRole('button', { name: 'Create key' }).click()
     expect(await alertText(page)).toBe(
@@ -164,11 +168,11 @@ describe('the developer portal in a real browser', () => {
 
   test('billing shows the plan, the admin message without Stripe, and the running invoice', async () => {
     await openView(page, 'Billing')
-    expect(await page.getByTestId('plan-name').innerText()).toBe('Free')
+    expect(await visibleText(page.getByTestId('plan-name'))).toBe('Free')
     expect(await page.getByText('plan changes are made by its administrator').count()).toBe(1)
     const month = new Date().toISOString().slice(0, 7)
     expect(
-      await page.getByRole('region', { name: new RegExp(`^${month} \\(open: so far\\): \\$0.00 USD, 3 requests`) }).innerText(),
+      await visibleText(page.getByRole('region', { name: new RegExp(`^${month} \\(open: so far\\): \\$0.00 USD, 3 requests`) })),
     ).toMatch(/Free\s+\d{4}-\d\d-\d\d\s+\d{4}-\d\d-\d\d\s+\$0.00/)
     expect(await seriousAxeViolations(page)).toEqual([])
     await screenshotBoth(page, 'portal-billing')
@@ -176,7 +180,7 @@ describe('the developer portal in a real browser', () => {
 
   test('account: email, tier, and getting-started snippets with the key hint', async () => {
     await openView(page, 'Account')
-    expect(await page.getByTestId('account-email').innerText()).toBe(email)
+    expect(await visibleText(page.getByTestId('account-email'))).toBe(email)
     const snippets = await page.locator('pre').allInnerTexts()
     expect(snippets).toHaveLength(3)
     expect(snippets[0]).toMatch(new RegExp(`curl -H "X-API-Key: <your key wds_free_…[0-9a-f]{4}>" \\\\\\n  "${url}/v1/wallets/`))
@@ -186,10 +190,10 @@ describe('the developer portal in a real browser', () => {
 
   test('log out ends the session; a reload asks to log in again', async () => {
     await page.getByRole('button', { name: 'Log out' }).click()
-    expect(await page.locator('#notice').innerText()).toBe('You are logged out.')
+    expect(await visibleText(page.locator('#notice'))).toBe('You are logged out.')
     await page.goto(`${url}/portal/keys`)
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
-    expect(await page.locator('#notice').innerText()).toContain('Log in to continue.')
+    expect(await visibleText(page.locator('#notice'))).toContain('Log in to continue.')
     expect(page.url()).toBe(`${url}/portal/login?next=keys`)
     expect(errors).toEqual([])
   })
@@ -271,7 +275,14 @@ describe('the status page and the guide, beside the portal', () => {
         code: response.status === 200 ? undefined : expect.stringMatching(/^(not_found|chain_unavailable)$/),
       })
     }
-    for (const code of ['invalid_parameter', 'missing_api_key', 'revoked_api_key', 'key_limit_reached', 'rate_limited', 'internal']) {
+    for (const code of [
+      'invalid_parameter',
+      'missing_api_key',
+      'revoked_api_key',
+      'key_limit_reached',
+      'rate_limited',
+      'internal',
+    ]) {
       expect(html).toContain(`<tr id="error-${code}">`)
     }
 

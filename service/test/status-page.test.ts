@@ -18,9 +18,7 @@ beforeAll(async () => {
   ;[anvil, database, browser] = await Promise.all([startAnvil({ chainId: 1 }), createTestDatabase(), launchChromium()])
   await anvil.rpc('anvil_mine', ['0x5'])
   proxy = await startRpcFaultProxy(anvil.url)
-  service = await startService(
-    cliEnv({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', WDS_RPC_ETHEREUM: proxy.url }),
-  )
+  service = await startService(cliEnv({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', WDS_RPC_ETHEREUM: proxy.url }))
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
 })
 afterAll(async () => {
@@ -45,7 +43,9 @@ test('/status shows every chain; an indexing chain’s lag appears, moves, and i
   const errors = watchPageErrors(page)
   await page.goto(`${service.url}/status?every=1`)
   await expect.poll(() => page.locator('tbody tr').count()).toBe(29)
-  await expect.poll(() => row('ethereum'), { timeout: 20_000 }).toEqual({ status: 'live', head: '5', indexed: '5', lagBlocks: '0' })
+  await expect
+    .poll(() => row('ethereum'), { timeout: 20_000 })
+    .toEqual({ status: 'live', head: '5', indexed: '5', lagBlocks: '0' })
   expect(await row('base')).toEqual({ status: 'unconfigured', head: '—', indexed: '—', lagBlocks: '—' })
   expect(await seriousAxeViolations(page)).toEqual([])
   await screenshotBoth(page, 'status-live')
@@ -55,7 +55,9 @@ test('/status shows every chain; an indexing chain’s lag appears, moves, and i
     request.calls.some((call) => !(call.method === 'eth_getBlockByNumber' && call.params[0] === 'latest')),
   )
   await anvil.rpc('anvil_mine', ['0x14'])
-  await expect.poll(() => row('ethereum'), { timeout: 20_000 }).toEqual({ status: 'stalled', head: '25', indexed: '5', lagBlocks: '20' })
+  await expect
+    .poll(() => row('ethereum'), { timeout: 20_000 })
+    .toEqual({ status: 'stalled', head: '25', indexed: '5', lagBlocks: '20' })
   await anvil.rpc('anvil_mine', ['0xa'])
   await expect.poll(() => cell('ethereum', 'lag-blocks'), { timeout: 20_000 }).toBe('30')
   await screenshotBoth(page, 'status-lagging')
