@@ -36,6 +36,7 @@ import { fxRoutes } from './routes/v1/fx.ts'
 import { priceRoutes } from './routes/v1/prices.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
+import { webPageRoutes } from './routes/web-pages.ts'
 import { createWalletBalances } from './wallet-balances.ts'
 import { createWalletRecords } from './wallet-records.ts'
 
@@ -97,6 +98,7 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
   await registerOpenApi(app)
 
   await app.register(systemRoutes, { db, metrics })
+  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, configuredChains })
   const access = createAccessControl(
     { db, logger, accounts: stores.accounts, usage: stores.usage, keyPrefix: config.keyPrefix, registry: metrics.registry },
     rateLimits,
