@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { createKey } from '../../src/access/keys.ts'
 import { type AppDeps, buildApp } from '../../src/api/app.ts'
@@ -90,3 +91,12 @@ export async function createTestApp(
 }
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>
+
+/** The real app listening on a loopback port of its own, with its base URL. */
+export async function createServedTestApp(...args: Parameters<typeof createTestApp>) {
+  const t = await createTestApp(...args)
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  return { ...t, baseUrl: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}` }
+}
+
+export type ServedTestApp = Awaited<ReturnType<typeof createServedTestApp>>
