@@ -4,7 +4,7 @@
  * directory, API keys, and the shared fault proxy. The command gets the coordinates in its
  * environment; everything is stopped afterwards, and the command's exit code is this script's.
  *
- *   npx tsx scripts/sdk-harness.ts [--records 5000] [--env-file F] -- <command> [args…]
+ *   npx tsx scripts/sdk-harness.ts [--records 5000] [--write-env F] -- <command> [args…]
  *
  * Environment given to the command:
  *   WDS_BASE_URL, WDS_API_KEY           the service and an Enterprise key with limits no test reaches
@@ -32,11 +32,11 @@ const INDEXING_TIMEOUT_MS = 15 * 60_000
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { records: { type: 'string', default: '5000' }, 'env-file': { type: 'string' } },
+  options: { records: { type: 'string', default: '5000' }, 'write-env': { type: 'string' } },
 })
 const records = Number(values.records)
 if (!Number.isInteger(records) || records < 1) throw new Error('--records must be a positive integer')
-if (positionals.length === 0) throw new Error('usage: sdk-harness.ts [--records N] [--env-file F] -- <command> [args…]')
+if (positionals.length === 0) throw new Error('usage: sdk-harness.ts [--records N] [--write-env F] -- <command> [args…]')
 
 const log = (message: string) => process.stderr.write(`sdk-harness: ${message}\n`)
 const dataDir = mkdtempSync(join(tmpdir(), 'wds-sdk-'))
@@ -161,9 +161,9 @@ async function run(): Promise<number> {
     WDS_TEST_PROXY_CONTROL_URL: proxy.controlUrl,
     WDS_TEST_SERVICE_LOG: serviceLog,
   }
-  if (values['env-file']) {
+  if (values['write-env']) {
     writeFileSync(
-      values['env-file'],
+      values['write-env'],
       `${Object.entries(testEnv)
         .map(([k, v]) => `export ${k}=${v}`)
         .join('\n')}\n`,

@@ -91,10 +91,13 @@ export async function startFaultProxy(upstreamUrl: string): Promise<FaultProxy> 
   }
 }
 
+/** Headers of one connection (RFC 9110 §7.6.1, and Java's h2c upgrade offer), not forwarded. */
+const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'upgrade', 'http2-settings', 'te', 'trailer', 'transfer-encoding', 'proxy-connection'])
+
 async function forward(upstreamUrl: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string' && name !== 'host' && name !== 'connection') headers.set(name, value)
+    if (typeof value === 'string' && !HOP_BY_HOP.has(name)) headers.set(name, value)
   }
   const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await readBody(request)
   try {
