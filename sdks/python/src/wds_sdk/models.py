@@ -53,39 +53,52 @@ class Model:
     response: Optional[ResponseInfo] = field(default=None, repr=False, compare=False, kw_only=True)
     _raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False, kw_only=True)
 
-    _specs: ClassVar[dict[type, list[tuple[str, str, Any, bool]]]] = {}
+    _specs: ClassVar[dict[type, tuple[list[tuple[str, str, Any, bool, Any]], frozenset[str]]]] = {}
 
     @classmethod
-    def _spec(cls) -> list[tuple[str, str, Any, bool]]:
+    def _spec(cls) -> tuple[list[tuple[str, str, Any, bool, Any]], frozenset[str]]:
         spec = Model._specs.get(cls)
         if spec is None:
-            spec = [
-                (f.name, f.metadata.get("json", _camel(f.name)), f.metadata.get("model"), f.metadata.get("many", False))
+            fields = [
+                (
+                    f.name,
+                    f.metadata.get("json", _camel(f.name)),
+                    f.metadata.get("model"),
+                    f.metadata.get("many", False),
+                    f.default_factory if f.default is dataclasses.MISSING else (lambda d=f.default: d),
+                )
                 for f in dataclasses.fields(cls)
                 if f.name not in ("extra", "response", "_raw")
             ]
+            spec = (fields, frozenset(json_name for _, json_name, _, _, _ in fields))
             Model._specs[cls] = spec
         return spec
 
     @classmethod
     def from_dict(cls: type[M], data: dict[str, Any]) -> M:
-        values: dict[str, Any] = {}
-        known = set()
-        for attr, json_name, model, many in cls._spec():
-            known.add(json_name)
-            if json_name not in data:
-                continue
-            value = data[json_name]
-            if model is not None and value is not None:
-                value = [model.from_dict(v) for v in value] if many else model.from_dict(value)
-            values[attr] = value
-        extra = {k: v for k, v in data.items() if k not in known}
-        return cls(**values, extra=extra, _raw=data)
+        # Built without __init__: this runs once per record, 100,000 times for a long history.
+        fields, known = cls._spec()
+        obj = object.__new__(cls)
+        values = obj.__dict__
+        matched = 0
+        for attr, json_name, model, many, default in fields:
+            if json_name in data:
+                matched += 1
+                value = data[json_name]
+                if model is not None and value is not None:
+                    value = [model.from_dict(v) for v in value] if many else model.from_dict(value)
+                values[attr] = value
+            else:
+                values[attr] = default()
+        values["extra"] = {k: v for k, v in data.items() if k not in known} if matched < len(data) else {}
+        values["response"] = None
+        values["_raw"] = data
+        return obj
 
     @classmethod
     def json_fields(cls) -> list[str]:
         """The JSON names of the typed fields."""
-        return [json_name for _, json_name, _, _ in cls._spec()]
+        return [json_name for _, json_name, _, _, _ in cls._spec()[0]]
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON as the service sent it, unknown fields included."""
