@@ -49,7 +49,7 @@ const run = spawnSync(
     outFile,
     String(values.limit),
     String(values.rounds),
-    join(javaDir, 'target/classes') + ':' + readFileSync(cpFile, 'utf8').trim(),
+    `${join(javaDir, 'target/classes')}:${readFileSync(cpFile, 'utf8').trim()}`,
   ],
   { cwd: root, stdio: 'inherit' },
 )

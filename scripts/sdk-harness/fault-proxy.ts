@@ -92,7 +92,17 @@ export async function startFaultProxy(upstreamUrl: string): Promise<FaultProxy> 
 }
 
 /** Headers of one connection (RFC 9110 §7.6.1, and Java's h2c upgrade offer), not forwarded. */
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'upgrade', 'http2-settings', 'te', 'trailer', 'transfer-encoding', 'proxy-connection'])
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'http2-settings',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'proxy-connection',
+])
 
 async function forward(upstreamUrl: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const headers = new Headers()
