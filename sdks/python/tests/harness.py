@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import urllib.request
 from typing import Any
 
@@ -51,7 +52,19 @@ def raw_get(path: str, key: str = API_KEY) -> Any:
 
 
 def mailed_code(email: str) -> str:
-    """The one-time code the service "mailed" to ``email`` (no SMTP_URL: it is in the log)."""
+    """The one-time code the service "mailed" to ``email`` (no SMTP_URL: it is in the log).
+
+    The log line may reach the file a little after the answer: the log is read until it is there (5 s at most).
+    """
+    for _ in range(50):
+        code = _find_mailed_code(email)
+        if code is not None:
+            return code
+        time.sleep(0.1)
+    raise AssertionError(f"no code was mailed to {email}")
+
+
+def _find_mailed_code(email: str) -> str | None:
     with open(SERVICE_LOG, encoding="utf-8") as log:
         lines = log.read().splitlines()
     for line in reversed(lines):
@@ -61,4 +74,4 @@ def mailed_code(email: str) -> str:
         match = re.search(r"\b(\d{6})\b", entry.get("text", "")) if entry.get("mail_to") == email else None
         if match:
             return match.group(1)
-    raise AssertionError(f"no code was mailed to {email}")
+    return None

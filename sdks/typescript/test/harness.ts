@@ -38,13 +38,25 @@ export async function seenByProxy(): Promise<SeenRequest[]> {
   return (await (await fetch(`${harness.proxyControlUrl}/log`)).json()) as SeenRequest[]
 }
 
-/** The one-time code the service "mailed" to `email` (no SMTP_URL: it is in the log). */
-export function mailedCode(email: string): string {
+/**
+ * The one-time code the service "mailed" to `email` (no SMTP_URL: it is in the log). The log line
+ * may reach the file a little after the answer, so the log is read until it is there (5 s at most).
+ */
+export async function mailedCode(email: string): Promise<string> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const code = findMailedCode(email)
+    if (code !== undefined) return code
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`no code was mailed to ${email}`)
+}
+
+function findMailedCode(email: string): string | undefined {
   for (const line of readFileSync(harness.serviceLog, 'utf8').split('\n').reverse()) {
     if (!line.includes(email)) continue
     const entry = JSON.parse(line) as { mail_to?: string; text?: string }
     const code = entry.mail_to === email ? /\b(\d{6})\b/.exec(entry.text ?? '')?.[1] : undefined
     if (code !== undefined) return code
   }
-  throw new Error(`no code was mailed to ${email}`)
+  return undefined
 }

@@ -156,7 +156,7 @@ describe('every method through the real service', () => {
     const email = `ts-sdk-${Date.now()}@example.com`
     const password = 'correct horse battery'
     expect(await client.developer.signup({ email, password })).toEqual({ status: 'code_sent', email })
-    const first = await client.developer.verify({ email, code: mailedCode(email) })
+    const first = await client.developer.verify({ email, code: await mailedCode(email) })
     expect(first.key).toMatch(/^wds_free_[0-9a-f]{32}$/)
     const session = await client.developer.login({ email, password })
     const portal = client.withToken(session.token)
