@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox'
+import { ALL_RECORD_TYPES, ERC20_STANDARD_TYPES } from '../../domain/records.ts'
 import { Nullable, otherCurrencyFields } from './nullable.ts'
 
 const Direction = Type.Union([Type.Literal('in'), Type.Literal('out')], { description: 'Relative to the queried address' })
@@ -10,8 +11,12 @@ export const TransferSchema = Type.Object(
     txHash: Type.String(),
     blockNumber: Type.Integer(),
     timestamp: Type.String({ format: 'date-time' }),
-    type: Type.Union(['native', 'internal', 'erc20', 'erc721', 'erc1155', 'fee'].map((t) => Type.Literal(t))),
-    from: Type.String(),
+    id: Type.String({ description: 'Stable record id: unique within its chain, the same every time it is served' }),
+    type: Type.Union(
+      ALL_RECORD_TYPES.map((t) => Type.Literal(t)),
+      { description: 'The record vocabulary (README)' },
+    ),
+    from: Nullable(Type.String({ description: 'null where value has no sender (a reward)' })),
     to: Nullable(Type.String({ description: 'null for fee records' })),
     value: Type.String({
       description:
@@ -33,12 +38,17 @@ export const TransferSchema = Type.Object(
 
 export const Erc20TransferSchema = Type.Object(
   {
+    id: Type.String({ description: 'Stable record id' }),
     chain: Type.String(),
     chainId: Nullable(Type.Integer()),
     txHash: Type.String(),
     blockNumber: Type.Integer(),
     logIndex: Type.Integer(),
     timestamp: Type.String({ format: 'date-time' }),
+    type: Type.Union(
+      ERC20_STANDARD_TYPES.map((t) => Type.Literal(t)),
+      { description: 'erc20, or trc20 on Tron' },
+    ),
     from: Type.String(),
     to: Type.String(),
     contractAddress: Type.String(),

@@ -73,7 +73,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   } = options
   if (urls.length === 0) throw new Error('no URL')
   let current = 0
-  const redact = (text: string) => secrets.reduce((out, secret) => (secret === '' ? out : out.replaceAll(secret, '[redacted]')), text)
+  const redact = (text: string) =>
+    secrets.reduce((out, secret) => (secret === '' ? out : out.replaceAll(secret, '[redacted]')), text)
 
   async function exchange(base: string, request: HttpRequest): Promise<unknown> {
     const url = new URL(request.path.replace(/^\//, ''), base.endsWith('/') ? base : `${base}/`)
@@ -133,7 +134,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           if (urls.length > 1 && current === index) current = (index + 1) % urls.length
           const delay = backoffMs(n, { baseMs: retryBaseMs, maxMs: 8_000, retryAfterMs })
           logger.warn(
-            { path: request.path, attempt: n + 1, delay_ms: Math.round(delay), url: redact(new URL(base).origin), err: redact(String(error)) },
+            {
+              path: request.path,
+              attempt: n + 1,
+              delay_ms: Math.round(delay),
+              url: redact(new URL(base).origin),
+              err: redact(String(error)),
+            },
             'http request failed; retrying',
           )
           await sleep(delay, signal)

@@ -61,7 +61,9 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
     for (let start = from; start <= to; start += BLOCKS_PER_CALL) {
       const end = Math.min(to, start + BLOCKS_PER_CALL - 1)
       calls.push(
-        post<{ block?: NodeBlock[] }>('/wallet/getblockbylimitnext', { startNum: start, endNum: end + 1 }).then((a) => a.block ?? []),
+        post<{ block?: NodeBlock[] }>('/wallet/getblockbylimitnext', { startNum: start, endNum: end + 1 }).then(
+          (a) => a.block ?? [],
+        ),
       )
     }
     const blocks = (await Promise.all(calls)).flat()

@@ -1,7 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
-import type { RecordType, Token } from '../../../domain/records.ts'
+import {
+  ALL_RECORD_TYPES,
+  ERC20_STANDARD_TYPES,
+  RECORD_TYPES,
+  type RecordType,
+  recordId,
+  recordTypesOf,
+  type Token,
+} from '../../../domain/records.ts'
 import { formatUnits } from '../../../lib/decimal.ts'
 import type { Pricer } from '../../../market/pricer.ts'
 import type { StoredTransfer, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
@@ -168,8 +176,8 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       if (named !== undefined) requireConfigured(named, configuredChains)
       const chains = named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named]
 
-      const coinTypes: RecordType[] = q.includeFees ? ['native', 'internal', 'fee'] : ['native', 'internal']
-      const allButFees: RecordType[] = ['native', 'internal', 'erc20', 'erc721', 'erc1155']
+      const coinTypes = recordTypesOf('coin').filter((type) => q.includeFees || type !== 'fee')
+      const allButFees = ALL_RECORD_TYPES.filter((type) => type !== 'fee')
       const page = await history.readPage({
         address,
         chains: chains.map((chain) => chain.slug),
@@ -202,8 +210,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         const chain = findChain(t.chain) as ChainInfo
         const token = t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)
         const coin = t.contractAddress === null
-        const decimals = coin ? chain.nativeAsset.decimals : t.type === 'erc20' ? (token?.decimals ?? null) : null
+        const decimals = coin ? chain.nativeAsset.decimals : RECORD_TYPES[t.type] === 'token' ? (token?.decimals ?? null) : null
         return {
+          id: recordId(t.chain, t.txHash, t.seq),
           chain: t.chain,
           chainId: chain.chainId,
           txHash: t.txHash,
@@ -263,7 +272,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
     async (request) => {
       const { chain, address, page, tokens } = await readTokenTransfers(
         'erc20-transfers',
-        ['erc20'],
+        ERC20_STANDARD_TYPES,
         request.params,
         request.query,
       )
@@ -271,7 +280,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         const token = tokens.get(`${t.chain}:${t.contractAddress}`)
         const decimals = token?.decimals ?? null
         return {
+          id: recordId(t.chain, t.txHash, t.seq),
           ...tokenRecord(t, chain),
+          type: t.type,
           tokenSymbol: token?.symbol ?? null,
           tokenDecimals: decimals,
           value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
