@@ -3,6 +3,7 @@ import { parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createEvmSource } from '../src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
+import { recordId } from '../src/domain/records.ts'
 import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTransfersStore } from '../src/store/transfers-store.ts'
@@ -138,6 +139,7 @@ describe('GET /v1/wallets/{address}/transfers on one chain', () => {
     )
     const block = expected.find((r) => r.txHash === script.tx.native && r.type === 'native') as Stored
     expect(native).toEqual({
+      id: recordId('ethereum', script.tx.native, 1),
       chain: 'ethereum',
       chainId: 1,
       txHash: script.tx.native,
@@ -381,6 +383,8 @@ describe('GET /v1/wallets/{address}/erc20-transfers', () => {
     const mint = body.transfers.find((r: { txHash: string }) => r.txHash === script.tx.erc20Mint)
     const minted = rows.find((r) => r.txHash === script.tx.erc20Mint) as Stored
     expect(mint).toEqual({
+      id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
+      type: 'erc20',
       chain: 'ethereum',
       chainId: 1,
       txHash: script.tx.erc20Mint,

@@ -23,7 +23,7 @@ export type TronNode = {
   close(): Promise<void>
 }
 
-export async function startTronNode(chain: ScriptedTronChain): Promise<TronNode> {
+export async function startTronNode(chain: ScriptedTronChain, port = 0): Promise<TronNode> {
   let faults: number[] = []
   const node: TronNode = {
     url: '',
@@ -120,7 +120,7 @@ export async function startTronNode(chain: ScriptedTronChain): Promise<TronNode>
       response.end(toNodeJson(result))
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return node
 }

@@ -21,10 +21,27 @@ const SEQ_LOG_BASE = 2 ** 24
 /** The one result that moves value; anything else (REVERT, OUT_OF_ENERGY, …) leaves only the fee. */
 const SUCCESS = 'SUCCESS'
 
+/**
+ * Hex addresses already turned into `T…`: base58check costs two SHA-256 and a base conversion, and the
+ * same few addresses (exchanges, USDT) recur in every block. Bounded: cleared when full.
+ */
+const BASE58_BY_HEX = new Map<string, string>()
+const MAX_CACHED_ADDRESSES = 100_000
+
+function fromHexCached(hex: string): string {
+  let address = BASE58_BY_HEX.get(hex)
+  if (address === undefined) {
+    address = tronAddressFromHex(hex)
+    if (BASE58_BY_HEX.size >= MAX_CACHED_ADDRESSES) BASE58_BY_HEX.clear()
+    BASE58_BY_HEX.set(hex, address)
+  }
+  return address
+}
+
 /** A node address in either form (`41…` hex or `T…`) as `T…`. */
 export function toTronAddress(text: unknown): string {
   if (typeof text !== 'string') throw new Error(`not an address: ${String(text)}`)
-  return text.startsWith('T') ? text : tronAddressFromHex(text)
+  return text.startsWith('T') ? text : fromHexCached(text)
 }
 
 export function toBlockRef(block: NodeBlock): BlockRef {
@@ -141,7 +158,7 @@ function decodeInternal(place: TxPlace, info: NodeTransactionInfo): Transfer[] {
 /** The 20 bytes of an address in a 32-byte topic, as `T…`; undefined when the topic is not one. */
 function topicAddress(topic: string | undefined): string | undefined {
   if (topic === undefined || !/^(0x)?0{24}[0-9a-fA-F]{40}$/.test(topic)) return undefined
-  return tronAddressFromHex(topic.slice(-40))
+  return fromHexCached(topic.slice(-40))
 }
 
 /**
@@ -156,7 +173,7 @@ function decodeLogs(place: TxPlace, info: NodeTransactionInfo): Transfer[] {
     const from = topicAddress(topics[1])
     const to = topicAddress(topics[2])
     if (from === undefined || to === undefined) return
-    const contract = tronAddressFromHex(log.address)
+    const contract = fromHexCached(log.address)
     const data = (log.data ?? '').replace(/^0x/, '')
     const seq = SEQ_LOG_BASE + logIndex
     if (topics.length === 3 && /^[0-9a-fA-F]{64}$/.test(data)) {
