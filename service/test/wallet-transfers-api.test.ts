@@ -139,7 +139,7 @@ describe('GET /v1/wallets/{address}/transfers on one chain', () => {
     )
     const block = expected.find((r) => r.txHash === script.tx.native && r.type === 'native') as Stored
     expect(native).toEqual({
-      id: recordId('ethereum', script.tx.native, 1),
+      id: recordId('ethereum', script.tx.native as string, 1),
       chain: 'ethereum',
       chainId: 1,
       txHash: script.tx.native,
