@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { RateLimitCounters } from '../src/access/counters.ts'
-import { MINUTE_MS, windowsAt } from '../src/access/limits.ts'
+import { windowsAt } from '../src/access/limits.ts'
 import { createRedisCounters } from '../src/access/redis-counters.ts'
+import { MINUTE_MS } from '../src/lib/dates.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { type RedisServer, startRedis } from './helpers/redis.ts'
 

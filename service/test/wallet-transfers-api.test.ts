@@ -36,7 +36,7 @@ type Stored = {
   batchIndex: number | null
 }
 
-async function index(chain: string) {
+async function index(chain: string, rangeSize = 5) {
   const node = nodes[chain] as Anvil
   await createIndexer({
     chain,
@@ -44,7 +44,7 @@ async function index(chain: string) {
     store: createTransfersStore(t.db),
     logger,
     startBlock: 0,
-    rangeSize: 5,
+    rangeSize,
     stopAtHead: true,
   }).run(new AbortController().signal)
 }
@@ -139,7 +139,7 @@ describe('GET /v1/wallets/{address}/transfers on one chain', () => {
     )
     const block = expected.find((r) => r.txHash === script.tx.native && r.type === 'native') as Stored
     expect(native).toEqual({
-      id: recordId('ethereum', script.tx.native as string, 1),
+      id: recordId('ethereum', block.txHash, block.seq),
       chain: 'ethereum',
       chainId: 1,
       txHash: script.tx.native,
@@ -383,8 +383,7 @@ describe('GET /v1/wallets/{address}/erc20-transfers', () => {
     const mint = body.transfers.find((r: { txHash: string }) => r.txHash === script.tx.erc20Mint)
     const minted = rows.find((r) => r.txHash === script.tx.erc20Mint) as Stored
     expect(mint).toEqual({
-      id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
-      type: 'erc20',
+      id: recordId('ethereum', minted.txHash, minted.seq),
       chain: 'ethereum',
       chainId: 1,
       txHash: script.tx.erc20Mint,
@@ -441,6 +440,7 @@ describe('GET /v1/wallets/{address}/nft-transfers', () => {
     ])
     const nft = body.transfers.find((r: { txHash: string }) => r.txHash === script.tx.nftTransfer)
     expect(nft).toEqual({
+      id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
       chain: 'ethereum',
       chainId: 1,
       txHash: script.tx.nftTransfer,
@@ -498,5 +498,22 @@ describe('pagination while new blocks are indexed', () => {
     const after = await both()
     expect(after.length).toBeGreaterThan(before.length)
     expect((await get(`/v1/wallets/${alice}/transfers?limit=1000`)).body.transfers.map(idOf)).toEqual(after.map(idOf))
+  })
+})
+
+describe('record ids', () => {
+  test('every record has an id unique in its chain, the same after the chain is rolled back and indexed again', async () => {
+    const alice = lower(script.accounts.alice)
+    const read = async () => {
+      const records = await readAll(`/v1/wallets/${alice}/transfers?chain=base`, 7)
+      return records.map((r) => `${r.id} ${r.txHash} ${r.type} ${r.value}`)
+    }
+    const before = await read()
+    expect(before.length).toBeGreaterThan(10)
+    expect(new Set(before.map((line) => line.split(' ')[0])).size).toBe(before.length)
+    const stored = await createTransfersStore(t.db).rollbackTo('base', -1)
+    expect(stored.transfers).toBeGreaterThan(0)
+    await index('base', 3)
+    expect(await read()).toEqual(before)
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
+import { MINUTE_MS } from '../lib/dates.ts'
 import { createMemoryCounters, decide } from './counters.ts'
-import { MINUTE_MS, windowsAt } from './limits.ts'
+import { windowsAt } from './limits.ts'
 
 const AT = Date.parse('2026-03-14T15:09:00.000Z')
 const FREE = { perMinute: 10, perDay: 1_000 }

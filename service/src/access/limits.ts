@@ -1,13 +1,11 @@
 import { type Limits, TIERS, type Tier } from '../domain/tiers.ts'
+import { DAY_MS, MINUTE_MS } from '../lib/dates.ts'
 
 /** The limits in force: the tier's (SPEC 8), or for Enterprise the account's own settings once an admin has set them. */
 export function resolveLimits(tier: Tier, enterpriseLimits: Limits | null): Limits {
   if (tier === 'ent' && enterpriseLimits !== null) return enterpriseLimits
   return { perMinute: TIERS[tier].perMinute, perDay: TIERS[tier].perDay }
 }
-
-export const MINUTE_MS = 60_000
-export const DAY_MS = 86_400_000
 
 export type Window = {
   /** Whole windows since the Unix epoch: the counter a request falls in. */

@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
-import { createApiKeyAuth, findKeyInQuery, redactUrl } from '../access/auth.ts'
-import { createMemoryCounters, type RateLimitCounters } from '../access/counters.ts'
-import { createKeyOwnerCache } from '../access/key-cache.ts'
-import { createRateLimitHook } from '../access/rate-limits.ts'
-import { createUsageMeter } from '../access/usage-meter.ts'
+import { type AccessOptions, createAccessControl } from '../access/access-control.ts'
+import { redactUrl } from '../access/auth.ts'
 import type { Config } from '../config/config.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
 import { WdsError } from '../lib/errors.ts'
@@ -17,7 +12,6 @@ import type { Pricer } from '../market/pricer.ts'
 import type { Mailer } from '../portal/mailer.ts'
 import type { StripeBilling } from '../portal/stripe-billing.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
-import { followAuthChanges } from '../store/auth-changes.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { BillingStore } from '../store/billing-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
@@ -28,8 +22,10 @@ import type { PlansStore } from '../store/plans-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { createMetrics } from './metrics.ts'
+import { registerOpenApi } from './openapi.ts'
 import { accountOf, createPortalAuth } from './portal-auth.ts'
 import { handleError, sendProblem } from './problem.ts'
+import { addRequestHooks } from './request-hooks.ts'
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts'
 import { systemRoutes } from './routes/system.ts'
 import { balanceRoutes } from './routes/v1/balances.ts'
@@ -40,12 +36,9 @@ import { fxRoutes } from './routes/v1/fx.ts'
 import { priceRoutes } from './routes/v1/prices.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
-import { BALANCE_SCHEMAS } from './schemas/balances.ts'
-import { ChainStatusListSchema, ChainStatusSchema } from './schemas/chain-status.ts'
-import { FX_SCHEMAS } from './schemas/fx.ts'
-import { PRICE_SCHEMAS } from './schemas/prices.ts'
-import { ProblemSchema } from './schemas/problem.ts'
-import { TRANSFER_SCHEMAS } from './schemas/transfers.ts'
+import { webPageRoutes } from './routes/web-pages.ts'
+import { createWalletBalances } from './wallet-balances.ts'
+import { createWalletRecords } from './wallet-records.ts'
 
 export type AppDeps = {
   config: Pick<Config, 'keyPrefix' | 'chains'>
@@ -64,11 +57,8 @@ export type AppDeps = {
   }
   /** Balances before a chain's indexed range, asked of its node (the one route that needs a chain). */
   onDemand: OnDemand
-  /**
-   * Rate-limit counters (default: in this process; Redis when REDIS_URL is set), closed with the app;
-   * the clock their windows follow; how often metered usage is written.
-   */
-  rateLimits?: { counters?: RateLimitCounters; now?: () => number; usageFlushIntervalMs?: number }
+  /** Rate-limit counters, clock and usage flushing (access-control.ts). */
+  rateLimits?: AccessOptions
   /** The FX rates, held in memory. */
   fxBook: FxBook
   /** Asset prices by symbol and day, in any supported currency. */
@@ -103,115 +93,26 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     sendProblem(reply, new WdsError('not_found', `there is no route ${request.method} ${redactUrl(request.url).split('?')[0]}`)),
   )
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id)
-    const param = findKeyInQuery(request.url)
-    if (param !== undefined) {
-      throw new WdsError(
-        'api_key_in_query',
-        `API keys are never accepted in the query string (found in "${param}"): URLs end up in logs. Send the key in the X-API-Key header, and consider this key exposed: rotate it.`,
-        { param },
-      )
-    }
-  })
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched'
-    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000)
-    request.log.info(
-      {
-        method: request.method,
-        url: redactUrl(request.url),
-        route,
-        status_code: reply.statusCode,
-        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-        account_id: request.caller?.accountId,
-      },
-      'request completed',
-    )
-  })
+  addRequestHooks(app, metrics)
 
-  // Responses sent while closing tell keep-alive clients to go, so that close() does not wait for their idle timeout.
-  let closing = false
-  app.addHook('preClose', async () => {
-    closing = true
-  })
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close')
-  })
-
-  for (const schema of [
-    ProblemSchema,
-    ChainStatusSchema,
-    ChainStatusListSchema,
-    ...TRANSFER_SCHEMAS,
-    ...BALANCE_SCHEMAS,
-    ...FX_SCHEMAS,
-    ...PRICE_SCHEMAS,
-  ])
-    app.addSchema(schema)
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'WDS — wallet data service',
-        version: '1.0.0',
-        description:
-          'Read-only blockchain wallet data across 29 chains. Data endpoints need an `X-API-Key` header; errors are `application/problem+json`.',
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'From POST /v1/developer/login' },
-        },
-      },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
+  await registerOpenApi(app)
 
   await app.register(systemRoutes, { db, metrics })
-  // Key lookups are cached while PostgreSQL's auth-change notifications are followed (key-owners.ts).
-  const owners = createKeyOwnerCache(
-    (hash) => stores.accounts.findKeyOwner(hash),
-    () => authChanges.caughtUp(),
+  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, configuredChains })
+  const access = createAccessControl(
+    { db, logger, accounts: stores.accounts, usage: stores.usage, keyPrefix: config.keyPrefix, registry: metrics.registry },
+    rateLimits,
   )
-  const authChanges = followAuthChanges({
-    db,
-    logger,
-    onChange: (accountId) => owners.evictAccount(accountId),
-    onListening: (listening) => owners.setTrusted(listening),
-  })
-  app.addHook('onClose', () => authChanges.close())
-  const authenticate = createApiKeyAuth({
-    store: stores.accounts,
-    keyPrefix: config.keyPrefix,
-    findOwner: (hash) => owners.find(hash),
-  })
-  const counters = rateLimits.counters ?? createMemoryCounters()
-  const meter = createUsageMeter({
-    store: stores.usage,
-    logger,
-    ...(rateLimits.usageFlushIntervalMs === undefined ? {} : { flushIntervalMs: rateLimits.usageFlushIntervalMs }),
-  })
-  const rateLimit = createRateLimitHook({ counters, meter, now: rateLimits.now ?? Date.now, registry: metrics.registry })
-  // The last metered counts are written on close, while the database is still open.
-  app.addHook('onClose', async () => {
-    await meter.close()
-    await counters.close()
-  })
+  app.addHook('onClose', () => access.close())
+  const records = createWalletRecords({ store: stores.walletTransfers, pricer })
+  const walletBalances = createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer })
   await app.register(
     async (v1) => {
-      v1.addHook('onRequest', authenticate)
-      v1.addHook('onRequest', rateLimit)
+      v1.addHook('onRequest', access.authenticate)
+      v1.addHook('onRequest', access.rateLimit)
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
-      await v1.register(walletRoutes, { store: stores.walletTransfers, configuredChains, pricer })
-      await v1.register(balanceRoutes, {
-        balances: stores.balances,
-        history: stores.walletTransfers,
-        onDemand,
-        configuredChains,
-        pricer,
-      })
+      await v1.register(walletRoutes, { records, configuredChains })
+      await v1.register(balanceRoutes, { walletBalances, configuredChains })
       await v1.register(fxRoutes, { fxBook })
       await v1.register(priceRoutes, { pricer })
     },
@@ -228,13 +129,13 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
         keyPrefix: config.keyPrefix,
         jwtSecret: portal.jwtSecret,
         requireAccount,
-        onAuthChange: (accountId) => owners.evictAccount(accountId),
+        onAuthChange: access.evictAccount,
       })
       await developer.register(developerUsageRoutes, {
         store: stores.usage,
         requireAccount,
         accountIdOf: (request) => accountOf(request).id,
-        flushUsage: () => meter.flush(),
+        flushUsage: access.flushUsage,
       })
       await developer.register(developerBillingRoutes, {
         billing: stores.billing,
@@ -242,8 +143,8 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
         stripe: portal.stripe,
         requireAccount,
         accountOf,
-        flushUsage: () => meter.flush(),
-        onAuthChange: (accountId) => owners.evictAccount(accountId),
+        flushUsage: access.flushUsage,
+        onAuthChange: access.evictAccount,
       })
     },
     { prefix: '/v1' },
@@ -252,7 +153,7 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     await app.register(stripeWebhookRoutes, {
       stripe: portal.stripe,
       billing: stores.billing,
-      onAuthChange: (accountId) => owners.evictAccount(accountId),
+      onAuthChange: access.evictAccount,
     })
   }
   return app

@@ -1,7 +1,7 @@
 import { CHAINS, type ChainInfo, findChain, matchesAddressFormat, toEnvSuffix } from '../config/chains.ts'
+import { DAY_MS } from '../lib/dates.ts'
 import { WdsError } from '../lib/errors.ts'
 
-const DAY_MS = 86_400_000
 /** SPEC 8: fromDate and toDate at most 365 days apart. */
 export const MAX_DATE_RANGE_DAYS = 365
 
@@ -35,13 +35,13 @@ export function today(): string {
   return new Date().toISOString().slice(0, 10)
 }
 
-/** A calendar date YYYY-MM-DD (a UTC day) that is not in the future. */
-export function parseDay(value: string, param: string): string {
+/** A calendar date YYYY-MM-DD (a UTC day), not in the future unless `allowFuture`. */
+export function parseDay(value: string, param: string, { allowFuture = false } = {}): string {
   const instant = new Date(`${value}T00:00:00Z`)
   if (!DATE.test(value) || Number.isNaN(instant.getTime()) || instant.toISOString().slice(0, 10) !== value) {
     throw new WdsError('invalid_parameter', `${param} must be a calendar date YYYY-MM-DD, got "${value}"`, { param })
   }
-  if (value > today()) throw new WdsError('invalid_parameter', `${param} ${value} is in the future`, { param })
+  if (!allowFuture && value > today()) throw new WdsError('invalid_parameter', `${param} ${value} is in the future`, { param })
   return value
 }
 

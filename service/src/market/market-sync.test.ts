@@ -1,4 +1,4 @@
-import { expect, test } from 'vitest'
+import { expect, onTestFinished, test, vi } from 'vitest'
 import { createLogger } from '../lib/logger.ts'
 import { nextRunAt, scheduleDaily } from './market-sync.ts'
 
@@ -11,9 +11,13 @@ test('nextRunAt() is the next time of day in UTC, tomorrow once it has passed', 
 })
 
 test('scheduleDaily() runs at the time of day, survives a failing run, and stops on abort', async () => {
+  vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00.000Z') })
+  onTestFinished(() => {
+    vi.useRealTimers()
+  })
   const runs: number[] = []
   const controller = new AbortController()
-  const at = new Date(Date.now() + 1500).toISOString().slice(11, 19)
+  const at = '10:00:02'
   const done = scheduleDaily({
     at,
     logger: createLogger('silent'),
@@ -23,9 +27,13 @@ test('scheduleDaily() runs at the time of day, survives a failing run, and stops
       throw new Error('the source is down')
     },
   })
-  await new Promise((resolve) => setTimeout(resolve, 2600))
-  expect(runs).toHaveLength(1)
-  expect(new Date(runs[0] as number).toISOString().slice(11, 19) >= at).toBe(true)
+  await vi.advanceTimersByTimeAsync(1_999)
+  expect(runs).toHaveLength(0)
+  await vi.advanceTimersByTimeAsync(1)
+  expect(runs.map((ms) => new Date(ms).toISOString())).toEqual(['2026-03-01T10:00:02.000Z'])
+  // the failed run is planned again for the same time the next day
+  await vi.advanceTimersByTimeAsync(86_400_000)
+  expect(runs).toHaveLength(2)
   controller.abort()
   await expect(done).resolves.toBeUndefined()
 })

@@ -1,7 +1,6 @@
 import type { PlanChange, Tier } from '../domain/tiers.ts'
 import { type Db, withTransaction } from './db.ts'
-
-export type StripeLink = { customerId: string | null; subscriptionId: string | null }
+import { type StripeLink, updateTier } from './plans-store.ts'
 
 export function createBillingStore(db: Db) {
   return {
@@ -34,11 +33,8 @@ export function createBillingStore(db: Db) {
 
     /** Moves an account to a tier at once; undefined when there is no such account. */
     async setTier(accountId: string, tier: Tier): Promise<{ previousTier: Tier } | undefined> {
-      const { rows } = await db.query<{ previousTier: Tier }>(
-        `UPDATE accounts a SET tier = $2 FROM accounts old WHERE old.id = a.id AND a.id = $1 RETURNING old.tier AS "previousTier"`,
-        [accountId, tier],
-      )
-      return rows[0]
+      const changed = await updateTier(db, { id: accountId }, tier)
+      return changed === undefined ? undefined : { previousTier: changed.previousTier }
     },
 
     /**
@@ -60,14 +56,7 @@ export function createBillingStore(db: Db) {
         if (inserted.rowCount === 0) return false
         await apply({
           async setTier(accountId, tier, link) {
-            const { rowCount } = await client.query(
-              `UPDATE accounts SET tier = $2,
-                 stripe_customer_id = coalesce($3, stripe_customer_id),
-                 stripe_subscription_id = CASE WHEN $5 THEN $4 ELSE stripe_subscription_id END
-               WHERE id = $1`,
-              [accountId, tier, link?.customerId ?? null, link?.subscriptionId ?? null, link !== undefined],
-            )
-            return rowCount === 1
+            return (await updateTier(client, { id: accountId }, tier, link)) !== undefined
           },
           async findAccountByCustomer(customerId) {
             const { rows } = await client.query<{ id: string }>('SELECT id FROM accounts WHERE stripe_customer_id = $1', [

@@ -1,6 +1,35 @@
+import type pg from 'pg'
 import type { Limits, Tier } from '../domain/tiers.ts'
 import type { Account } from './accounts-store.ts'
 import { type Db, withTransaction } from './db.ts'
+
+/** An account's Stripe customer and subscription. */
+export type StripeLink = { customerId: string | null; subscriptionId: string | null }
+
+/**
+ * The one statement that changes `accounts.tier` (and, when given, the account's Stripe link), on the
+ * pool or inside a caller's transaction. Undefined when there is no such account.
+ */
+export async function updateTier(
+  queryable: Db | pg.PoolClient,
+  account: { id: string } | { email: string },
+  tier: Tier,
+  link?: StripeLink,
+): Promise<{ account: Account; previousTier: Tier } | undefined> {
+  const [column, value] = 'id' in account ? ['id', account.id] : ['email', account.email]
+  const { rows } = await queryable.query<Account & { previousTier: Tier }>(
+    `UPDATE accounts a SET tier = $2,
+       stripe_customer_id = coalesce($3, a.stripe_customer_id),
+       stripe_subscription_id = CASE WHEN $5 THEN $4 ELSE a.stripe_subscription_id END
+     FROM accounts old WHERE old.id = a.id AND a.${column} = $1
+     RETURNING a.id, a.email, a.tier, a.created_at AS "createdAt", old.tier AS "previousTier"`,
+    [value, tier, link?.customerId ?? null, link?.subscriptionId ?? null, link !== undefined],
+  )
+  const row = rows[0]
+  if (row === undefined) return undefined
+  const { previousTier, ...updated } = row
+  return { account: updated, previousTier }
+}
 
 /**
  * An account's plan: its tier and, for Enterprise, its own limits (`account_limits`). Authentication
@@ -9,16 +38,8 @@ import { type Db, withTransaction } from './db.ts'
 export function createPlansStore(db: Db) {
   return {
     /** Moves the account to `tier`; undefined when there is no such account. */
-    async setTier(email: string, tier: Tier): Promise<{ account: Account; previousTier: Tier } | undefined> {
-      const { rows } = await db.query<Account & { previousTier: Tier }>(
-        `UPDATE accounts a SET tier = $2 FROM accounts old WHERE old.id = a.id AND a.email = $1
-         RETURNING a.id, a.email, a.tier, a.created_at AS "createdAt", old.tier AS "previousTier"`,
-        [email, tier],
-      )
-      const row = rows[0]
-      if (row === undefined) return undefined
-      const { previousTier, ...account } = row
-      return { account, previousTier }
+    setTier(email: string, tier: Tier): Promise<{ account: Account; previousTier: Tier } | undefined> {
+      return updateTier(db, { email }, tier)
     },
 
     /** Sets an Enterprise account's limits (`perDay: null` is unlimited); refused for other tiers. */

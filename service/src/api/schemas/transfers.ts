@@ -1,22 +1,27 @@
 import { type TSchema, Type } from 'typebox'
-import { ALL_RECORD_TYPES, ERC20_STANDARD_TYPES } from '../../domain/records.ts'
+import { ALL_RECORD_TYPES, NFT_TYPES } from '../../domain/records.ts'
 import { Nullable, otherCurrencyFields } from './nullable.ts'
 
 const Direction = Type.Union([Type.Literal('in'), Type.Literal('out')], { description: 'Relative to the queried address' })
 
 export const TransferSchema = Type.Object(
   {
+    id: Type.String({
+      description: 'Stable record id: unique within the chain, the same on every read; de-duplicate imports by it',
+    }),
     chain: Type.String({ description: 'Chain slug' }),
     chainId: Nullable(Type.Integer({ description: 'EIP-155 chain ID; null off EVM' })),
     txHash: Type.String(),
     blockNumber: Type.Integer(),
     timestamp: Type.String({ format: 'date-time' }),
-    id: Type.String({ description: 'Stable record id: unique within its chain, the same every time it is served' }),
     type: Type.Union(
       ALL_RECORD_TYPES.map((t) => Type.Literal(t)),
-      { description: 'The record vocabulary (README)' },
+      {
+        description:
+          'The movement: native, internal, fee, a token standard (erc20, trc20, spl…) or deposit, withdrawal, reward, yield',
+      },
     ),
-    from: Nullable(Type.String({ description: 'null where value has no sender (a reward)' })),
+    from: Nullable(Type.String({ description: 'null where value has no sender (a coinbase, a reward, a withdrawal)' })),
     to: Nullable(Type.String({ description: 'null for fee records' })),
     value: Type.String({
       description:
@@ -38,17 +43,15 @@ export const TransferSchema = Type.Object(
 
 export const Erc20TransferSchema = Type.Object(
   {
-    id: Type.String({ description: 'Stable record id' }),
+    id: Type.String({
+      description: 'Stable record id: unique within the chain, the same on every read; de-duplicate imports by it',
+    }),
     chain: Type.String(),
     chainId: Nullable(Type.Integer()),
     txHash: Type.String(),
     blockNumber: Type.Integer(),
     logIndex: Type.Integer(),
     timestamp: Type.String({ format: 'date-time' }),
-    type: Type.Union(
-      ERC20_STANDARD_TYPES.map((t) => Type.Literal(t)),
-      { description: 'erc20, or trc20 on Tron' },
-    ),
     from: Type.String(),
     to: Type.String(),
     contractAddress: Type.String(),
@@ -64,6 +67,9 @@ export const Erc20TransferSchema = Type.Object(
 
 export const NftTransferSchema = Type.Object(
   {
+    id: Type.String({
+      description: 'Stable record id: unique within the chain, the same on every read; de-duplicate imports by it',
+    }),
     chain: Type.String(),
     chainId: Nullable(Type.Integer()),
     txHash: Type.String(),
@@ -75,7 +81,7 @@ export const NftTransferSchema = Type.Object(
     to: Type.String(),
     contractAddress: Type.String(),
     tokenId: Type.String({ description: 'Decimal string' }),
-    tokenStandard: Type.Union([Type.Literal('erc721'), Type.Literal('erc1155')]),
+    tokenStandard: Type.Union(NFT_TYPES.map((t) => Type.Literal(t))),
     amount: Type.String({ description: 'Decimal string; "1" for ERC-721' }),
     operator: Nullable(Type.String({ description: 'ERC-1155 operator; null for ERC-721' })),
     collectionName: Nullable(Type.String()),

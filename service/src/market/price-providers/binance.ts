@@ -1,5 +1,6 @@
+import { DAY_MS } from '../../lib/dates.ts'
 import { fetchJson } from './fetch-json.ts'
-import { DAY_MS, type DailyClose, getDayStartMs, joinUrl, type PriceProvider, toUtcDate } from './provider.ts'
+import { type DailyClose, getDayStartMs, joinUrl, type PriceProvider, toUtcDate } from './provider.ts'
 
 /** The `limit` parameter's maximum: the most candles one klines request answers. */
 const MAX_CANDLES_PER_REQUEST = 1000

@@ -1,5 +1,6 @@
+import { DAY_MS } from '../../lib/dates.ts'
 import { fetchJson } from './fetch-json.ts'
-import { DAY_MS, getDayStartMs, joinUrl, type PriceProvider, toUtcDate } from './provider.ts'
+import { getDayStartMs, joinUrl, type PriceProvider, toUtcDate } from './provider.ts'
 
 const HOUR_MS = 3_600_000
 const TIMEOUT_MS = 30_000

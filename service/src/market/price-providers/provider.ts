@@ -12,8 +12,6 @@ export type PriceProvider = {
   fetchDailyCloses(symbol: string, from: string, to: string, signal?: AbortSignal): Promise<DailyClose[]>
 }
 
-export const DAY_MS = 86_400_000
-
 /** 00:00 UTC of a `YYYY-MM-DD` date, in ms; throws on anything else (2021-02-30 included). */
 export function getDayStartMs(date: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(date) ? Date.parse(`${date}T00:00:00Z`) : Number.NaN

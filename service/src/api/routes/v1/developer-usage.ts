@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { DAY_MS } from '../../../access/limits.ts'
-import { addDays } from '../../../lib/dates.ts'
+import { addDays, DAY_MS } from '../../../lib/dates.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import type { UsageStore } from '../../../store/usage-store.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+import { parseDay } from '../../wallet-query.ts'
 
 /** The longest range one usage request may span, in days (both ends included). */
 export const MAX_USAGE_DAYS = 366
@@ -72,8 +72,11 @@ export const developerUsageRoutes: FastifyPluginAsyncTypebox<DeveloperUsageRoute
     },
     async (request) => {
       const today = now().toISOString().slice(0, 10)
-      const to = request.query.to === undefined ? today : parseDay(request.query.to, 'to')
-      const from = request.query.from === undefined ? addDays(to, 1 - DEFAULT_USAGE_DAYS) : parseDay(request.query.from, 'from')
+      const to = request.query.to === undefined ? today : parseDay(request.query.to, 'to', { allowFuture: true })
+      const from =
+        request.query.from === undefined
+          ? addDays(to, 1 - DEFAULT_USAGE_DAYS)
+          : parseDay(request.query.from, 'from', { allowFuture: true })
       if (from > to) throw new WdsError('invalid_parameter', `from (${from}) is after to (${to})`, { param: 'from' })
       const span = daysBetween(from, to) + 1
       if (span > MAX_USAGE_DAYS) {
@@ -91,14 +94,6 @@ export const developerUsageRoutes: FastifyPluginAsyncTypebox<DeveloperUsageRoute
       return { from, to, total: days.reduce((sum, day) => sum + day.requests, 0), days }
     },
   )
-}
-
-function parseDay(value: string, param: string): string {
-  const instant = new Date(`${value}T00:00:00Z`)
-  if (Number.isNaN(instant.getTime()) || instant.toISOString().slice(0, 10) !== value) {
-    throw new WdsError('invalid_parameter', `${param} must be a calendar date YYYY-MM-DD, got "${value}"`, { param })
-  }
-  return value
 }
 
 function daysBetween(from: string, to: string): number {

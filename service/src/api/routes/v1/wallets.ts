@@ -1,23 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
-import {
-  ALL_RECORD_TYPES,
-  ERC20_STANDARD_TYPES,
-  RECORD_TYPES,
-  type RecordType,
-  recordId,
-  recordTypesOf,
-  type Token,
-} from '../../../domain/records.ts'
-import { formatUnits } from '../../../lib/decimal.ts'
-import type { Pricer } from '../../../market/pricer.ts'
-import type { StoredTransfer, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
+import { CHAINS } from '../../../config/chains.ts'
 import { getCurrencyParam } from '../../currencies.ts'
-import { hashQuery } from '../../cursor.ts'
-import { addFiatValues, pricedAsset } from '../../fiat-values.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { createWalletHistory, type HistoryPage } from '../../wallet-history.ts'
 import {
   chainsForAddress,
   checkBlockRange,
@@ -26,8 +11,9 @@ import {
   parseDateRange,
   requireConfigured,
 } from '../../wallet-query.ts'
+import type { TokenTransfersRequest, WalletRecords } from '../../wallet-records.ts'
 
-export type WalletRoutesOptions = { store: WalletTransfersStore; configuredChains: ReadonlySet<string>; pricer: Pricer }
+export type WalletRoutesOptions = { records: WalletRecords; configuredChains: ReadonlySet<string> }
 
 const Address = Type.Object({ address: Type.String({ description: 'Wallet address; EVM addresses in any case' }) })
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Results per page, 1..1000' })
@@ -69,80 +55,20 @@ const TokenTransfersQuery = Type.Object(
   { additionalProperties: false },
 )
 
-/** The fields every token transfer record shares (serialised in the order of its schema). */
-const tokenRecord = (t: StoredTransfer, chain: ChainInfo) => ({
-  chain: t.chain,
-  chainId: chain.chainId,
-  txHash: t.txHash,
-  blockNumber: t.blockNumber,
-  logIndex: t.logIndex as number,
-  timestamp: t.blockTime.toISOString(),
-  from: t.from,
-  to: t.to as string,
-  contractAddress: t.contractAddress as string,
-})
-
-const directionOf = (t: StoredTransfer, address: string) => (t.type === 'fee' || t.from === address ? 'out' : 'in')
-
-export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { store, configuredChains, pricer }) => {
-  const history = createWalletHistory({ store })
-
-  /** Token metadata for the records of a page, by chain and contract. */
-  async function tokensOf(page: HistoryPage): Promise<Map<string, Token>> {
-    const byChain = new Map<string, Set<string>>()
-    for (const t of page.transfers) {
-      if (t.contractAddress === null) continue
-      const set = byChain.get(t.chain) ?? new Set<string>()
-      set.add(t.contractAddress)
-      byChain.set(t.chain, set)
-    }
-    const tokens = new Map<string, Token>()
-    for (const [chain, contracts] of byChain) {
-      for (const [contract, info] of await store.findTokens(chain, [...contracts])) tokens.set(`${chain}:${contract}`, info)
-    }
-    return tokens
-  }
-
-  /** The shared steps of the single-chain token endpoints (SPEC 4.2, 4.3). */
-  async function readTokenTransfers(
-    endpoint: string,
-    types: readonly RecordType[],
+/** A wallet's transfers: each handler validates its parameters and asks the records service for the page. */
+export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { records, configuredChains }) => {
+  /** The parameters of the single-chain token endpoints (SPEC 4.2, 4.3), checked. */
+  function tokenRequest(
     params: { address: string },
-    query: {
-      chain: string
-      contractAddress?: string | undefined
-      fromDate?: string
-      toDate?: string
-      limit: number
-      cursor?: string
-    },
-  ) {
+    query: { chain: string; contractAddress?: string; fromDate?: string; toDate?: string; limit: number; cursor?: string },
+  ): TokenTransfersRequest {
     const chain = getChainParam(query.chain)
     const address = normalizeAddress(params.address, [chain])
     const contractAddress =
       query.contractAddress === undefined ? undefined : normalizeAddress(query.contractAddress, [chain], 'contractAddress')
     const dates = parseDateRange(query.fromDate, query.toDate)
     requireConfigured(chain, configuredChains)
-    const page = await history.readPage({
-      address,
-      chains: [chain.slug],
-      named: true,
-      direction: 'both',
-      ...dates,
-      types,
-      contractAddress,
-      limit: query.limit,
-      cursor: query.cursor,
-      queryHash: hashQuery({
-        endpoint,
-        address,
-        chain: chain.slug,
-        contractAddress,
-        fromDate: dates.fromDate?.toISOString(),
-        toDate: dates.toDateExclusive?.toISOString(),
-      }),
-    })
-    return { chain, address, page, tokens: await tokensOf(page) }
+    return { address, chain, contractAddress, ...dates, limit: query.limit, cursor: query.cursor }
   }
 
   app.get(
@@ -151,7 +77,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       schema: {
         summary: "A wallet's transfers",
         description:
-          'Native, internal, ERC-20, ERC-721 and ERC-1155 transfers and the fees the wallet paid, newest first, paginated by cursor. Without `chain`, every configured chain whose address format matches is searched and the records are merged.',
+          'Native, internal, token and NFT transfers and the fees the wallet paid, newest first, paginated by cursor. Every record has a stable `id`. Without `chain`, every configured chain whose address format matches is searched and the records are merged.',
         tags: ['wallets'],
         security: [{ apiKey: [] }],
         params: Address,
@@ -174,84 +100,21 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
             : normalizeAddress(q.asset, scope, 'asset')
       const currency = getCurrencyParam(q.currency)
       if (named !== undefined) requireConfigured(named, configuredChains)
-      const chains = named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named]
-
-      const coinTypes = recordTypesOf('coin').filter((type) => q.includeFees || type !== 'fee')
-      const allButFees = ALL_RECORD_TYPES.filter((type) => type !== 'fee')
-      const page = await history.readPage({
+      return records.listTransfers({
         address,
-        chains: chains.map((chain) => chain.slug),
+        chains: named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named],
         named: named !== undefined,
         direction: q.direction,
         fromBlock: q.fromBlock,
         toBlock: q.toBlock,
         ...dates,
-        types: asset === 'native' ? coinTypes : q.includeFees ? undefined : allButFees,
-        contractAddress: asset === 'native' ? undefined : asset,
+        asset,
+        includeFees: q.includeFees,
+        includePrices: q.includePrices,
+        currency,
         limit: q.limit,
         cursor: q.cursor,
-        queryHash: hashQuery({
-          endpoint: 'transfers',
-          address,
-          chain: named?.slug ?? 'all',
-          fromBlock: q.fromBlock,
-          toBlock: q.toBlock,
-          fromDate: dates.fromDate?.toISOString(),
-          toDate: dates.toDateExclusive?.toISOString(),
-          asset,
-          direction: q.direction,
-          includePrices: q.includePrices,
-          currency,
-          includeFees: q.includeFees,
-        }),
       })
-      const tokens = await tokensOf(page)
-      const records = page.transfers.map((t) => {
-        const chain = findChain(t.chain) as ChainInfo
-        const token = t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)
-        const coin = t.contractAddress === null
-        const decimals = coin ? chain.nativeAsset.decimals : RECORD_TYPES[t.type] === 'token' ? (token?.decimals ?? null) : null
-        return {
-          id: recordId(t.chain, t.txHash, t.seq),
-          chain: t.chain,
-          chainId: chain.chainId,
-          txHash: t.txHash,
-          blockNumber: t.blockNumber,
-          timestamp: t.blockTime.toISOString(),
-          type: t.type,
-          from: t.from,
-          to: t.to,
-          value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
-          asset: coin ? chain.nativeAsset.symbol : (token?.symbol ?? null),
-          contractAddress: t.contractAddress,
-          tokenId: t.tokenId,
-          tokenDecimals: decimals,
-          logIndex: t.logIndex,
-          direction: directionOf(t, address),
-        }
-      })
-      if (q.includePrices) {
-        await addFiatValues(
-          pricer,
-          records,
-          page.transfers.map((t, i) => ({
-            pricedAs: pricedAsset(findChain(t.chain) as ChainInfo, t.type, t.contractAddress),
-            date: records[i]?.timestamp.slice(0, 10) ?? '',
-            amount: records[i]?.tokenDecimals === null ? null : (records[i]?.value ?? null),
-          })),
-          currency,
-        )
-      }
-      const transfers = records
-      return {
-        address,
-        chain: named?.slug ?? 'all',
-        ...(named === undefined ? { chains: chains.map((chain) => chain.slug), unavailableChains: page.unavailableChains } : {}),
-        ...(q.includePrices ? { currency } : {}),
-        transfers,
-        cursor: page.cursor,
-        hasMore: page.hasMore,
-      }
     },
   )
 
@@ -261,7 +124,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       schema: {
         summary: "A wallet's ERC-20 transfers",
         description:
-          'ERC-20 transfers from or to the wallet on one chain, newest first; values have exactly the token’s decimals.',
+          'ERC-20 transfers (TRC-20 on Tron) from or to the wallet on one chain, newest first; values have exactly the token’s decimals.',
         tags: ['wallets'],
         security: [{ apiKey: [] }],
         params: Address,
@@ -269,28 +132,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         response: { 200: Type.Ref('Erc20TransferList'), ...PROBLEM_RESPONSES },
       },
     },
-    async (request) => {
-      const { chain, address, page, tokens } = await readTokenTransfers(
-        'erc20-transfers',
-        ERC20_STANDARD_TYPES,
-        request.params,
-        request.query,
-      )
-      const transfers = page.transfers.map((t) => {
-        const token = tokens.get(`${t.chain}:${t.contractAddress}`)
-        const decimals = token?.decimals ?? null
-        return {
-          id: recordId(t.chain, t.txHash, t.seq),
-          ...tokenRecord(t, chain),
-          type: t.type,
-          tokenSymbol: token?.symbol ?? null,
-          tokenDecimals: decimals,
-          value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
-          direction: directionOf(t, address),
-        }
-      })
-      return { address, chain: chain.slug, transfers, cursor: page.cursor, hasMore: page.hasMore }
-    },
+    async (request) => records.listErc20Transfers(tokenRequest(request.params, request.query)),
   )
 
   app.get(
@@ -307,28 +149,6 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         response: { 200: Type.Ref('NftTransferList'), ...PROBLEM_RESPONSES },
       },
     },
-    async (request) => {
-      const { chain, address, page, tokens } = await readTokenTransfers(
-        'nft-transfers',
-        ['erc721', 'erc1155'],
-        request.params,
-        request.query,
-      )
-      const transfers = page.transfers.map((t) => {
-        const token = tokens.get(`${t.chain}:${t.contractAddress}`)
-        return {
-          ...tokenRecord(t, chain),
-          batchIndex: t.batchIndex ?? 0,
-          tokenId: t.tokenId as string,
-          tokenStandard: t.type as 'erc721' | 'erc1155',
-          amount: t.value,
-          operator: t.operator,
-          collectionName: token?.name ?? null,
-          collectionSymbol: token?.symbol ?? null,
-          direction: directionOf(t, address),
-        }
-      })
-      return { address, chain: chain.slug, transfers, cursor: page.cursor, hasMore: page.hasMore }
-    },
+    async (request) => records.listNftTransfers(tokenRequest(request.params, request.query)),
   )
 }

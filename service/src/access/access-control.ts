@@ -1,0 +1,64 @@
+import type { Registry } from 'prom-client'
+import type { Logger } from '../lib/logger.ts'
+import type { AccountsStore } from '../store/accounts-store.ts'
+import { followAuthChanges } from '../store/auth-changes.ts'
+import type { Db } from '../store/db.ts'
+import type { UsageStore } from '../store/usage-store.ts'
+import { createApiKeyAuth } from './auth.ts'
+import { createMemoryCounters, type RateLimitCounters } from './counters.ts'
+import { createKeyOwnerCache } from './key-cache.ts'
+import { createRateLimitHook } from './rate-limits.ts'
+import { createUsageMeter } from './usage-meter.ts'
+
+export type AccessOptions = {
+  /** Rate-limit counters (default: in this process; Redis when REDIS_URL is set), closed with access control. */
+  counters?: RateLimitCounters
+  /** The clock the rate-limit windows follow. */
+  now?: () => number
+  /** How often metered usage is written. */
+  usageFlushIntervalMs?: number
+}
+
+/**
+ * Access control in one piece: API-key authentication with the key cache (kept exact by PostgreSQL's
+ * auth-change notifications), per-account rate limits and quotas, and usage metering. The API
+ * installs `authenticate` and `rateLimit` as hooks on the data routes.
+ */
+export function createAccessControl(
+  deps: { db: Db; logger: Logger; accounts: AccountsStore; usage: UsageStore; keyPrefix: string; registry: Registry },
+  options: AccessOptions = {},
+) {
+  const { db, logger, accounts, usage, keyPrefix, registry } = deps
+  const owners = createKeyOwnerCache(
+    (hash) => accounts.findKeyOwner(hash),
+    () => authChanges.caughtUp(),
+  )
+  const authChanges = followAuthChanges({
+    db,
+    logger,
+    onChange: (accountId) => owners.evictAccount(accountId),
+    onListening: (listening) => owners.setTrusted(listening),
+  })
+  const counters = options.counters ?? createMemoryCounters()
+  const meter = createUsageMeter({
+    store: usage,
+    logger,
+    ...(options.usageFlushIntervalMs === undefined ? {} : { flushIntervalMs: options.usageFlushIntervalMs }),
+  })
+  return {
+    authenticate: createApiKeyAuth({ store: accounts, keyPrefix, findOwner: (hash) => owners.find(hash) }),
+    rateLimit: createRateLimitHook({ counters, meter, now: options.now ?? Date.now, registry }),
+    /** Drops an account's cached keys in this process at once (other processes follow the notification). */
+    evictAccount: (accountId: string) => owners.evictAccount(accountId),
+    /** Writes the usage metered so far. */
+    flushUsage: () => meter.flush(),
+    /** Stops following notifications and writes the last metered counts (while the database is still open). */
+    async close() {
+      await authChanges.close()
+      await meter.close()
+      await counters.close()
+    },
+  }
+}
+
+export type AccessControl = ReturnType<typeof createAccessControl>

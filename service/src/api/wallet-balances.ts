@@ -1,0 +1,208 @@
+import { CHAINS, type ChainInfo, findChain } from '../config/chains.ts'
+import type { OnDemand } from '../domain/on-demand.ts'
+import { NATIVE_ASSET } from '../domain/records.ts'
+import { DAY_MS } from '../lib/dates.ts'
+import { formatUnits } from '../lib/decimal.ts'
+import { WdsError } from '../lib/errors.ts'
+import type { Pricer } from '../market/pricer.ts'
+import { roundValue } from '../market/prices.ts'
+import type { BalancesStore } from '../store/balances-store.ts'
+import type { HistoryState, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import { addFiatValues, pricedAsset } from './fiat-values.ts'
+import type { DateParam } from './wallet-query.ts'
+
+/** A validated `/balances` request. */
+export type BalancesRequest = {
+  address: string
+  /** The chains to read; `named` when the caller gave `chain`. */
+  chains: readonly ChainInfo[]
+  named: boolean
+  atBlock?: number | undefined
+  atDate?: DateParam | undefined
+  includePrices: boolean
+  currency: string
+}
+
+type ChainBalances = {
+  asOf: { chain: string; blockNumber: number; timestamp: string }
+  balances: { chain: ChainInfo; asset: string; amount: bigint }[]
+}
+
+type IndexedState = HistoryState & { indexedFrom: number; indexedBlock: number }
+
+const registryOrder = (slug: string) => CHAINS.findIndex((c) => c.slug === slug)
+
+/**
+ * A wallet's coin and token balances: the opening balance its chain's source reports just before
+ * the indexed range (asked once, through the on-demand interface), plus the indexed rows up to the
+ * block asked for. Zero balances are left out.
+ */
+export function createWalletBalances(deps: {
+  balances: BalancesStore
+  history: WalletTransfersStore
+  onDemand: OnDemand
+  pricer: Pricer
+}) {
+  const { balances, history, onDemand, pricer } = deps
+
+  /** The block a chain's balances are of: atBlock, the last block of atDate, or the indexed head. */
+  async function asOfBlock(chain: ChainInfo, state: IndexedState, request: BalancesRequest): Promise<number> {
+    const { atBlock, atDate } = request
+    if (atBlock !== undefined) {
+      if (atBlock > state.indexedBlock) {
+        throw new WdsError(
+          'invalid_parameter',
+          `atBlock ${atBlock} is above ${chain.name}'s indexed block ${state.indexedBlock}`,
+          {
+            param: 'atBlock',
+          },
+        )
+      }
+      if (atBlock < state.indexedFrom) {
+        throw new WdsError(
+          'invalid_parameter',
+          `atBlock ${atBlock} is before ${chain.name}'s indexed range (from block ${state.indexedFrom})`,
+          { param: 'atBlock' },
+        )
+      }
+      return atBlock
+    }
+    if (atDate !== undefined) {
+      const end = new Date(atDate.instant.getTime() + (atDate.dateOnly ? DAY_MS : 1))
+      if (end.getTime() > Date.now() + DAY_MS) {
+        throw new WdsError('invalid_parameter', 'atDate is in the future', { param: 'atDate' })
+      }
+      const block = await history.findBlockByTime(chain.slug, end, 'before', { from: state.indexedFrom, to: state.indexedBlock })
+      if (block === undefined) {
+        throw new WdsError(
+          'invalid_parameter',
+          `atDate is before ${chain.name}'s indexed range (from block ${state.indexedFrom})`,
+          {
+            param: 'atDate',
+          },
+        )
+      }
+      return block
+    }
+    return state.indexedBlock
+  }
+
+  async function readChain(chain: ChainInfo, state: HistoryState | undefined, request: BalancesRequest): Promise<ChainBalances> {
+    if (state?.indexedBlock == null || state.indexedFrom == null || !state.historyIndexed) {
+      throw new WdsError(
+        'chain_unavailable',
+        `${chain.name} (${chain.slug}) is still backfilling: balances are served once its first backfill reaches the head; see GET /v1/status/chains`,
+        { param: 'chain' },
+      )
+    }
+    const blockNumber = await asOfBlock(
+      chain,
+      { ...state, indexedFrom: state.indexedFrom, indexedBlock: state.indexedBlock },
+      request,
+    )
+    // the opening balance is of the block before the indexed range (the genesis block when that is block 0)
+    const openingBlock = Math.max(0, state.indexedFrom - 1)
+    // every token the wallet moved in the indexed range, also after this block: one it held before and
+    // moves only later still has an opening balance now (a token held since before and never moved is not known)
+    const movements = await balances.sumMovements(chain.slug, request.address, openingBlock, blockNumber)
+    const contracts = [...movements.keys()].filter((asset) => asset !== NATIVE_ASSET)
+    const opening = await onDemand.openingBalances(chain.slug, request.address, contracts, openingBlock)
+    const amounts = new Map<string, bigint>()
+    for (const asset of new Set([NATIVE_ASSET, ...contracts])) {
+      amounts.set(asset, (opening.get(asset) ?? 0n) + (movements.get(asset) ?? 0n))
+    }
+    const time = await history.findBlockTime(chain.slug, blockNumber)
+    return {
+      asOf: { chain: chain.slug, blockNumber, timestamp: (time ?? new Date(0)).toISOString() },
+      balances: [...amounts].filter(([, amount]) => amount !== 0n).map(([asset, amount]) => ({ chain, asset, amount })),
+    }
+  }
+
+  /** The public records of one chain's balances: the coin first, then tokens by symbol. */
+  async function shape(result: ChainBalances) {
+    const chain = findChain(result.asOf.chain) as ChainInfo
+    const contracts = result.balances.map((b) => b.asset).filter((asset) => asset !== NATIVE_ASSET)
+    const tokens = await history.findTokens(chain.slug, contracts)
+    const rows = result.balances.map(({ asset, amount }) => {
+      const native = asset === NATIVE_ASSET
+      const token = native ? undefined : tokens.get(asset)
+      const decimals = native ? chain.nativeAsset.decimals : (token?.decimals ?? null)
+      return {
+        chain: chain.slug,
+        chainId: chain.chainId,
+        type: native ? ('native' as const) : ('erc20' as const),
+        asset: native ? chain.nativeAsset.symbol : (token?.symbol ?? null),
+        name: native ? chain.nativeAsset.symbol : (token?.name ?? null),
+        contractAddress: native ? null : asset,
+        tokenDecimals: decimals,
+        balance: decimals === null ? amount.toString() : formatUnits(amount, decimals),
+      }
+    })
+    rows.sort((a, b) => (a.type === b.type ? (a.asset ?? '~').localeCompare(b.asset ?? '~') : a.type === 'native' ? -1 : 1))
+    return rows
+  }
+
+  return {
+    async read(request: BalancesRequest) {
+      const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
+      const results: ChainBalances[] = []
+      const unavailableChains: { chain: string; code: string }[] = []
+      await Promise.all(
+        request.chains.map(async (chain) => {
+          try {
+            results.push(await readChain(chain, states.get(chain.slug), request))
+          } catch (error) {
+            if (request.named || !(error instanceof WdsError)) throw error
+            unavailableChains.push({ chain: chain.slug, code: error.code })
+          }
+        }),
+      )
+      results.sort((a, b) => registryOrder(a.asOf.chain) - registryOrder(b.asOf.chain))
+      unavailableChains.sort((a, b) => registryOrder(a.chain) - registryOrder(b.chain))
+
+      const records = []
+      const valued = []
+      for (const result of results) {
+        const rows = await shape(result)
+        records.push(...rows)
+        const chain = findChain(result.asOf.chain) as ChainInfo
+        const date = result.asOf.timestamp.slice(0, 10)
+        for (const row of rows) {
+          valued.push({
+            pricedAs: pricedAsset(chain, row.type, row.contractAddress),
+            date,
+            amount: row.tokenDecimals === null ? null : row.balance,
+          })
+        }
+      }
+      const { currency, includePrices } = request
+      const ccy = currency.toLowerCase()
+      let totals = {}
+      if (includePrices) {
+        await addFiatValues(pricer, records, valued, currency)
+        const priced = records.map((record) => {
+          const fields = record as unknown as Record<string, number | null>
+          const known = fields.price_usd !== null && fields[`price_${ccy}`] !== null
+          Object.assign(record, { priced: known })
+          return known ? fields : undefined
+        })
+        const total = (field: string) => roundValue(priced.reduce((sum, fields) => sum + (fields?.[field] ?? 0), 0))
+        totals = {
+          total_value_usd: total('value_usd'),
+          ...(currency === 'USD' ? {} : { [`total_value_${ccy}`]: total(`value_${ccy}`) }),
+        }
+      }
+      return {
+        address: request.address,
+        chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
+        ...(request.named ? {} : { chains: request.chains.map((chain) => chain.slug), unavailableChains }),
+        ...(includePrices ? { currency } : {}),
+        asOf: results.map((r) => r.asOf),
+        balances: records,
+        ...totals,
+      }
+    },
+  }
+}
+
+export type WalletBalances = ReturnType<typeof createWalletBalances>

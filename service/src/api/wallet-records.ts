@@ -1,0 +1,247 @@
+import { type ChainInfo, findChain } from '../config/chains.ts'
+import {
+  ALL_RECORD_TYPES,
+  type Direction,
+  ERC20_STANDARD_TYPES,
+  NFT_TYPES,
+  RECORD_TYPES,
+  type RecordType,
+  recordId,
+  recordTypesOf,
+  type Token,
+} from '../domain/records.ts'
+import { formatUnits } from '../lib/decimal.ts'
+import type { Pricer } from '../market/pricer.ts'
+import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import { hashQuery } from './cursor.ts'
+import { addFiatValues, pricedAsset } from './fiat-values.ts'
+import { createWalletHistory, type HistoryPage } from './wallet-history.ts'
+
+/** A validated `/transfers` request (the route has parsed and checked every parameter). */
+export type TransfersRequest = {
+  address: string
+  /** The chains to read; `named` when the caller gave `chain`. */
+  chains: readonly ChainInfo[]
+  named: boolean
+  direction: Direction
+  fromBlock?: number | undefined
+  toBlock?: number | undefined
+  fromDate?: Date | undefined
+  toDateExclusive?: Date | undefined
+  /** `native` (the chain's coin), a token contract, or undefined for every asset. */
+  asset?: string | undefined
+  includeFees: boolean
+  includePrices: boolean
+  currency: string
+  limit: number
+  cursor?: string | undefined
+}
+
+/** A validated single-chain token request (`/erc20-transfers`, `/nft-transfers`). */
+export type TokenTransfersRequest = {
+  address: string
+  chain: ChainInfo
+  contractAddress?: string | undefined
+  fromDate?: Date | undefined
+  toDateExclusive?: Date | undefined
+  limit: number
+  cursor?: string | undefined
+}
+
+const COIN_TYPES = recordTypesOf('coin')
+
+const chainOf = (t: StoredTransfer) => findChain(t.chain) as ChainInfo
+
+/** `out` for what the wallet sent or paid, `in` for what it received (a self-transfer is `out`). */
+const directionOf = (t: StoredTransfer, address: string) => (t.type === 'fee' || t.from === address ? 'out' : 'in')
+
+/** The record types a `/transfers` request reads. */
+function typesFor(asset: string | undefined, includeFees: boolean): RecordType[] | undefined {
+  const withoutFees = (types: RecordType[]) => (includeFees ? types : types.filter((type) => type !== 'fee'))
+  if (asset === 'native') return withoutFees(COIN_TYPES)
+  return includeFees ? undefined : withoutFees(ALL_RECORD_TYPES)
+}
+
+/**
+ * A wallet's records as the API serves them: read a page of the store's rows, then shape each into
+ * its public record (stable `id`, exact decimal amounts, token metadata, direction, fiat values).
+ */
+export function createWalletRecords({ store, pricer }: { store: WalletTransfersStore; pricer: Pricer }) {
+  const history = createWalletHistory({ store })
+
+  /** Token metadata for the records of a page, by `chain:contract`. */
+  async function tokensOf(page: HistoryPage): Promise<Map<string, Token>> {
+    const byChain = new Map<string, Set<string>>()
+    for (const t of page.transfers) {
+      if (t.contractAddress === null) continue
+      const set = byChain.get(t.chain) ?? new Set<string>()
+      set.add(t.contractAddress)
+      byChain.set(t.chain, set)
+    }
+    const tokens = new Map<string, Token>()
+    for (const [chain, contracts] of byChain) {
+      for (const [contract, info] of await store.findTokens(chain, [...contracts])) tokens.set(`${chain}:${contract}`, info)
+    }
+    return tokens
+  }
+
+  async function readTokenPage(endpoint: string, types: readonly RecordType[], request: TokenTransfersRequest) {
+    const { address, chain, contractAddress, fromDate, toDateExclusive } = request
+    const page = await history.readPage({
+      address,
+      chains: [chain.slug],
+      named: true,
+      direction: 'both',
+      fromDate,
+      toDateExclusive,
+      types,
+      contractAddress,
+      limit: request.limit,
+      cursor: request.cursor,
+      queryHash: hashQuery({
+        endpoint,
+        address,
+        chain: chain.slug,
+        contractAddress,
+        fromDate: fromDate?.toISOString(),
+        toDate: toDateExclusive?.toISOString(),
+      }),
+    })
+    return { page, tokens: await tokensOf(page) }
+  }
+
+  /** The fields every token transfer record shares (serialised in the order of its schema). */
+  const tokenRecord = (t: StoredTransfer, chain: ChainInfo) => ({
+    id: recordId(t.chain, t.txHash, t.seq),
+    chain: t.chain,
+    chainId: chain.chainId,
+    txHash: t.txHash,
+    blockNumber: t.blockNumber,
+    logIndex: t.logIndex as number,
+    timestamp: t.blockTime.toISOString(),
+    from: t.from as string,
+    to: t.to as string,
+    contractAddress: t.contractAddress as string,
+  })
+
+  return {
+    async listTransfers(request: TransfersRequest) {
+      const { address, asset, currency } = request
+      const page = await history.readPage({
+        address,
+        chains: request.chains.map((chain) => chain.slug),
+        named: request.named,
+        direction: request.direction,
+        fromBlock: request.fromBlock,
+        toBlock: request.toBlock,
+        fromDate: request.fromDate,
+        toDateExclusive: request.toDateExclusive,
+        types: typesFor(asset, request.includeFees),
+        contractAddress: asset === 'native' ? undefined : asset,
+        limit: request.limit,
+        cursor: request.cursor,
+        queryHash: hashQuery({
+          endpoint: 'transfers',
+          address,
+          chain: request.named ? request.chains[0]?.slug : 'all',
+          fromBlock: request.fromBlock,
+          toBlock: request.toBlock,
+          fromDate: request.fromDate?.toISOString(),
+          toDate: request.toDateExclusive?.toISOString(),
+          asset,
+          direction: request.direction,
+          includePrices: request.includePrices,
+          currency,
+          includeFees: request.includeFees,
+        }),
+      })
+      const tokens = await tokensOf(page)
+      const transfers = page.transfers.map((t) => {
+        const chain = chainOf(t)
+        const token = t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)
+        const coin = t.contractAddress === null
+        const kind = RECORD_TYPES[t.type]
+        const decimals = coin ? chain.nativeAsset.decimals : kind === 'token' ? (token?.decimals ?? null) : null
+        return {
+          id: recordId(t.chain, t.txHash, t.seq),
+          chain: t.chain,
+          chainId: chain.chainId,
+          txHash: t.txHash,
+          blockNumber: t.blockNumber,
+          timestamp: t.blockTime.toISOString(),
+          type: t.type,
+          from: t.from,
+          to: t.to,
+          value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
+          asset: coin ? chain.nativeAsset.symbol : (token?.symbol ?? null),
+          contractAddress: t.contractAddress,
+          tokenId: t.tokenId,
+          tokenDecimals: decimals,
+          logIndex: t.logIndex,
+          direction: directionOf(t, address),
+        }
+      })
+      if (request.includePrices) {
+        await addFiatValues(
+          pricer,
+          transfers,
+          page.transfers.map((t, i) => ({
+            pricedAs: pricedAsset(chainOf(t), t.type, t.contractAddress),
+            date: transfers[i]?.timestamp.slice(0, 10) ?? '',
+            amount: transfers[i]?.tokenDecimals === null ? null : (transfers[i]?.value ?? null),
+          })),
+          currency,
+        )
+      }
+      return {
+        address,
+        chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
+        ...(request.named
+          ? {}
+          : { chains: request.chains.map((chain) => chain.slug), unavailableChains: page.unavailableChains }),
+        ...(request.includePrices ? { currency } : {}),
+        transfers,
+        cursor: page.cursor,
+        hasMore: page.hasMore,
+      }
+    },
+
+    /** ERC-20 transfers and their equivalents on other chains (TRC-20 on Tron). */
+    async listErc20Transfers(request: TokenTransfersRequest) {
+      const { page, tokens } = await readTokenPage('erc20-transfers', ERC20_STANDARD_TYPES, request)
+      const transfers = page.transfers.map((t) => {
+        const token = tokens.get(`${t.chain}:${t.contractAddress}`)
+        const decimals = token?.decimals ?? null
+        return {
+          ...tokenRecord(t, request.chain),
+          tokenSymbol: token?.symbol ?? null,
+          tokenDecimals: decimals,
+          value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
+          direction: directionOf(t, request.address),
+        }
+      })
+      return { address: request.address, chain: request.chain.slug, transfers, cursor: page.cursor, hasMore: page.hasMore }
+    },
+
+    async listNftTransfers(request: TokenTransfersRequest) {
+      const { page, tokens } = await readTokenPage('nft-transfers', NFT_TYPES, request)
+      const transfers = page.transfers.map((t) => {
+        const token = tokens.get(`${t.chain}:${t.contractAddress}`)
+        return {
+          ...tokenRecord(t, request.chain),
+          batchIndex: t.batchIndex ?? 0,
+          tokenId: t.tokenId as string,
+          tokenStandard: t.type,
+          amount: t.value,
+          operator: t.operator,
+          collectionName: token?.name ?? null,
+          collectionSymbol: token?.symbol ?? null,
+          direction: directionOf(t, request.address),
+        }
+      })
+      return { address: request.address, chain: request.chain.slug, transfers, cursor: page.cursor, hasMore: page.hasMore }
+    },
+  }
+}
+
+export type WalletRecords = ReturnType<typeof createWalletRecords>
