@@ -4,6 +4,9 @@ import type { ChainSource } from './chain-source.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
+import { createHttpClient } from './tron/http-client.ts'
+import { parseNodeJson } from './tron/node-types.ts'
+import { createTronSource, TRON_GENESIS_BLOCK_IDS } from './tron/tron-source.ts'
 
 export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError'
@@ -14,13 +17,18 @@ export type SourceOptions = {
   logger: Logger
   signal?: AbortSignal
   rpc?: { timeoutMs?: number; retryBaseMs?: number; maxAttempts?: number }
+  /** The provider's API key (Tron: sent as TRON-PRO-API-KEY), never logged. */
+  apiKey?: string | undefined
 }
+
+const envName = (chain: ChainInfo) => `WDS_RPC_${chain.slug.toUpperCase().replaceAll('-', '_')}`
 
 /**
  * The source of a chain's data, checked against the registry before any indexing: an EVM node must
  * answer the chain's own chain ID. Families without an implementation yet give undefined.
  */
 export async function connectChainSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource | undefined> {
+  if (chain.slug === 'tron') return connectTronSource(chain, options)
   if (chain.family !== 'evm' || chain.chainId === null) return undefined
   const rpcOptions = {
     urls: options.urls,
@@ -35,9 +43,36 @@ export async function connectChainSource(chain: ChainInfo, options: SourceOption
   const chainId = quantity(await probe.request<string>('eth_chainId'))
   if (chainId !== chain.chainId) {
     throw new ChainMismatchError(
-      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix WDS_RPC_${chain.slug.toUpperCase().replaceAll('-', '_')}`,
+      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${envName(chain)}`,
     )
   }
   await source.detectCapabilities()
+  return source
+}
+
+/** A java-tron node's HTTP API (or TronGrid's), checked to be of Tron's main network by its genesis block. */
+async function connectTronSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource> {
+  const httpOptions = {
+    urls: options.urls,
+    logger: options.logger,
+    parse: parseNodeJson,
+    ...(options.rpc ?? {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.apiKey === undefined ? {} : { headers: { 'TRON-PRO-API-KEY': options.apiKey }, secrets: [options.apiKey] }),
+  }
+  const source = createTronSource({ chain: chain.slug, http: createHttpClient(httpOptions), logger: options.logger })
+  // One try per URL: a node that is down is reported at once and retried by the caller's slower schedule.
+  const probe = createTronSource({
+    chain: chain.slug,
+    http: createHttpClient({ ...httpOptions, maxAttempts: options.urls.length }),
+    logger: options.logger,
+  })
+  const genesis = await probe.getGenesisBlockId()
+  if (genesis !== TRON_GENESIS_BLOCK_IDS.mainnet) {
+    const network = Object.entries(TRON_GENESIS_BLOCK_IDS).find(([, id]) => id === genesis)?.[0]
+    throw new ChainMismatchError(
+      `the node serves ${network === undefined ? `a chain with genesis block ${genesis}` : `Tron's ${network} test network`}, not ${chain.name} (genesis block ${TRON_GENESIS_BLOCK_IDS.mainnet}); fix ${envName(chain)}`,
+    )
+  }
   return source
 }

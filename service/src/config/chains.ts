@@ -2,6 +2,7 @@
  * The typed registry of the 29 chains of SPEC 2.5: facts about chains live here as code;
  * where their data comes from (URLs, keys) comes from the configuration.
  */
+import { canonicalTronAddress } from './addresses/tron.ts'
 
 export type ChainFamily = 'evm' | 'utxo' | 'account'
 
@@ -115,9 +116,9 @@ export const CHAINS = [
     source: 'rpc',
     nativeAsset: { symbol: 'TRX', decimals: 6 },
     address: {
-      name: 'Base58Check starting with T',
+      name: 'Base58Check starting with T (or hex starting with 41)',
       example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
-      canonical: bySyntax(new RegExp(`^T${BASE58}{33}$`), false),
+      canonical: canonicalTronAddress,
     },
   },
   {

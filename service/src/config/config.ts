@@ -10,7 +10,7 @@ const ChainEndpointSchema = Type.Object({
   /** The node RPC or explorer API URLs (the registry's `source` says which), in failover order. */
   urls: Type.Array(url(['http', 'https', 'ws', 'wss']), { minItems: 1 }),
   startBlock: Type.Integer({ minimum: 0 }),
-  /** The explorer API's key, when it needs one. */
+  /** The explorer API's or node provider's key (`WDS_EXPLORER_<CHAIN>_KEY`, `WDS_RPC_TRON_KEY`), when it needs one. */
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
 })
 
@@ -142,7 +142,7 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
   const knownNames = new Set<string>(Object.values(SETTINGS).map((s) => s.env))
   for (const [name, value] of values) {
     if (!name.startsWith('WDS_') || knownNames.has(name)) continue
-    const isKey = name.startsWith('WDS_EXPLORER_') && name.endsWith('_KEY')
+    const isKey = (name.startsWith('WDS_EXPLORER_') || name.startsWith('WDS_RPC_')) && name.endsWith('_KEY')
     const settingName = isKey ? name.slice(0, -'_KEY'.length) : name
     const setting = CHAIN_SETTINGS.find((s) => settingName.startsWith(s.prefix))
     if (setting === undefined) {

@@ -40,7 +40,12 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
     const log = logger.child({ chain: slug })
     for (let attempt = 0; !controller.signal.aborted; attempt++) {
       try {
-        const chainSource = await connectChainSource(chain, { urls: source.urls, logger: log, signal: controller.signal })
+        const chainSource = await connectChainSource(chain, {
+          urls: source.urls,
+          apiKey: source.apiKey,
+          logger: log,
+          signal: controller.signal,
+        })
         if (chainSource === undefined) {
           log.warn({ family: chain.family }, 'indexing this chain family is not available yet')
           return
@@ -103,7 +108,7 @@ export function createSourceFinder(config: Pick<Config, 'chains'>, logger: Logge
     if (chain === undefined || source === undefined) return Promise.resolve(undefined)
     let found = connected.get(slug)
     if (found === undefined) {
-      found = connectChainSource(chain, { urls: source.urls, logger: logger.child({ chain: slug }) })
+      found = connectChainSource(chain, { urls: source.urls, apiKey: source.apiKey, logger: logger.child({ chain: slug }) })
       found.catch(() => connected.delete(slug))
       connected.set(slug, found)
     }

@@ -88,7 +88,8 @@ export function createWalletTransfersStore(db: Db) {
       if (contractAddress !== undefined) filters += ` AND contract_address = ${param(contractAddress)}`
       const sent = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND from_address = $2 ${filters} ORDER BY ${ORDER} LIMIT $3)`
       const received = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND to_address = $2 ${
-        direction === 'both' ? 'AND from_address <> $2' : ''
+        // a record without a sender (a reward) is received, never a self-transfer
+        direction === 'both' ? 'AND from_address IS DISTINCT FROM $2' : ''
       } ${filters} ORDER BY ${ORDER} LIMIT $3)`
       const sql =
         direction === 'out'
