@@ -204,7 +204,7 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
       v1.addHook('onRequest', authenticate)
       v1.addHook('onRequest', rateLimit)
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
-      await v1.register(walletRoutes, { store: stores.walletTransfers, configuredChains, pricer })
+      await v1.register(walletRoutes, { store: stores.walletTransfers, configuredChains, pricer, onDemand })
       await v1.register(balanceRoutes, {
         balances: stores.balances,
         history: stores.walletTransfers,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
 import type { OnDemand } from '../../../domain/on-demand.ts'
-import { NATIVE_ASSET } from '../../../domain/records.ts'
+import { NATIVE_ASSET, type RecordType } from '../../../domain/records.ts'
 import { formatUnits } from '../../../lib/decimal.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import type { Pricer } from '../../../market/pricer.ts'
@@ -12,6 +12,7 @@ import type { HistoryState, WalletTransfersStore } from '../../../store/wallet-t
 import { getCurrencyParam } from '../../currencies.ts'
 import { addFiatValues, pricedAsset } from '../../fiat-values.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+import { readExplorerBalances } from '../../explorer-chains.ts'
 import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam, requireConfigured } from '../../wallet-query.ts'
 
 export type BalanceRoutesOptions = {
@@ -43,7 +44,8 @@ const BalancesQuery = Type.Object(
 
 type ChainBalances = {
   asOf: { chain: string; blockNumber: number; timestamp: string }
-  balances: { chain: ChainInfo; asset: string; amount: bigint }[]
+  /** `type`: the record type of a token's movements where the chain's source says (explorer chains). */
+  balances: { chain: ChainInfo; asset: string; amount: bigint; type?: RecordType }[]
 }
 
 /**
@@ -107,6 +109,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
     state: HistoryState | undefined,
     at: Parameters<typeof asOfBlock>[2],
   ): Promise<ChainBalances> {
+    if (chain.source === 'explorer') return readExplorerBalances(onDemand, chain, address, at)
     if (state?.indexedBlock == null || state.indexedFrom == null || !state.historyIndexed) {
       throw new WdsError(
         'chain_unavailable',
@@ -188,14 +191,15 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
           chain.slug,
           result.balances.map((b) => b.asset).filter((asset) => asset !== NATIVE_ASSET),
         )
-        const rows = result.balances.map(({ asset, amount }) => {
+        const rows = result.balances.map((balance) => {
+          const { asset, amount } = balance
           const native = asset === NATIVE_ASSET
           const token = native ? undefined : tokens.get(asset)
           const decimals = native ? chain.nativeAsset.decimals : (token?.decimals ?? null)
           return {
             chain: chain.slug,
             chainId: chain.chainId,
-            type: native ? ('native' as const) : ('erc20' as const),
+            type: native ? 'native' : (balance.type ?? 'erc20'),
             asset: native ? chain.nativeAsset.symbol : (token?.symbol ?? null),
             name: native ? chain.nativeAsset.symbol : (token?.name ?? null),
             contractAddress: native ? null : asset,

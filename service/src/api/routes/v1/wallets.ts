@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
-import type { RecordType, Token } from '../../../domain/records.ts'
+import type { OnDemand } from '../../../domain/on-demand.ts'
+import { RECORD_TYPES, type RecordType, recordTypesOf, type Token } from '../../../domain/records.ts'
 import { formatUnits } from '../../../lib/decimal.ts'
 import type { Pricer } from '../../../market/pricer.ts'
 import type { StoredTransfer, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { hashQuery } from '../../cursor.ts'
+import { syncExplorerChains } from '../../explorer-chains.ts'
 import { addFiatValues, pricedAsset } from '../../fiat-values.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { createWalletHistory, type HistoryPage } from '../../wallet-history.ts'
@@ -19,7 +21,12 @@ import {
   requireConfigured,
 } from '../../wallet-query.ts'
 
-export type WalletRoutesOptions = { store: WalletTransfersStore; configuredChains: ReadonlySet<string>; pricer: Pricer }
+export type WalletRoutesOptions = {
+  store: WalletTransfersStore
+  configuredChains: ReadonlySet<string>
+  pricer: Pricer
+  onDemand: OnDemand
+}
 
 const Address = Type.Object({ address: Type.String({ description: 'Wallet address; EVM addresses in any case' }) })
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Results per page, 1..1000' })
@@ -76,7 +83,7 @@ const tokenRecord = (t: StoredTransfer, chain: ChainInfo) => ({
 
 const directionOf = (t: StoredTransfer, address: string) => (t.type === 'fee' || t.from === address ? 'out' : 'in')
 
-export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { store, configuredChains, pricer }) => {
+export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { store, configuredChains, pricer, onDemand }) => {
   const history = createWalletHistory({ store })
 
   /** Token metadata for the records of a page, by chain and contract. */
@@ -115,6 +122,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       query.contractAddress === undefined ? undefined : normalizeAddress(query.contractAddress, [chain], 'contractAddress')
     const dates = parseDateRange(query.fromDate, query.toDate)
     requireConfigured(chain, configuredChains)
+    if (query.cursor === undefined) await syncExplorerChains(onDemand, [chain], address, true)
     const page = await history.readPage({
       address,
       chains: [chain.slug],
@@ -167,12 +175,17 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       const currency = getCurrencyParam(q.currency)
       if (named !== undefined) requireConfigured(named, configuredChains)
       const chains = named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named]
+      // explorer chains are read into the store first (a later page reads what the first one did)
+      const synced =
+        q.cursor === undefined
+          ? await syncExplorerChains(onDemand, chains, address, named !== undefined)
+          : { chains, unavailableChains: [] }
 
-      const coinTypes: RecordType[] = q.includeFees ? ['native', 'internal', 'fee'] : ['native', 'internal']
-      const allButFees: RecordType[] = ['native', 'internal', 'erc20', 'erc721', 'erc1155']
+      const coinTypes = recordTypesOf('coin').filter((type) => q.includeFees || type !== 'fee')
+      const allButFees = (Object.keys(RECORD_TYPES) as RecordType[]).filter((type) => type !== 'fee')
       const page = await history.readPage({
         address,
-        chains: chains.map((chain) => chain.slug),
+        chains: synced.chains.map((chain) => chain.slug),
         named: named !== undefined,
         direction: q.direction,
         fromBlock: q.fromBlock,
@@ -202,7 +215,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         const chain = findChain(t.chain) as ChainInfo
         const token = t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)
         const coin = t.contractAddress === null
-        const decimals = coin ? chain.nativeAsset.decimals : t.type === 'erc20' ? (token?.decimals ?? null) : null
+        const decimals = coin ? chain.nativeAsset.decimals : RECORD_TYPES[t.type] === 'token' ? (token?.decimals ?? null) : null
         return {
           chain: t.chain,
           chainId: chain.chainId,
@@ -237,7 +250,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       return {
         address,
         chain: named?.slug ?? 'all',
-        ...(named === undefined ? { chains: chains.map((chain) => chain.slug), unavailableChains: page.unavailableChains } : {}),
+        ...(named === undefined
+          ? { chains: chains.map((chain) => chain.slug), unavailableChains: [...synced.unavailableChains, ...page.unavailableChains] }
+          : {}),
         ...(q.includePrices ? { currency } : {}),
         transfers,
         cursor: page.cursor,

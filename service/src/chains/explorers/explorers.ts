@@ -1,0 +1,17 @@
+import type { ExplorerSource } from './explorer-source.ts'
+import { createJsonRpcClient, type HttpClient } from './http-client.ts'
+import { createSolanaSource } from './solana.ts'
+
+/** How to build each chain's explorer source, its key header and the rate its public API publishes. */
+export type ExplorerAdapter = {
+  create(http: HttpClient, chain: string): ExplorerSource
+  keyHeaders(apiKey: string): Record<string, string>
+  callsPerSecond: number
+}
+
+const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` })
+
+export const EXPLORERS: Readonly<Record<string, ExplorerAdapter>> = {
+  // api.mainnet-beta.solana.com: 100 calls / 10 s per IP
+  solana: { create: (http, chain) => createSolanaSource({ rpc: createJsonRpcClient(http), chain }), keyHeaders: bearer, callsPerSecond: 10 },
+}
