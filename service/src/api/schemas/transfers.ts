@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox'
+import { ALL_RECORD_TYPES } from '../../domain/records.ts'
 import { Nullable, otherCurrencyFields } from './nullable.ts'
 
 const Direction = Type.Union([Type.Literal('in'), Type.Literal('out')], { description: 'Relative to the queried address' })
@@ -10,7 +11,7 @@ export const TransferSchema = Type.Object(
     txHash: Type.String(),
     blockNumber: Type.Integer(),
     timestamp: Type.String({ format: 'date-time' }),
-    type: Type.Union(['native', 'internal', 'erc20', 'erc721', 'erc1155', 'fee'].map((t) => Type.Literal(t))),
+    type: Type.Union(ALL_RECORD_TYPES.map((t) => Type.Literal(t)), { description: 'The movement: see the README, "Record types"' }),
     from: Type.String(),
     to: Nullable(Type.String({ description: 'null for fee records' })),
     value: Type.String({
