@@ -32,7 +32,7 @@ export async function startExplorerServer(answer: (call: ExplorerCall) => Explor
       const payload =
         reply.raw ??
         JSON.stringify(
-          fault === undefined && call.rpcMethod !== undefined && reply.status === undefined
+          fault === undefined && body?.jsonrpc === '2.0' && reply.status === undefined
             ? { jsonrpc: '2.0', id: body.id, result: reply.body }
             : reply.body,
         )

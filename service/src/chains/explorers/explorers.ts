@@ -1,6 +1,7 @@
 import type { ExplorerSource } from './explorer-source.ts'
 import { createJsonRpcClient, type HttpClient } from './http-client.ts'
 import { createSolanaSource } from './solana.ts'
+import { createXrpSource } from './xrp.ts'
 
 /** How to build each chain's explorer source, its key header and the rate its public API publishes. */
 export type ExplorerAdapter = {
@@ -13,5 +14,7 @@ const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` })
 
 export const EXPLORERS: Readonly<Record<string, ExplorerAdapter>> = {
   // api.mainnet-beta.solana.com: 100 calls / 10 s per IP
+  // public rippled servers publish no limit; a conservative 10/s
+  xrp: { create: (http, chain) => createXrpSource({ http, chain }), keyHeaders: bearer, callsPerSecond: 10 },
   solana: { create: (http, chain) => createSolanaSource({ rpc: createJsonRpcClient(http), chain }), keyHeaders: bearer, callsPerSecond: 10 },
 }
