@@ -51,14 +51,25 @@ describe('Cosmos Hub through the API on a local LCD', () => {
       return { body: { tx_responses: page === 1 ? txs : [], pagination: { total: String(txs.length) } } }
     }
     if (call.path === `/cosmos/bank/v1beta1/balances/${SENDER}`) {
-      return { body: { balances: [{ denom: 'ibc/0025F8A87464A471E66B234C4F93AEC5B4DA3D42D7986451A059273426290DD5', amount: '28' }, { denom: 'uatom', amount: '12500000' }] } }
+      return {
+        body: {
+          balances: [
+            { denom: 'ibc/0025F8A87464A471E66B234C4F93AEC5B4DA3D42D7986451A059273426290DD5', amount: '28' },
+            { denom: 'uatom', amount: '12500000' },
+          ],
+        },
+      }
     }
     return { status: 404, body: { code: 5, message: 'not found' } }
   }
 
   beforeAll(async () => {
     server = await startExplorerServer(answer)
-    const source = connectExplorerSource(findChain('cosmos') ?? expect.fail('no cosmos'), { urls: [server.url], logger, callsPerSecond: 10_000 })
+    const source = connectExplorerSource(findChain('cosmos') ?? expect.fail('no cosmos'), {
+      urls: [server.url],
+      logger,
+      callsPerSecond: 10_000,
+    })
     t = await createTestApp(
       { chains: { cosmos: { urls: [server.url], startBlock: 0 } } },
       { explorers: { findExplorer: async (chain) => (chain === 'cosmos' ? source : undefined) } },

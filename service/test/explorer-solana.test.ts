@@ -40,7 +40,10 @@ function netOf(records: ReturnType<typeof walletTransfers>, address: string): Re
 describe('Solana records from recorded mainnet transactions (staketaxcsv)', () => {
   test('a Raydium buy: 0.971735668 SOL out in all (fee included), 0.05388719 of 7vfCX… in', () => {
     const records = walletTransfers(tx(RAYDIUM_SWAP), RAYDIUM_WALLET)
-    expect(netOf(records, RAYDIUM_WALLET)).toEqual({ '': -971_735_668n, '7vfCXTUXx5WJV5JADk17DUJ4ksgau7utNKj4b963voxs': 5_388_719n })
+    expect(netOf(records, RAYDIUM_WALLET)).toEqual({
+      '': -971_735_668n,
+      '7vfCXTUXx5WJV5JADk17DUJ4ksgau7utNKj4b963voxs': 5_388_719n,
+    })
     // SOL wrapped into a temporary account (34Ghz…), a new token account funded (Ao2NS…), the
     // temporary account closed back to the wallet (its rent), the token bought
     const WRAP = '34GhzbQANCgBHt2zKovVGYuoaCHWgmbCQ5i76YFQ1Vyc'
@@ -55,7 +58,10 @@ describe('Solana records from recorded mainnet transactions (staketaxcsv)', () =
 
   test('a sell: 7287032.271779 of JB5Txx… out, 0.045110273 SOL in net of the fee', () => {
     const records = walletTransfers(tx(SELL_SWAP), SELL_WALLET)
-    expect(netOf(records, SELL_WALLET)).toEqual({ '': 45_110_273n, JB5TxxRchPN1kBt6oWNURAC5DAnz88SeX2BeQEamMQva: -7_287_032_271_779n })
+    expect(netOf(records, SELL_WALLET)).toEqual({
+      '': 45_110_273n,
+      JB5TxxRchPN1kBt6oWNURAC5DAnz88SeX2BeQEamMQva: -7_287_032_271_779n,
+    })
   })
 
   test('every account’s records add up to its SOL and token balance changes, in all 19 transactions', () => {
@@ -79,7 +85,9 @@ describe('Solana records from recorded mainnet transactions (staketaxcsv)', () =
   test('records are the same whoever asks: seq and values do not depend on the wallet', () => {
     const swap = tx(RAYDIUM_SWAP)
     const fromPool = walletTransfers(swap, '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1').find((r) => r.to === RAYDIUM_WALLET)
-    const fromWallet = walletTransfers(swap, RAYDIUM_WALLET).find((r) => r.from === '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1')
+    const fromWallet = walletTransfers(swap, RAYDIUM_WALLET).find(
+      (r) => r.from === '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1',
+    )
     expect(fromPool).toEqual(fromWallet)
   })
 })
@@ -99,7 +107,9 @@ describe('Solana through the API on a local JSON-RPC server', () => {
   const upstreamCalls = (method?: string) => server.calls.filter((c) => method === undefined || c.rpcMethod === method).length
 
   beforeAll(async () => {
-    const generated = Array.from({ length: GENERATED }, (_, i) => generatedTransfer(i, PAGED_WALLET, COUNTERPARTY, BigInt(1000 + i)))
+    const generated = Array.from({ length: GENERATED }, (_, i) =>
+      generatedTransfer(i, PAGED_WALLET, COUNTERPARTY, BigInt(1000 + i)),
+    )
     rpc = solanaRpc({
       transactions: new Map([...recorded, ...generated.map((g) => [g.transaction.signatures[0] as string, g] as const)]),
       lamports: new Map([[RAYDIUM_WALLET, 1_234_567_890n]]),
@@ -127,7 +137,15 @@ describe('Solana through the API on a local JSON-RPC server', () => {
     const { status, body } = await get(`/v1/wallets/${RAYDIUM_WALLET}/transfers?chain=solana`)
     expect(status).toBe(200)
     expect(
-      body.transfers.map((r: Record<string, unknown>) => [r.txHash, r.type, r.direction, r.value, r.tokenDecimals, r.asset, r.timestamp]),
+      body.transfers.map((r: Record<string, unknown>) => [
+        r.txHash,
+        r.type,
+        r.direction,
+        r.value,
+        r.tokenDecimals,
+        r.asset,
+        r.timestamp,
+      ]),
     ).toEqual([
       [RAYDIUM_SWAP, 'spl', 'in', '0.05388719', 8, null, '2024-04-03T21:54:39.000Z'],
       [RAYDIUM_SWAP, 'native', 'in', '0.002039280', 9, 'SOL', '2024-04-03T21:54:39.000Z'],
@@ -141,7 +159,11 @@ describe('Solana through the API on a local JSON-RPC server', () => {
   test('a second request is served from the store: no upstream call', async () => {
     server.resetCalls()
     const again = await get(`/v1/wallets/${RAYDIUM_WALLET}/transfers?chain=solana`)
-    expect({ status: again.status, n: again.body.transfers.length, calls: upstreamCalls() }).toEqual({ status: 200, n: 5, calls: 0 })
+    expect({ status: again.status, n: again.body.transfers.length, calls: upstreamCalls() }).toEqual({
+      status: 200,
+      n: 5,
+      calls: 0,
+    })
   })
 
   test('a 1,500-transaction wallet is read over 2 upstream pages and served 1000 a page by cursor', async () => {
@@ -158,10 +180,17 @@ describe('Solana through the API on a local JSON-RPC server', () => {
       cursor = body.cursor
       pages++
     } while (cursor !== null)
-    expect({ pages, records: seen.length, distinct: new Set(seen).size }).toEqual({ pages: 2, records: GENERATED, distinct: GENERATED })
+    expect({ pages, records: seen.length, distinct: new Set(seen).size }).toEqual({
+      pages: 2,
+      records: GENERATED,
+      distinct: GENERATED,
+    })
     expect(seen[0]).toBe(`gen${String(GENERATED - 1).padStart(8, '0')}${PAGED_WALLET.slice(0, 20)}`)
     // the minimum paging allows: 2 signature pages (1000, 500) and one getTransaction each
-    expect({ pages: upstreamCalls('getSignaturesForAddress'), txs: upstreamCalls('getTransaction') }).toEqual({ pages: 2, txs: GENERATED })
+    expect({ pages: upstreamCalls('getSignaturesForAddress'), txs: upstreamCalls('getTransaction') }).toEqual({
+      pages: 2,
+      txs: GENERATED,
+    })
   })
 
   test('later, only what is newer is read: one signature page and the new transactions', async () => {
@@ -173,7 +202,10 @@ describe('Solana through the API on a local JSON-RPC server', () => {
       ['native', '0.000777000'],
       ['fee', '0.000005000'],
     ])
-    expect({ pages: upstreamCalls('getSignaturesForAddress'), txs: upstreamCalls('getTransaction') }).toEqual({ pages: 1, txs: 1 })
+    expect({ pages: upstreamCalls('getSignaturesForAddress'), txs: upstreamCalls('getTransaction') }).toEqual({
+      pages: 1,
+      txs: 1,
+    })
   })
 
   test('a 429 with Retry-After is waited out and retried', async () => {
@@ -226,7 +258,13 @@ describe('Solana through the API on a local JSON-RPC server', () => {
   test('/balances answers SOL from getBalance and SPL tokens from getTokenAccountsByOwner (recorded)', async () => {
     const { status, body } = await get(`/v1/wallets/${RAYDIUM_WALLET}/balances?chain=solana&includePrices=true`)
     expect(status).toBe(200)
-    expect(body.balances[0]).toMatchObject({ chain: 'solana', type: 'native', asset: 'SOL', balance: '1.234567890', tokenDecimals: 9 })
+    expect(body.balances[0]).toMatchObject({
+      chain: 'solana',
+      type: 'native',
+      asset: 'SOL',
+      balance: '1.234567890',
+      tokenDecimals: 9,
+    })
     expect(body.balances.slice(1).every((b: { type: string }) => b.type === 'spl')).toBe(true)
     expect(body.asOf).toEqual([{ chain: 'solana', blockNumber: 400_000_000, timestamp: expect.any(String) }])
   })

@@ -68,14 +68,22 @@ describe('XRP through the API on a local rippled', () => {
     const [p] = params
     switch (method) {
       case 'ledger':
-        return { body: { result: { status: 'success', ledger_index: 70_000_000, ledger_hash: 'AB', ledger: { close_time: 770_000_000 } } } }
+        return {
+          body: {
+            result: { status: 'success', ledger_index: 70_000_000, ledger_hash: 'AB', ledger: { close_time: 770_000_000 } },
+          },
+        }
       case 'account_tx':
         if (p.account === CHECKS_WALLET) {
           // the recorded first page and its marker; the page after it is empty
           return { body: { result: p.marker === undefined ? accountTx : { ...accountTx, transactions: [], marker: undefined } } }
         }
         if (p.account === PAYER || p.account === PAYEE) {
-          const entry = { ...partialXrp, tx_json: { ...partialXrp.tx_json, ledger_index: 22_420_600, date: 600_000_000 }, validated: true }
+          const entry = {
+            ...partialXrp,
+            tx_json: { ...partialXrp.tx_json, ledger_index: 22_420_600, date: 600_000_000 },
+            validated: true,
+          }
           return { body: { result: { account: p.account, transactions: [entry] } } }
         }
         return { body: { result: { account: p.account, transactions: [] } } }
@@ -100,7 +108,11 @@ describe('XRP through the API on a local rippled', () => {
 
   beforeAll(async () => {
     server = await startExplorerServer(answer)
-    const source = connectExplorerSource(findChain('xrp') ?? expect.fail('no xrp'), { urls: [server.url], logger, callsPerSecond: 10_000 })
+    const source = connectExplorerSource(findChain('xrp') ?? expect.fail('no xrp'), {
+      urls: [server.url],
+      logger,
+      callsPerSecond: 10_000,
+    })
     t = await createTestApp(
       { chains: { xrp: { urls: [server.url], startBlock: 0 } } },
       { explorers: { findExplorer: async (chain) => (chain === 'xrp' ? source : undefined) } },
@@ -116,7 +128,9 @@ describe('XRP through the API on a local rippled', () => {
   test('the recorded account_tx pages (marker followed) give fee records only', async () => {
     const { status, body } = await get(`/v1/wallets/${CHECKS_WALLET}/transfers?chain=xrp`)
     expect(status).toBe(200)
-    expect(body.transfers.map((r: Record<string, unknown>) => [r.blockNumber, r.type, r.value, r.direction, r.timestamp])).toEqual([
+    expect(
+      body.transfers.map((r: Record<string, unknown>) => [r.blockNumber, r.type, r.value, r.direction, r.timestamp]),
+    ).toEqual([
       [61_965_653, 'fee', '0.000010', 'out', '2021-03-04T00:48:01.000Z'],
       [61_965_405, 'fee', '0.000010', 'out', '2021-03-04T00:32:10.000Z'],
     ])

@@ -24,7 +24,10 @@ export async function syncExplorerChains(
         } catch (error) {
           if (named || !(error instanceof WdsError)) throw error
           failed.add(chain.slug)
-          unavailableChains.push({ chain: chain.slug, code: error.code === 'chain_unavailable' ? 'chain_unavailable' : 'upstream_error' })
+          unavailableChains.push({
+            chain: chain.slug,
+            code: error.code === 'chain_unavailable' ? 'chain_unavailable' : 'upstream_error',
+          })
         }
       }),
   )
@@ -39,9 +42,13 @@ export async function readExplorerBalances(
   at: { block?: number | undefined; date?: unknown },
 ) {
   if (at.block !== undefined || at.date !== undefined) {
-    throw new WdsError('invalid_parameter', `${chain.name} balances are read from its explorer now; atBlock and atDate are not available`, {
-      param: at.block !== undefined ? 'atBlock' : 'atDate',
-    })
+    throw new WdsError(
+      'invalid_parameter',
+      `${chain.name} balances are read from its explorer now; atBlock and atDate are not available`,
+      {
+        param: at.block !== undefined ? 'atBlock' : 'atDate',
+      },
+    )
   }
   const answer = await onDemand.readBalances(chain.slug, chain.address.canonical(address) ?? address)
   return {

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino'
 import type { ChainInfo } from '../config/chains.ts'
 import type { ChainSource } from './chain-source.ts'
-import { EXPLORERS } from './explorers/explorers.ts'
-import type { ExplorerSource } from './explorers/explorer-source.ts'
-import { createHttpClient, createRateLimiter, limited } from './explorers/http-client.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
+import type { ExplorerSource } from './explorers/explorer-source.ts'
+import { EXPLORERS } from './explorers/explorers.ts'
+import { createHttpClient, createRateLimiter, limited } from './explorers/http-client.ts'
 
 export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError'

@@ -9,8 +9,8 @@ import type { ProgressReporter } from '../ingestion/progress.ts'
 import type { Logger } from '../lib/logger.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Db } from '../store/db.ts'
-import { tryAcquireLease } from '../store/leases.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
+import { tryAcquireLease } from '../store/leases.ts'
 import { createTransfersStore } from '../store/transfers-store.ts'
 
 const LEASE_RETRY_MS = 5_000

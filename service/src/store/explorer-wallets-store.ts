@@ -66,7 +66,13 @@ export function createExplorerWalletsStore(db: Db) {
             `INSERT INTO blocks (chain, number, hash, parent_hash, timestamp)
              SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::timestamptz[])
              ON CONFLICT (chain, number) DO NOTHING`,
-            [chain, blocks.map((b) => b.number), blocks.map((b) => b.hash), blocks.map((b) => b.parentHash), blocks.map((b) => iso(b.timestamp))],
+            [
+              chain,
+              blocks.map((b) => b.number),
+              blocks.map((b) => b.hash),
+              blocks.map((b) => b.parentHash),
+              blocks.map((b) => iso(b.timestamp)),
+            ],
           )
           const rows = blocks.flatMap((b) => b.transfers.map((t) => ({ b, t })))
           if (rows.length > 0) {
@@ -151,7 +157,13 @@ async function saveTokens(db: Pick<Db, 'query'>, chain: string, tokens: readonly
      ON CONFLICT (chain, contract_address) DO UPDATE SET
        name = coalesce(tokens.name, EXCLUDED.name), symbol = coalesce(tokens.symbol, EXCLUDED.symbol),
        decimals = coalesce(tokens.decimals, EXCLUDED.decimals)`,
-    [chain, tokens.map((t) => t.contractAddress), tokens.map((t) => t.name), tokens.map((t) => t.symbol), tokens.map((t) => t.decimals)],
+    [
+      chain,
+      tokens.map((t) => t.contractAddress),
+      tokens.map((t) => t.name),
+      tokens.map((t) => t.symbol),
+      tokens.map((t) => t.decimals),
+    ],
   )
 }
 

@@ -19,7 +19,8 @@ export function loadRecordedSolanaTransactions(): Map<string, SolanaTransaction>
 /** A recorded `getTokenAccountsByOwner` answer (`result`), or an empty one. */
 export function loadRecordedTokenAccounts(owner: string, programId: string): unknown {
   try {
-    return JSON.parse(readFileSync(join(SOLANA_FIXTURES, '_fetch_token_accounts', `wrapper-${owner}-${programId}.json`), 'utf8')).result
+    return JSON.parse(readFileSync(join(SOLANA_FIXTURES, '_fetch_token_accounts', `wrapper-${owner}-${programId}.json`), 'utf8'))
+      .result
   } catch {
     return { context: { slot: 1 }, value: [] }
   }
@@ -44,7 +45,11 @@ export function generatedTransfer(i: number, from: string, to: string, lamports:
       message: {
         accountKeys: [{ pubkey: from }, { pubkey: to }, { pubkey: '11111111111111111111111111111111' }],
         instructions: [
-          { program: 'system', programId: '11111111111111111111111111111111', parsed: { type: 'transfer', info: { source: from, destination: to, lamports: Number(lamports) } } },
+          {
+            program: 'system',
+            programId: '11111111111111111111111111111111',
+            parsed: { type: 'transfer', info: { source: from, destination: to, lamports: Number(lamports) } },
+          },
         ],
       },
     },
@@ -75,7 +80,10 @@ export function solanaRpc({
         byAddress.set(address, list)
       }
     }
-    for (const list of byAddress.values()) list.sort((a, b) => b.slot - a.slot || (a.transaction.signatures[0] as string).localeCompare(b.transaction.signatures[0] as string))
+    for (const list of byAddress.values())
+      list.sort(
+        (a, b) => b.slot - a.slot || (a.transaction.signatures[0] as string).localeCompare(b.transaction.signatures[0] as string),
+      )
   }
   index()
   return {
@@ -94,7 +102,8 @@ export function solanaRpc({
         case 'getSignaturesForAddress': {
           const [address, options] = params as [string, { limit: number; before?: string; until?: string }]
           let list = byAddress.get(address) ?? []
-          if (options.before !== undefined) list = list.slice(list.findIndex((tx) => tx.transaction.signatures[0] === options.before) + 1)
+          if (options.before !== undefined)
+            list = list.slice(list.findIndex((tx) => tx.transaction.signatures[0] === options.before) + 1)
           if (options.until !== undefined) {
             const at = list.findIndex((tx) => tx.transaction.signatures[0] === options.until)
             if (at >= 0) list = list.slice(0, at)

@@ -11,7 +11,10 @@ export const TransferSchema = Type.Object(
     txHash: Type.String(),
     blockNumber: Type.Integer(),
     timestamp: Type.String({ format: 'date-time' }),
-    type: Type.Union(ALL_RECORD_TYPES.map((t) => Type.Literal(t)), { description: 'The movement: see the README, "Record types"' }),
+    type: Type.Union(
+      ALL_RECORD_TYPES.map((t) => Type.Literal(t)),
+      { description: 'The movement: see the README, "Record types"' },
+    ),
     from: Type.String(),
     to: Nullable(Type.String({ description: 'null for fee records' })),
     value: Type.String({

@@ -2,7 +2,7 @@ import type { Token, Transfer } from '../../domain/records.ts'
 import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
 import { groupByBlock } from './explorer-source.ts'
 import type { HttpClient } from './http-client.ts'
-import { type Movement, touches, toTransfer, txIndexFromHash } from './movements.ts'
+import { type Movement, toTransfer, touches, txIndexFromHash } from './movements.ts'
 
 /*
  * A Cosmos SDK chain through its LCD/REST API: `/cosmos/tx/v1beta1/txs` searched by
@@ -140,7 +140,8 @@ export function createCosmosSource({
     const records = txs.map((tx) => {
       const transfers = walletTransfers(tx, address, nativeDenom)
       for (const t of transfers) {
-        if (t.contractAddress !== null) tokens.set(t.contractAddress, { contractAddress: t.contractAddress, name: null, symbol: null, decimals: null })
+        if (t.contractAddress !== null)
+          tokens.set(t.contractAddress, { contractAddress: t.contractAddress, name: null, symbol: null, decimals: null })
       }
       return { block: { number: Number(tx.height), hash: '', timestamp: Math.floor(Date.parse(tx.timestamp) / 1000) }, transfers }
     })
@@ -151,7 +152,10 @@ export function createCosmosSource({
     chain,
 
     async getHead() {
-      const latest = await http.json<{ block_id: { hash: string }; block: { header: { height: string; time: string; last_block_id?: { hash: string } } } }>({
+      const latest = await http.json<{
+        block_id: { hash: string }
+        block: { header: { height: string; time: string; last_block_id?: { hash: string } } }
+      }>({
         path: '/cosmos/base/tendermint/v1beta1/blocks/latest',
       })
       return {

@@ -1,6 +1,6 @@
+import { createCosmosSource } from './cosmos.ts'
 import type { ExplorerSource } from './explorer-source.ts'
 import { createJsonRpcClient, type HttpClient } from './http-client.ts'
-import { createCosmosSource } from './cosmos.ts'
 import { createSolanaSource } from './solana.ts'
 import { createXrpSource } from './xrp.ts'
 
@@ -19,5 +19,9 @@ export const EXPLORERS: Readonly<Record<string, ExplorerAdapter>> = {
   cosmos: { create: (http, chain) => createCosmosSource({ http, chain }), keyHeaders: bearer, callsPerSecond: 10 },
   // public rippled servers publish no limit; a conservative 10/s
   xrp: { create: (http, chain) => createXrpSource({ http, chain }), keyHeaders: bearer, callsPerSecond: 10 },
-  solana: { create: (http, chain) => createSolanaSource({ rpc: createJsonRpcClient(http), chain }), keyHeaders: bearer, callsPerSecond: 10 },
+  solana: {
+    create: (http, chain) => createSolanaSource({ rpc: createJsonRpcClient(http), chain }),
+    keyHeaders: bearer,
+    callsPerSecond: 10,
+  },
 }

@@ -64,6 +64,7 @@ export function pairChanges(
   for (const gainer of gainers) {
     while (gainer.left > 0n && i < losers.length) {
       const loser = losers[i] as { party: string; left: bigint }
+      // biome-ignore lint/complexity/useMathMinMax: bigints have no Math.min
       const value = loser.left < gainer.left ? loser.left : gainer.left
       moves.push({ from: loser.party, to: gainer.party, value })
       loser.left -= value

@@ -2,7 +2,7 @@ import type { Token, Transfer } from '../../domain/records.ts'
 import type { ExplorerPage, ExplorerPosition, ExplorerSource } from './explorer-source.ts'
 import { groupByBlock } from './explorer-source.ts'
 import type { JsonRpcClient } from './http-client.ts'
-import { addTo, type Movement, pairChanges, touches, toTransfer, txIndexFromHash } from './movements.ts'
+import { addTo, type Movement, pairChanges, toTransfer, touches, txIndexFromHash } from './movements.ts'
 
 /*
  * Solana through its JSON-RPC: `getSignaturesForAddress` (newest first, `before`/`until` cursors,
@@ -254,7 +254,9 @@ export function createSolanaSource({ rpc, chain = 'solana' }: { rpc: JsonRpcClie
       const byMint = new Map<string, { amount: bigint; decimals: number }>()
       for (const programId of TOKEN_PROGRAMS) {
         const accounts = await rpc.request<{
-          value: { account: { data: { parsed: { info: { mint: string; tokenAmount: { amount: string; decimals: number } } } } } }[]
+          value: {
+            account: { data: { parsed: { info: { mint: string; tokenAmount: { amount: string; decimals: number } } } } }
+          }[]
         }>('getTokenAccountsByOwner', [address, { programId }, { encoding: 'jsonParsed', commitment: COMMITMENT }])
         for (const { account } of accounts.value) {
           const { mint, tokenAmount } = account.data.parsed.info

@@ -1,9 +1,9 @@
 import type { Token, Transfer } from '../../domain/records.ts'
+import { RetryableError } from '../../lib/errors.ts'
 import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
 import { groupByBlock } from './explorer-source.ts'
 import type { HttpClient } from './http-client.ts'
-import { RetryableError } from '../../lib/errors.ts'
-import { type Movement, touches, toTransfer } from './movements.ts'
+import { type Movement, toTransfer, touches } from './movements.ts'
 
 /*
  * The XRP Ledger through rippled's JSON-RPC: `account_tx` (API v2, newest first, `marker` cursor),
@@ -65,13 +65,20 @@ export function entryMovements(entry: XrpEntry): Movement[] {
   const tx = entry.tx_json
   const movements: Movement[] = [{ type: 'fee', from: tx.Account, to: null, value: BigInt(tx.Fee), contractAddress: null }]
   const delivered = entry.meta.delivered_amount
-  if (entry.meta.TransactionResult !== 'tesSUCCESS' || tx.TransactionType !== 'Payment' || delivered === undefined) return movements
+  if (entry.meta.TransactionResult !== 'tesSUCCESS' || tx.TransactionType !== 'Payment' || delivered === undefined)
+    return movements
   if (delivered === 'unavailable') return movements
   const to = tx.Destination ?? null
   if (typeof delivered === 'string') {
     movements.push({ type: 'native', from: tx.Account, to, value: BigInt(delivered), contractAddress: null })
   } else {
-    movements.push({ type: 'iou', from: tx.Account, to, value: parseIouValue(delivered.value), contractAddress: iouKey(delivered) })
+    movements.push({
+      type: 'iou',
+      from: tx.Account,
+      to,
+      value: parseIouValue(delivered.value),
+      contractAddress: iouKey(delivered),
+    })
   }
   return movements
 }
@@ -133,7 +140,12 @@ export function createXrpSource({ http, chain = 'xrp' }: { http: HttpClient; cha
         for (const t of transfers) {
           if (t.contractAddress !== null) {
             const [currency = ''] = t.contractAddress.split('.')
-            tokens.set(t.contractAddress, { contractAddress: t.contractAddress, name: null, symbol: currency, decimals: IOU_DECIMALS })
+            tokens.set(t.contractAddress, {
+              contractAddress: t.contractAddress,
+              name: null,
+              symbol: currency,
+              decimals: IOU_DECIMALS,
+            })
           }
         }
         return { block: { number: entryLedger(entry), hash: '', timestamp: entryTime(entry) }, transfers }
@@ -148,10 +160,11 @@ export function createXrpSource({ http, chain = 'xrp' }: { http: HttpClient; cha
     chain,
 
     async getHead() {
-      const result = await call<{ ledger_index: number; ledger_hash: string; ledger: { close_time: number; parent_hash?: string } }>(
-        'ledger',
-        { ledger_index: 'validated' },
-      )
+      const result = await call<{
+        ledger_index: number
+        ledger_hash: string
+        ledger: { close_time: number; parent_hash?: string }
+      }>('ledger', { ledger_index: 'validated' })
       return {
         number: Number(result.ledger_index),
         hash: result.ledger_hash,
@@ -204,7 +217,11 @@ export function createXrpSource({ http, chain = 'xrp' }: { http: HttpClient; cha
         ledger_index: 'validated',
       })
       const held = lines.lines
-        .map((line) => ({ key: iouKey({ currency: line.currency, issuer: line.account }), currency: line.currency, amount: parseIouValue(line.balance) }))
+        .map((line) => ({
+          key: iouKey({ currency: line.currency, issuer: line.account }),
+          currency: line.currency,
+          amount: parseIouValue(line.balance),
+        }))
         .filter((line) => line.amount > 0n)
       return {
         head: { number: Number(info.ledger_index ?? 0), hash: '', parentHash: '', timestamp: Math.floor(Date.now() / 1000) },

@@ -25,15 +25,19 @@ describe('explorer chains’ address codecs', () => {
       'addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x',
       'addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x',
     ],
-    ['cardano', 'addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3y', undefined],
+    [
+      'cardano',
+      'addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3y',
+      undefined,
+    ],
   ])('%s canonical(%s) is %s', (slug, text, expected) => {
     expect(canonical(slug, text)).toBe(expected)
   })
 
   test('a Solana key is not an XRP address and an r-address is not a Solana key', () => {
-    expect([canonical('xrp', 'Bdky9P44ETXheH3KTTURodpeaV7QdPJyofS4brK1656o'), canonical('solana', 'rf1BiGeXwwQoi8Z2ueFYTEXSwuJYfV2Jpn')]).toEqual([
-      undefined,
-      undefined,
-    ])
+    expect([
+      canonical('xrp', 'Bdky9P44ETXheH3KTTURodpeaV7QdPJyofS4brK1656o'),
+      canonical('solana', 'rf1BiGeXwwQoi8Z2ueFYTEXSwuJYfV2Jpn'),
+    ]).toEqual([undefined, undefined])
   })
 })

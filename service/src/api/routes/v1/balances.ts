@@ -10,9 +10,9 @@ import { roundValue } from '../../../market/prices.ts'
 import type { BalancesStore } from '../../../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
 import { getCurrencyParam } from '../../currencies.ts'
+import { readExplorerBalances } from '../../explorer-chains.ts'
 import { addFiatValues, pricedAsset } from '../../fiat-values.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { readExplorerBalances } from '../../explorer-chains.ts'
 import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam, requireConfigured } from '../../wallet-query.ts'
 
 export type BalanceRoutesOptions = {

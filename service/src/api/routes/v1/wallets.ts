@@ -83,7 +83,10 @@ const tokenRecord = (t: StoredTransfer, chain: ChainInfo) => ({
 
 const directionOf = (t: StoredTransfer, address: string) => (t.type === 'fee' || t.from === address ? 'out' : 'in')
 
-export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { store, configuredChains, pricer, onDemand }) => {
+export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (
+  app,
+  { store, configuredChains, pricer, onDemand },
+) => {
   const history = createWalletHistory({ store })
 
   /** Token metadata for the records of a page, by chain and contract. */
@@ -251,7 +254,10 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         address,
         chain: named?.slug ?? 'all',
         ...(named === undefined
-          ? { chains: chains.map((chain) => chain.slug), unavailableChains: [...synced.unavailableChains, ...page.unavailableChains] }
+          ? {
+              chains: chains.map((chain) => chain.slug),
+              unavailableChains: [...synced.unavailableChains, ...page.unavailableChains],
+            }
           : {}),
         ...(q.includePrices ? { currency } : {}),
         transfers,
