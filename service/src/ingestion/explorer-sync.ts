@@ -39,7 +39,8 @@ export function createExplorerSync({
 
   async function sourceOf(chain: string): Promise<ExplorerSource> {
     const source = await findExplorer(chain)
-    if (source === undefined) throw new WdsError('chain_unavailable', `${chain} has no explorer configured`, { param: 'chain' })
+    if (source === undefined)
+      throw new WdsError('chain_unavailable', `${chain} has no explorer configured, or no adapter for it yet`, { param: 'chain' })
     let open = opened.get(chain)
     if (open === undefined) {
       open = store.openChain(chain)
