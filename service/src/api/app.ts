@@ -104,7 +104,7 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     rateLimits,
   )
   app.addHook('onClose', () => access.close())
-  const records = createWalletRecords({ store: stores.walletTransfers, pricer })
+  const records = createWalletRecords({ store: stores.walletTransfers, pricer, onDemand })
   const walletBalances = createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer })
   await app.register(
     async (v1) => {

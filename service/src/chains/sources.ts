@@ -4,6 +4,9 @@ import type { ChainSource } from './chain-source.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
+import type { ExplorerSource } from './explorers/explorer-source.ts'
+import { EXPLORERS } from './explorers/explorers.ts'
+import { createHttpClient as createExplorerHttp, createRateLimiter, limited } from './explorers/http-client.ts'
 import { createHttpClient } from './tron/http-client.ts'
 import { parseNodeJson } from './tron/node-types.ts'
 import { createTronSource, TRON_GENESIS_BLOCK_IDS } from './tron/tron-source.ts'
@@ -75,4 +78,40 @@ async function connectTronSource(chain: ChainInfo, options: SourceOptions): Prom
     )
   }
   return source
+}
+
+export type ExplorerOptions = {
+  urls: readonly string[]
+  apiKey?: string | undefined
+  logger: Logger
+  /** Calls per second allowed to the upstream (default: the chain's published public limit). */
+  callsPerSecond?: number
+  http?: { timeoutMs?: number; retryBaseMs?: number; maxAttempts?: number; maxRetryAfterMs?: number }
+}
+
+/** One limiter per chain for the whole process: every request shares the upstream's published rate. */
+const limiters = new Map<string, () => Promise<void>>()
+
+/**
+ * The explorer source of an "Explorer API" chain (`WDS_EXPLORER_<CHAIN>`, key in `…_KEY`), or
+ * undefined when the chain is not one or has no adapter.
+ */
+export function connectExplorerSource(chain: ChainInfo, options: ExplorerOptions): ExplorerSource | undefined {
+  const explorer = chain.source === 'explorer' ? EXPLORERS[chain.slug] : undefined
+  if (explorer === undefined) return undefined
+  const callsPerSecond = options.callsPerSecond ?? explorer.callsPerSecond
+  let take = limiters.get(`${chain.slug}:${callsPerSecond}`)
+  if (take === undefined) {
+    take = createRateLimiter(callsPerSecond)
+    limiters.set(`${chain.slug}:${callsPerSecond}`, take)
+  }
+  const apiKey = options.apiKey
+  const http = createExplorerHttp({
+    urls: options.urls,
+    headers: apiKey === undefined ? {} : explorer.keyHeaders(apiKey),
+    logger: options.logger,
+    secrets: apiKey === undefined ? [] : [apiKey],
+    ...options.http,
+  })
+  return explorer.create(limited(http, take), chain.slug)
 }

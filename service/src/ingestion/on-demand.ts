@@ -4,9 +4,15 @@ import { NATIVE_ASSET } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
 import { sleep } from '../lib/retry.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
+import { createExplorerSync, type ExplorerSyncOptions } from './explorer-sync.ts'
 
 /** The chain source that answers balance questions for a chain, if it has one. */
 export type SourceFinder = (chain: string) => Promise<ChainSource | undefined>
+
+const noExplorer = async (chain: string): Promise<never> => {
+  throw new WdsError('chain_unavailable', `${chain} has no explorer configured`, { param: 'chain' })
+}
+const NO_EXPLORERS: Pick<OnDemand, 'syncWallet' | 'readBalances'> = { syncWallet: noExplorer, readBalances: noExplorer }
 
 /** How long a request waits for a chain's source before it answers `upstream_error`. */
 const DEFAULT_TIMEOUT_MS = 10_000
@@ -16,14 +22,18 @@ const INDEXED_POLL_MS = 250
 /**
  * The API's on-demand data, read from the chains' sources: opening balances are asked of the node
  * once per address and asset and kept in the store; a balance is that plus the indexed rows.
+ * "Explorer API" chains are read per wallet into the store (explorer-sync.ts).
  */
 export function createOnDemand({
   store,
   findSource,
+  explorers,
   timeoutMs = DEFAULT_TIMEOUT_MS,
 }: {
   store: BalancesStore
   findSource: SourceFinder
+  /** Without it, explorer chains answer `chain_unavailable`. */
+  explorers?: ExplorerSyncOptions | undefined
   timeoutMs?: number
 }): OnDemand {
   /**
@@ -51,7 +61,10 @@ export function createOnDemand({
     for (const [asset, balance] of balances) balances.set(asset, balance - (moved.get(asset) ?? 0n))
   }
 
+  const explorerSync = explorers === undefined ? NO_EXPLORERS : createExplorerSync(explorers)
   return {
+    syncWallet: explorerSync.syncWallet,
+    readBalances: explorerSync.readBalances,
     async openingBalances(chain, address, contracts, openingBlock) {
       const known = await store.findOpeningBalances(chain, address)
       const current = (asset: string) => known.get(asset)?.blockNumber === openingBlock

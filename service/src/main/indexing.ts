@@ -1,6 +1,7 @@
 import type { ChainSource } from '../chains/chain-source.ts'
 import { redact } from '../chains/evm/rpc-client.ts'
-import { ChainMismatchError, connectChainSource } from '../chains/sources.ts'
+import type { ExplorerSource } from '../chains/explorers/explorer-source.ts'
+import { ChainMismatchError, connectChainSource, connectExplorerSource } from '../chains/sources.ts'
 import { findChain } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createIndexer, describeError } from '../ingestion/indexer.ts'
@@ -8,10 +9,13 @@ import type { ProgressReporter } from '../ingestion/progress.ts'
 import type { Logger } from '../lib/logger.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Db } from '../store/db.ts'
+import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { tryAcquireLease } from '../store/leases.ts'
 import { createTransfersStore } from '../store/transfers-store.ts'
 
 const LEASE_RETRY_MS = 5_000
+/** How often the head of an "Explorer API" chain is asked, for /v1/status/chains. */
+const EXPLORER_HEAD_INTERVAL_MS = 30_000
 
 export type IndexingOptions = {
   config: Pick<Config, 'chains'>
@@ -38,6 +42,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
     const source = config.chains[slug]
     if (chain === undefined || source === undefined) return
     const log = logger.child({ chain: slug })
+    if (chain.source === 'explorer') return watchExplorerHead(slug, connectExplorerSource(chain, { ...source, logger: log }), log)
     for (let attempt = 0; !controller.signal.aborted; attempt++) {
       try {
         const chainSource = await connectChainSource(chain, {
@@ -85,6 +90,25 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
     }
   }
 
+  /** An explorer chain is not indexed; its head is followed for the status page, as its wallets are read on demand. */
+  const watchExplorerHead = async (slug: string, explorer: ExplorerSource | undefined, log: Logger) => {
+    if (explorer === undefined) {
+      log.warn('this explorer chain has no adapter yet')
+      return
+    }
+    const explorers = createExplorerWalletsStore(db)
+    await explorers.openChain(slug)
+    while (!controller.signal.aborted) {
+      try {
+        await explorers.recordHead(slug, await explorer.getHead())
+      } catch (error) {
+        await explorers.recordError(slug, describeError(error)).catch(() => {})
+        log.warn({ err: error }, 'the explorer did not answer its head')
+      }
+      await sleep(EXPLORER_HEAD_INTERVAL_MS, controller.signal)
+    }
+  }
+
   const done = Promise.all(slugs.map(runChain)).then(() => undefined)
   return {
     chains: slugs,
@@ -113,5 +137,17 @@ export function createSourceFinder(config: Pick<Config, 'chains'>, logger: Logge
       connected.set(slug, found)
     }
     return found
+  }
+}
+
+/** The explorer sources of "Explorer API" chains, made once per chain (they share its rate limiter). */
+export function createExplorerFinder(config: Pick<Config, 'chains'>, logger: Logger) {
+  const made = new Map<string, ExplorerSource | undefined>()
+  return async (slug: string): Promise<ExplorerSource | undefined> => {
+    const chain = findChain(slug)
+    const source = config.chains[slug]
+    if (chain === undefined || source === undefined) return undefined
+    if (!made.has(slug)) made.set(slug, connectExplorerSource(chain, { ...source, logger: logger.child({ chain: slug }) }))
+    return made.get(slug)
   }
 }

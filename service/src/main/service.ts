@@ -19,12 +19,13 @@ import { createBalancesStore } from '../store/balances-store.ts'
 import { createBillingStore } from '../store/billing-store.ts'
 import { createChainStatesStore } from '../store/chain-states-store.ts'
 import { createDeveloperAccountsStore } from '../store/developer-accounts-store.ts'
+import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createUsageStore } from '../store/usage-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { openDatabase } from './database.ts'
-import { createSourceFinder, startIndexing } from './indexing.ts'
+import { createExplorerFinder, createSourceFinder, startIndexing } from './indexing.ts'
 import { runMarketSync } from './market.ts'
 
 const SHUTDOWN_TIMEOUT_MS = 15_000
@@ -65,7 +66,11 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       counters:
         config.redisUrl === undefined ? createMemoryCounters() : await createRedisCounters({ url: config.redisUrl, logger }),
     },
-    onDemand: createOnDemand({ store: balances, findSource: createSourceFinder(config, logger) }),
+    onDemand: createOnDemand({
+      store: balances,
+      findSource: createSourceFinder(config, logger),
+      explorers: { store: createExplorerWalletsStore(database.db), findExplorer: createExplorerFinder(config, logger), logger },
+    }),
     fxBook,
     pricer,
     portal: {

@@ -13,7 +13,7 @@ export type Checkpoint = { indexedFrom: number; indexedBlock: number; historyInd
 
 const SLUG = /^[a-z][a-z0-9-]*$/
 
-function partitionName(chain: string): string {
+export function partitionName(chain: string): string {
   if (!SLUG.test(chain)) throw new Error(`not a chain slug: ${chain}`)
   return `transfers_${chain.replaceAll('-', '_')}`
 }

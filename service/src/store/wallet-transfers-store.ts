@@ -131,12 +131,18 @@ export function createWalletTransfersStore(db: Db) {
       side: 'atOrAfter' | 'before',
       range: { from: number; to: number },
     ): Promise<number | undefined> {
-      // The first block whose time is >= `time`, in [from, to + 1] (to + 1: none).
+      // The first block whose time is >= `time`, in [from, to + 1] (to + 1: none). A block number
+      // with no stored block (explorer chains store only their wallets' blocks) counts as the next
+      // stored block above it: times still never decrease along the search.
       let low = range.from
       let high = range.to + 1
       while (low < high) {
         const middle = Math.floor((low + high) / 2)
-        const at = (await findBlockTime(chain, middle))?.getTime()
+        const { rows } = await db.query<{ timestamp: Date }>(
+          'SELECT timestamp FROM blocks WHERE chain = $1 AND number >= $2 AND number <= $3 ORDER BY number LIMIT 1',
+          [chain, middle, range.to],
+        )
+        const at = rows[0]?.timestamp.getTime()
         if (at === undefined || at >= time.getTime()) high = middle
         else low = middle + 1
       }

@@ -5,6 +5,7 @@ import { createKey } from '../../src/access/keys.ts'
 import { type AppDeps, buildApp } from '../../src/api/app.ts'
 import type { Config } from '../../src/config/config.ts'
 import type { Tier } from '../../src/domain/tiers.ts'
+import type { ExplorerFinder } from '../../src/ingestion/explorer-sync.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { createFxBook } from '../../src/market/fx-book.ts'
@@ -17,6 +18,7 @@ import { createBalancesStore } from '../../src/store/balances-store.ts'
 import { createBillingStore } from '../../src/store/billing-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
 import { createDeveloperAccountsStore } from '../../src/store/developer-accounts-store.ts'
+import { createExplorerWalletsStore } from '../../src/store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
 import { createPlansStore } from '../../src/store/plans-store.ts'
 import { createUsageStore } from '../../src/store/usage-store.ts'
@@ -28,11 +30,14 @@ export async function createTestApp(
   config: Partial<Pick<Config, 'keyPrefix' | 'chains'>> = {},
   {
     findSource = async () => undefined,
+    explorers,
     rateLimits,
     smtpUrl,
     stripe,
   }: {
     findSource?: SourceFinder
+    /** The explorer sources of "Explorer API" chains, with the on-demand budget and freshness. */
+    explorers?: { findExplorer: ExplorerFinder; budgetMs?: number; freshForMs?: number }
     rateLimits?: AppDeps['rateLimits']
     /** Where the portal's mail goes; unset: to the log. */
     smtpUrl?: string
@@ -68,7 +73,11 @@ export async function createTestApp(
     db: database.db,
     logger,
     stores,
-    onDemand: createOnDemand({ store: stores.balances, findSource }),
+    onDemand: createOnDemand({
+      store: stores.balances,
+      findSource,
+      explorers: explorers === undefined ? undefined : { store: createExplorerWalletsStore(database.db), ...explorers },
+    }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
     fxBook,
     pricer: createPricer({ prices: stores.assetPrices, fxBook }),
