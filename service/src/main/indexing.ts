@@ -1,5 +1,5 @@
 import type { ChainSource } from '../chains/chain-source.ts'
-import { redact } from '../chains/evm/rpc-client.ts'
+import { redact } from '../lib/http-client.ts'
 import { ChainMismatchError, connectChainSource } from '../chains/sources.ts'
 import { findChain } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
@@ -70,7 +70,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
         if (controller.signal.aborted) return
         await store.recordError(slug, describeError(error)).catch(() => {})
         if (error instanceof ChainMismatchError) {
-          log.error({ err: error, urls: source.urls.map(redact) }, 'refusing to index: the node is of another chain')
+          log.error({ err: error, urls: source.urls.map((url) => redact(url)) }, 'refusing to index: the node is of another chain')
           return
         }
         const delay = backoffMs(attempt, { baseMs: 1_000, maxMs: 60_000 })
