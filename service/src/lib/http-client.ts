@@ -126,9 +126,24 @@ function redactPath(pathname: string): string {
     .join('/')
 }
 
+/** `Basic …` of a URL's user:password (fetch refuses URLs with credentials; Bitcoin Core's RPC needs them). */
+function basicAuthorization(base: string): string | undefined {
+  const url = new URL(base)
+  if (url.username === '' && url.password === '') return undefined
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+  return `Basic ${Buffer.from(pair).toString('base64')}`
+}
+
+function authorizationHeader(base: string): Record<string, string> {
+  const authorization = basicAuthorization(base)
+  return authorization === undefined ? {} : { authorization }
+}
+
 /** `path` under `base`, keeping the base's own path (a proxy's `https://host/binance` prefix, a node's `/v3/<key>`). */
 function joinUrl(base: string, request: HttpRequest): URL {
   const url = new URL(base)
+  url.username = ''
+  url.password = ''
   if (request.path !== undefined && request.path !== '') {
     url.pathname = `${url.pathname.replace(/\/$/, '')}/${request.path.replace(/^\//, '')}`
   }
@@ -153,6 +168,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
   const secrets = [
     ...(options.secrets ?? []),
     ...Object.entries(options.headers ?? {}).flatMap(([name, value]) => (SECRET_HEADER.test(name) ? [value] : [])),
+    ...urls.flatMap((url) => {
+      const authorization = basicAuthorization(url)
+      const pathKeys = new URL(url).pathname.split('/').filter((segment) => KEY_SEGMENT.test(segment))
+      return [...pathKeys, ...(authorization === undefined ? [] : [authorization, decodeURIComponent(new URL(url).password)])]
+    }),
   ]
   const clean = (text: string) => redact(text, secrets)
   const stats: HttpStats = { requests: 0, retries: 0, failovers: 0 }
@@ -185,6 +205,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
           headers: {
             accept: 'application/json',
             ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...authorizationHeader(base),
             ...options.headers,
             ...request.headers,
           },
