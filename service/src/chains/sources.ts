@@ -1,12 +1,17 @@
 import type { Logger } from 'pino'
 import type { ChainInfo } from '../config/chains.ts'
+import { WdsError } from '../lib/errors.ts'
 import type { ChainSource } from './chain-source.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
 
-export class ChainMismatchError extends Error {
+/** The configured node serves another chain: the operator must fix its URL; retrying cannot help. */
+export class ChainMismatchError extends WdsError {
   override name = 'ChainMismatchError'
+  constructor(detail: string) {
+    super('chain_unavailable', detail, { retryable: false })
+  }
 }
 
 export type SourceOptions = {

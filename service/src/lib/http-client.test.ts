@@ -54,7 +54,11 @@ function client(options: Partial<HttpClientOptions> = {}) {
   return { http, waits }
 }
 
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('it succeeded'), (error: unknown) => error)
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('it succeeded'),
+    (error: unknown) => error,
+  )
 
 /** A port where nothing listens. */
 async function deadUrl(): Promise<string> {
@@ -164,7 +168,10 @@ describe('createHttpClient()', () => {
   test('an attempt without an answer is abandoned after timeoutMs; a body that is not JSON is retried', async () => {
     const { http } = client({ timeoutMs: 50, maxAttempts: 2 })
     replies.push('hang', 'hang')
-    expect(await failure(http.json({}))).toMatchObject({ failure: 'timeout', message: 'GET / got no answer within 50 ms (gave up after 2 attempts)' })
+    expect(await failure(http.json({}))).toMatchObject({
+      failure: 'timeout',
+      message: 'GET / got no answer within 50 ms (gave up after 2 attempts)',
+    })
     replies.push({ status: 200, body: '<html>' })
     expect(await http.json({})).toEqual({ ok: true })
   })
@@ -181,7 +188,10 @@ describe('createHttpClient()', () => {
     url.username = 'rpcuser'
     url.password = 'rpc-password'
     const { http } = client({ urls: [url.href], headers: { 'TRON-PRO-API-KEY': 'tron-key-0001' } })
-    replies.push({ status: 403, body: '{"error":"key tron-key-0001 and rpc-password refused for /v3/9aa3d95b3bc440fa88ea12eaa4456161"}' })
+    replies.push({
+      status: 403,
+      body: '{"error":"key tron-key-0001 and rpc-password refused for /v3/9aa3d95b3bc440fa88ea12eaa4456161"}',
+    })
     const error = (await failure(http.json({ path: '/wallet' }))) as UpstreamError
     expect(error.message).toBe(
       'GET /v3/[redacted]/wallet answered HTTP 403 Forbidden: {"error":"key [redacted] and [redacted] refused for /v3/[redacted]"}',

@@ -147,7 +147,8 @@ function joinUrl(base: string, request: HttpRequest): URL {
   if (request.path !== undefined && request.path !== '') {
     url.pathname = `${url.pathname.replace(/\/$/, '')}/${request.path.replace(/^\//, '')}`
   }
-  for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value))
+  for (const [name, value] of Object.entries(request.query ?? {}))
+    if (value !== undefined) url.searchParams.set(name, String(value))
   return url
 }
 
@@ -179,7 +180,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
   /** The URL requests go to; moved on by a retryable failure. */
   let current = 0
 
-  async function attempt<T>(base: string, request: HttpRequest, read: ((body: unknown, status: number) => T) | undefined): Promise<T> {
+  async function attempt<T>(
+    base: string,
+    request: HttpRequest,
+    read: ((body: unknown, status: number) => T) | undefined,
+  ): Promise<T> {
     stats.requests++
     const url = joinUrl(base, request)
     const method = request.method ?? (request.body === undefined ? 'GET' : 'POST')
@@ -297,7 +302,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
             stats.failovers++
           }
           const retryAfterMs = (error as UpstreamError).retryAfterMs
-          const delayMs = backoffMs(n - 1, { baseMs: retryBaseMs, maxMs: retryMaxMs, retryAfterMs, ...(options.random ? { random: options.random } : {}) })
+          const delayMs = backoffMs(n - 1, {
+            baseMs: retryBaseMs,
+            maxMs: retryMaxMs,
+            retryAfterMs,
+            ...(options.random ? { random: options.random } : {}),
+          })
           logger?.warn(
             { error: (error as Error).message, attempt: n, delay_ms: Math.round(delayMs), url: clean(base) },
             'upstream request failed; retrying',

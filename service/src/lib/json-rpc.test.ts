@@ -47,7 +47,11 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
 const rpc = (options: Parameters<typeof createJsonRpcClient>[1] = {}, urls = [url]) =>
   createJsonRpcClient(createHttpClient({ urls, sleep: async () => {}, maxAttempts: 3 }), options)
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('it succeeded'), (error: unknown) => error)
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('it succeeded'),
+    (error: unknown) => error,
+  )
 const single = (sent: Message | Message[]) => sent as Message
 
 describe('request()', () => {
@@ -63,7 +67,10 @@ describe('request()', () => {
   })
 
   test('an error answer is a JsonRpcError with its code; only the busy ones are asked again', async () => {
-    answers.push((sent) => ({ status: 200, body: { jsonrpc: '2.0', id: single(sent).id, error: { code: -32603, message: 'internal error' } } }))
+    answers.push((sent) => ({
+      status: 200,
+      body: { jsonrpc: '2.0', id: single(sent).id, error: { code: -32603, message: 'internal error' } },
+    }))
     expect(await rpc().request('eth_getLogs')).toBe('eth_getLogs')
     answers.push((sent) => ({
       status: 200,
@@ -86,14 +93,22 @@ describe('request()', () => {
       status: 500,
       body: { result: null, error: { code: -5, message: 'Block not found' }, id: single(sent).id },
     }))
-    expect(await failure(bitcoin.request('getblock', ['00ff']))).toMatchObject({ name: 'JsonRpcError', rpcCode: -5, message: 'Block not found' })
+    expect(await failure(bitcoin.request('getblock', ['00ff']))).toMatchObject({
+      name: 'JsonRpcError',
+      rpcCode: -5,
+      message: 'Block not found',
+    })
     expect(received.map((m) => single(m).jsonrpc)).toEqual(['1.0', '1.0'])
     expect(authorizations).toEqual(Array(2).fill(`Basic ${Buffer.from('bitcoinrpc:rpc-password').toString('base64')}`))
   })
 
   test('a proxy’s HTTP error with a JSON body of its own stays an HTTP failure', async () => {
     answers.push(() => ({ status: 400, body: { error: 'Bad Request' } }))
-    expect(await failure(rpc().request('eth_chainId'))).toMatchObject({ name: 'UpstreamError', failure: 'status', upstreamStatus: 400 })
+    expect(await failure(rpc().request('eth_chainId'))).toMatchObject({
+      name: 'UpstreamError',
+      failure: 'status',
+      upstreamStatus: 400,
+    })
   })
 })
 
@@ -109,20 +124,32 @@ describe('batch()', () => {
     answers.push((sent) => ({
       status: 200,
       body: (sent as Message[]).map((m) =>
-        m.method === 'b' ? { jsonrpc: '2.0', id: m.id, error: { code: 3, message: 'execution reverted' } } : { jsonrpc: '2.0', id: m.id, result: 1 },
+        m.method === 'b'
+          ? { jsonrpc: '2.0', id: m.id, error: { code: 3, message: 'execution reverted' } }
+          : { jsonrpc: '2.0', id: m.id, result: 1 },
       ),
     }))
-    expect(await failure(rpc().batch([{ method: 'a' }, { method: 'b' }]))).toMatchObject({ rpcCode: 3, method: 'b', retryable: false })
+    expect(await failure(rpc().batch([{ method: 'a' }, { method: 'b' }]))).toMatchObject({
+      rpcCode: 3,
+      method: 'b',
+      retryable: false,
+    })
     expect(received).toHaveLength(2)
   })
 
   test('a batch answered with one error object (not an array) is that error', async () => {
     answers.push(() => ({ status: 200, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } } }))
-    expect(await failure(rpc().batch([{ method: 'a' }, { method: 'b' }]))).toMatchObject({ rpcCode: -32600, message: 'batch too large' })
+    expect(await failure(rpc().batch([{ method: 'a' }, { method: 'b' }]))).toMatchObject({
+      rpcCode: -32600,
+      message: 'batch too large',
+    })
     answers.push(...Array(3).fill(() => ({ status: 200, body: { jsonrpc: '2.0', id: 1, result: 'one' } })))
     const error = await failure(rpc().batch([{ method: 'a' }, { method: 'b' }]))
     expect(error).toBeInstanceOf(UpstreamError)
-    expect(error).toMatchObject({ failure: 'malformed', message: 'a×2: a batch was answered with a single response (gave up after 3 attempts)' })
+    expect(error).toMatchObject({
+      failure: 'malformed',
+      message: 'a×2: a batch was answered with a single response (gave up after 3 attempts)',
+    })
     expect(await rpc().batch([])).toEqual([])
   })
 })

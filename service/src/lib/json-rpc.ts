@@ -80,7 +80,8 @@ export function createJsonRpcClient(http: HttpClient, options: JsonRpcClientOpti
     const error = findError(message, ok)
     if (error !== undefined) throw toError(error, method)
     if (!ok) return undefined
-    if (message === null || typeof message !== 'object') throw malformed(method, `${method}: the answer is not a JSON-RPC response`)
+    if (message === null || typeof message !== 'object')
+      throw malformed(method, `${method}: the answer is not a JSON-RPC response`)
     if (!('result' in message)) throw malformed(method, `${method}: the answer has neither result nor error`)
     return (message as { result: unknown }).result
   }

@@ -1,10 +1,10 @@
 import type { ChainSource } from '../chains/chain-source.ts'
-import { redact } from '../lib/http-client.ts'
 import { ChainMismatchError, connectChainSource } from '../chains/sources.ts'
 import { findChain } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createIndexer, describeError } from '../ingestion/indexer.ts'
 import type { ProgressReporter } from '../ingestion/progress.ts'
+import { redact } from '../lib/http-client.ts'
 import type { Logger } from '../lib/logger.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Db } from '../store/db.ts'
@@ -14,7 +14,7 @@ import { createTransfersStore } from '../store/transfers-store.ts'
 const LEASE_RETRY_MS = 5_000
 
 export type IndexingOptions = {
-  config: Pick<Config, 'chains'>
+  config: Pick<Config, 'chains' | 'reorgWindowBlocks'>
   db: Db
   logger: Logger
   progress?: ProgressReporter | undefined
@@ -60,6 +60,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
             progress,
             startBlock: source.startBlock,
             stopAtHead,
+            ...(config.reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks: config.reorgWindowBlocks }),
           })
           await indexer.run(controller.signal)
           return
@@ -70,7 +71,10 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
         if (controller.signal.aborted) return
         await store.recordError(slug, describeError(error)).catch(() => {})
         if (error instanceof ChainMismatchError) {
-          log.error({ err: error, urls: source.urls.map((url) => redact(url)) }, 'refusing to index: the node is of another chain')
+          log.error(
+            { err: error, urls: source.urls.map((url) => redact(url)) },
+            'refusing to index: the node is of another chain',
+          )
           return
         }
         const delay = backoffMs(attempt, { baseMs: 1_000, maxMs: 60_000 })
