@@ -21,6 +21,8 @@ export type IndexingOptions = {
   /** Only these chains (default: every chain with a source). */
   only?: readonly string[]
   stopAtHead?: boolean
+  /** How often a chain at its head asks for a new one (the indexer's default: 2 s). */
+  pollIntervalMs?: number
 }
 
 /**
@@ -28,7 +30,7 @@ export type IndexingOptions = {
  * a chain whose node is down or wrong is logged and retried (or, for a wrong chain ID, left alone)
  * while the rest go on. Resolves when all have stopped.
  */
-export function startIndexing({ config, db, logger, progress, only, stopAtHead = false }: IndexingOptions) {
+export function startIndexing({ config, db, logger, progress, only, stopAtHead = false, pollIntervalMs }: IndexingOptions) {
   const controller = new AbortController()
   const store = createTransfersStore(db)
   const slugs = Object.keys(config.chains).filter((slug) => only === undefined || only.includes(slug))
@@ -60,6 +62,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
             progress,
             startBlock: source.startBlock,
             stopAtHead,
+            ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
             ...(config.reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks: config.reorgWindowBlocks }),
           })
           await indexer.run(controller.signal)
