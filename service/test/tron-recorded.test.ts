@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createHttpClient } from '../src/chains/tron/http-client.ts'
 import type { NodeBlock, NodeTransaction, NodeTransactionInfo } from '../src/chains/tron/node-types.ts'
 import { parseNodeJson } from '../src/chains/tron/node-types.ts'
 import { createTronSource, ownedTrx, type TronSource } from '../src/chains/tron/tron-source.ts'
 import { canonicalTronAddress, tronAddressFromHex } from '../src/config/addresses/tron.ts'
+import { createHttpClient } from '../src/lib/http-client.ts'
 import { createLogger } from '../src/lib/logger.ts'
 
 /**

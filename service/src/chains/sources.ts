@@ -1,18 +1,23 @@
 import type { Logger } from 'pino'
 import type { ChainInfo } from '../config/chains.ts'
+import { WdsError } from '../lib/errors.ts'
+import { createHttpClient } from '../lib/http-client.ts'
 import type { ChainSource } from './chain-source.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
 import type { ExplorerSource } from './explorers/explorer-source.ts'
 import { EXPLORERS } from './explorers/explorers.ts'
-import { createHttpClient as createExplorerHttp, createRateLimiter, limited } from './explorers/http-client.ts'
-import { createHttpClient } from './tron/http-client.ts'
+import { createRateLimiter, limited } from './explorers/rate-limit.ts'
 import { parseNodeJson } from './tron/node-types.ts'
 import { createTronSource, TRON_GENESIS_BLOCK_IDS } from './tron/tron-source.ts'
 
-export class ChainMismatchError extends Error {
+/** The configured node serves another chain: the operator must fix its URL; retrying cannot help. */
+export class ChainMismatchError extends WdsError {
   override name = 'ChainMismatchError'
+  constructor(detail: string) {
+    super('chain_unavailable', detail, { retryable: false })
+  }
 }
 
 export type SourceOptions = {
@@ -59,6 +64,8 @@ async function connectTronSource(chain: ChainInfo, options: SourceOptions): Prom
     urls: options.urls,
     logger: options.logger,
     parse: parseNodeJson,
+    // TronGrid answers 403 as well as 429 while it bans a client for going too fast
+    busyStatuses: [403],
     ...(options.rpc ?? {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.apiKey === undefined ? {} : { headers: { 'TRON-PRO-API-KEY': options.apiKey }, secrets: [options.apiKey] }),
@@ -106,7 +113,7 @@ export function connectExplorerSource(chain: ChainInfo, options: ExplorerOptions
     limiters.set(`${chain.slug}:${callsPerSecond}`, take)
   }
   const apiKey = options.apiKey
-  const http = createExplorerHttp({
+  const http = createHttpClient({
     urls: options.urls,
     headers: apiKey === undefined ? {} : explorer.keyHeaders(apiKey),
     logger: options.logger,

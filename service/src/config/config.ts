@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
+import { SetupError } from '../lib/errors.ts'
 import { CHAINS, findChain, toEnvSuffix } from './chains.ts'
 
 const url = (protocols: readonly string[]) =>
@@ -53,6 +54,8 @@ export const ConfigSchema = Type.Object({
   stripePriceStd: Type.Optional(Type.String({ minLength: 1 })),
   stripePricePro: Type.Optional(Type.String({ minLength: 1 })),
   stripeApiUrl: Type.Optional(url(['http', 'https'])),
+  /** How many blocks back a reorg is followed; a deeper one stalls the chain. Unset: 256. */
+  reorgWindowBlocks: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of blocks, at least 1' })),
   /** Chains with a configured source, by slug. Chains not listed here are `unconfigured`. */
   chains: Type.Record(Type.String(), ChainEndpointSchema),
 })
@@ -85,6 +88,7 @@ const SETTINGS = {
   stripePriceStd: { env: 'STRIPE_PRICE_STD', kind: 'string' },
   stripePricePro: { env: 'STRIPE_PRICE_PRO', kind: 'string' },
   stripeApiUrl: { env: 'STRIPE_API_URL', kind: 'string' },
+  reorgWindowBlocks: { env: 'WDS_REORG_WINDOW', kind: 'integer' },
 } as const satisfies Record<Exclude<keyof Config, 'chains'>, { env: string; kind: string; default?: unknown }>
 
 /** Per-chain settings: `<prefix><CHAIN>`, e.g. `WDS_RPC_POLYGON_ZKEVM`. */
@@ -98,7 +102,7 @@ const CHAIN_SETTINGS = [
 const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret)$/
 
 /** Every setting found wrong, one line each, so that a user fixes them all in one go. */
-export class ConfigError extends Error {
+export class ConfigError extends SetupError {
   override name = 'ConfigError'
   readonly problems: readonly string[]
   constructor(problems: readonly string[]) {

@@ -1,7 +1,7 @@
 import type { ExplorerSource } from '../chains/explorers/explorer-source.ts'
 import type { OnDemand, WalletBalances } from '../domain/on-demand.ts'
 import { isRecordType } from '../domain/records.ts'
-import { WdsError } from '../lib/errors.ts'
+import { InternalError, WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { ExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 
@@ -108,7 +108,7 @@ export function createExplorerSync({
       return {
         asOf: { blockNumber: answer.head.number, timestamp: new Date(answer.head.timestamp * 1000) },
         balances: answer.balances.map((b) => {
-          if (!isRecordType(b.type)) throw new Error(`${chain}: the adapter gave an unknown record type ${b.type}`)
+          if (!isRecordType(b.type)) throw new InternalError(`${chain}: the adapter gave an unknown record type ${b.type}`)
           return { contractAddress: b.contractAddress, type: b.type, amount: b.amount }
         }),
       }

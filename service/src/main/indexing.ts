@@ -1,11 +1,11 @@
 import type { ChainSource } from '../chains/chain-source.ts'
-import { redact } from '../chains/evm/rpc-client.ts'
 import type { ExplorerSource } from '../chains/explorers/explorer-source.ts'
 import { ChainMismatchError, connectChainSource, connectExplorerSource } from '../chains/sources.ts'
 import { findChain } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createIndexer, describeError } from '../ingestion/indexer.ts'
 import type { ProgressReporter } from '../ingestion/progress.ts'
+import { redact } from '../lib/http-client.ts'
 import type { Logger } from '../lib/logger.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Db } from '../store/db.ts'
@@ -18,13 +18,15 @@ const LEASE_RETRY_MS = 5_000
 const EXPLORER_HEAD_INTERVAL_MS = 30_000
 
 export type IndexingOptions = {
-  config: Pick<Config, 'chains'>
+  config: Pick<Config, 'chains' | 'reorgWindowBlocks'>
   db: Db
   logger: Logger
   progress?: ProgressReporter | undefined
   /** Only these chains (default: every chain with a source). */
   only?: readonly string[]
   stopAtHead?: boolean
+  /** How often a chain at its head asks for a new one (the indexer's default: 2 s). */
+  pollIntervalMs?: number
 }
 
 /**
@@ -32,7 +34,7 @@ export type IndexingOptions = {
  * a chain whose node is down or wrong is logged and retried (or, for a wrong chain ID, left alone)
  * while the rest go on. Resolves when all have stopped.
  */
-export function startIndexing({ config, db, logger, progress, only, stopAtHead = false }: IndexingOptions) {
+export function startIndexing({ config, db, logger, progress, only, stopAtHead = false, pollIntervalMs }: IndexingOptions) {
   const controller = new AbortController()
   const store = createTransfersStore(db)
   const slugs = Object.keys(config.chains).filter((slug) => only === undefined || only.includes(slug))
@@ -70,6 +72,8 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
             progress,
             startBlock: source.startBlock,
             stopAtHead,
+            ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
+            ...(config.reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks: config.reorgWindowBlocks }),
           })
           await indexer.run(controller.signal)
           return
@@ -80,7 +84,10 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
         if (controller.signal.aborted) return
         await store.recordError(slug, describeError(error)).catch(() => {})
         if (error instanceof ChainMismatchError) {
-          log.error({ err: error, urls: source.urls.map(redact) }, 'refusing to index: the node is of another chain')
+          log.error(
+            { err: error, urls: source.urls.map((url) => redact(url)) },
+            'refusing to index: the node is of another chain',
+          )
           return
         }
         const delay = backoffMs(attempt, { baseMs: 1_000, maxMs: 60_000 })

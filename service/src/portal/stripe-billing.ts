@@ -1,5 +1,6 @@
 import Stripe from 'stripe'
 import type { Tier } from '../domain/tiers.ts'
+import { UpstreamError } from '../lib/errors.ts'
 
 export type StripeSettings = {
   secretKey: string
@@ -76,7 +77,8 @@ export function createStripeBilling(settings: StripeSettings) {
         success_url: `${settings.publicUrl}/docs?checkout=success`,
         cancel_url: `${settings.publicUrl}/docs?checkout=cancelled`,
       })
-      if (session.url === null) throw new Error(`Stripe returned checkout session ${session.id} without a URL`)
+      if (session.url === null)
+        throw new UpstreamError(`Stripe returned checkout session ${session.id} without a URL`, { failure: 'malformed' })
       return { sessionId: session.id, url: session.url }
     },
 

@@ -1,7 +1,7 @@
 import type { Token, Transfer } from '../../domain/records.ts'
+import type { HttpClient } from '../../lib/http-client.ts'
 import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
 import { groupByBlock } from './explorer-source.ts'
-import type { HttpClient } from './http-client.ts'
 import { type Movement, toTransfer, touches, txIndexFromHash } from './movements.ts'
 
 /*

@@ -1,6 +1,7 @@
+import type { HttpClient } from '../../lib/http-client.ts'
+import { createJsonRpcClient } from '../../lib/json-rpc.ts'
 import { createCosmosSource } from './cosmos.ts'
 import type { ExplorerSource } from './explorer-source.ts'
-import { createJsonRpcClient, type HttpClient } from './http-client.ts'
 import { createSolanaSource } from './solana.ts'
 import { createXrpSource } from './xrp.ts'
 

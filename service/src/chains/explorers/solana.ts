@@ -1,7 +1,7 @@
 import type { Token, Transfer } from '../../domain/records.ts'
+import type { JsonRpcClient } from '../../lib/json-rpc.ts'
 import type { ExplorerPage, ExplorerPosition, ExplorerSource } from './explorer-source.ts'
 import { groupByBlock } from './explorer-source.ts'
-import type { JsonRpcClient } from './http-client.ts'
 import { addTo, type Movement, pairChanges, toTransfer, touches, txIndexFromHash } from './movements.ts'
 
 /*

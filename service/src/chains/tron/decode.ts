@@ -1,5 +1,6 @@
 import { tronAddressFromHex } from '../../config/addresses/tron.ts'
 import type { BlockRef, ChainBlock, Transfer } from '../../domain/records.ts'
+import { UpstreamError } from '../../lib/errors.ts'
 import { amountOf, type NodeBlock, type NodeContract, type NodeTransaction, type NodeTransactionInfo } from './node-types.ts'
 
 /** keccak256("Transfer(address,address,uint256)"), as Tron logs write topics: without 0x. */
@@ -40,13 +41,14 @@ function fromHexCached(hex: string): string {
 
 /** A node address in either form (`41…` hex or `T…`) as `T…`. */
 export function toTronAddress(text: unknown): string {
-  if (typeof text !== 'string') throw new Error(`not an address: ${String(text)}`)
+  if (typeof text !== 'string') throw new UpstreamError(`not an address: ${String(text)}`, { failure: 'malformed' })
   return text.startsWith('T') ? text : fromHexCached(text)
 }
 
 export function toBlockRef(block: NodeBlock): BlockRef {
   const header = block.block_header?.raw_data
-  if (block.blockID === undefined || header === undefined) throw new Error('a block without its id or header')
+  if (block.blockID === undefined || header === undefined)
+    throw new UpstreamError('a block without its id or header', { failure: 'malformed' })
   return {
     number: header.number ?? 0,
     hash: block.blockID.toLowerCase(),
@@ -206,12 +208,17 @@ export function decodeBlock(block: NodeBlock, infos: readonly NodeTransactionInf
   const transactions = block.transactions ?? []
   const infoById = new Map(infos.map((info) => [info.id.toLowerCase(), info]))
   if (infoById.size !== transactions.length) {
-    throw new Error(`block ${ref.number}: ${infoById.size} transaction infos for ${transactions.length} transactions`)
+    throw new UpstreamError(`block ${ref.number}: ${infoById.size} transaction infos for ${transactions.length} transactions`, {
+      failure: 'malformed',
+    })
   }
   const transfers = transactions.flatMap((tx, txIndex) => {
     const txHash = tx.txID.toLowerCase()
     const info = infoById.get(txHash)
-    if (info === undefined) throw new Error(`block ${ref.number}: no transaction info for ${txHash} (a reorg while fetching)`)
+    if (info === undefined)
+      throw new UpstreamError(`block ${ref.number}: no transaction info for ${txHash} (a reorg while fetching)`, {
+        failure: 'malformed',
+      })
     return decodeTransaction({ blockNumber: ref.number, txIndex, txHash }, tx, info)
   })
   return { ...ref, transfers }

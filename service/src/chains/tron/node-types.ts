@@ -1,3 +1,5 @@
+import { UpstreamError } from '../../lib/errors.ts'
+
 /**
  * The java-tron full node's HTTP API answers (`/wallet/*`), as far as the source reads them. The node
  * leaves out fields at their protobuf default (a 0 amount, a 0 block number, an empty list), so nearly
@@ -84,6 +86,7 @@ const BIG_INTEGER_OR_STRING = /"(?:[^"\\]|\\.)*"|(?<![\d.eE+-])-?\d{16,}(?![\d.e
 /** An amount as the node writes it (absent means 0). */
 export function amountOf(value: Amount | undefined | null): bigint {
   if (value === undefined || value === null) return 0n
-  if (typeof value === 'number' && !Number.isSafeInteger(value)) throw new Error(`an amount beyond 2^53: ${value}`)
+  if (typeof value === 'number' && !Number.isSafeInteger(value))
+    throw new UpstreamError(`an amount beyond 2^53: ${value}`, { failure: 'malformed' })
   return BigInt(value)
 }

@@ -2,10 +2,10 @@ import type { Logger } from 'pino'
 import { tronAddressFromHex, tronAddressToEvmHex } from '../../config/addresses/tron.ts'
 import type { BlockRef, ChainBlock, Token } from '../../domain/records.ts'
 import { RetryableError } from '../../lib/errors.ts'
+import type { HttpClient } from '../../lib/http-client.ts'
 import type { Balances, ChainSource } from '../chain-source.ts'
 import { decodeDecimals, decodeText } from '../evm/token-metadata.ts'
 import { decodeBlock, toBlockRef } from './decode.ts'
-import type { HttpClient } from './http-client.ts'
 import {
   amountOf,
   type NodeAccount,

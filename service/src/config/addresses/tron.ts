@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2'
 import { createBase58check, hex } from '@scure/base'
+import { InternalError } from '../../lib/errors.ts'
 
 /**
  * Tron addresses: 21 bytes, the prefix 0x41 then the 20 bytes of the EVM-style address. Users write them
@@ -25,13 +26,13 @@ export function canonicalTronAddress(text: string): string | undefined {
 export function tronAddressFromHex(text: string): string {
   const body = text.toLowerCase().replace(/^0x/, '')
   const full = body.length === 40 ? `41${body}` : body
-  if (!/^41[0-9a-f]{40}$/.test(full)) throw new Error(`not a hex Tron address: ${text}`)
+  if (!/^41[0-9a-f]{40}$/.test(full)) throw new InternalError(`not a hex Tron address: ${text}`)
   return base58check.encode(hex.decode(full))
 }
 
 /** `T…` as the 20 bytes after the prefix, lower-case hex without 0x (the ABI word of an address). */
 export function tronAddressToEvmHex(address: string): string {
   const bytes = base58check.decode(address)
-  if (bytes.length !== 21 || bytes[0] !== PREFIX) throw new Error(`not a Tron address: ${address}`)
+  if (bytes.length !== 21 || bytes[0] !== PREFIX) throw new InternalError(`not a Tron address: ${address}`)
   return hex.encode(bytes.subarray(1))
 }
