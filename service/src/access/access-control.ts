@@ -25,7 +25,16 @@ export type AccessOptions = {
  * installs `authenticate` and `rateLimit` as hooks on the data routes.
  */
 export function createAccessControl(
-  deps: { db: Db; logger: Logger; accounts: AccountsStore; usage: UsageStore; keyPrefix: string; registry: Registry },
+  deps: {
+    db: Db
+    /** Where the auth-change notifications are listened for (a session of its own); unset: `db`. */
+    listenDb?: Db | undefined
+    logger: Logger
+    accounts: AccountsStore
+    usage: UsageStore
+    keyPrefix: string
+    registry: Registry
+  },
   options: AccessOptions = {},
 ) {
   const { db, logger, accounts, usage, keyPrefix, registry } = deps
@@ -34,7 +43,7 @@ export function createAccessControl(
     () => authChanges.caughtUp(),
   )
   const authChanges = followAuthChanges({
-    db,
+    db: deps.listenDb ?? db,
     logger,
     onChange: (accountId) => owners.evictAccount(accountId),
     onListening: (listening) => owners.setTrusted(listening),

@@ -19,6 +19,7 @@ import type { Db } from '../store/db.ts'
 import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
+import { createPrimaryReads, type ReadPools, routeReads } from '../store/read-pools.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { createMetrics } from './metrics.ts'
@@ -43,6 +44,13 @@ import { createWalletRecords } from './wallet-records.ts'
 export type AppDeps = {
   config: Pick<Config, 'keyPrefix' | 'chains'>
   db: Db
+  /**
+   * Where the data API reads (read replicas, else the primary); `stores.chainStates`,
+   * `walletTransfers` and `balances` are expected to read through `reads.db`. Unset: the primary.
+   */
+  reads?: ReadPools
+  /** A direct connection to the primary for LISTEN when `db` goes through a transaction-mode pooler. */
+  direct?: Db
   logger: Logger
   stores: {
     accounts: AccountsStore
@@ -69,7 +77,10 @@ export type AppDeps = {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({ config, db, logger, stores, onDemand, fxBook, pricer, portal, rateLimits = {} }: AppDeps) {
+export async function buildApp(deps: AppDeps) {
+  const { config, db, logger, onDemand, fxBook, pricer, portal, rateLimits = {} } = deps
+  const reads = deps.reads ?? createPrimaryReads(db)
+  const stores = { ...deps.stores, chainStates: routeReads(reads, deps.stores.chainStates) }
   const configuredChains = new Set(Object.keys(config.chains))
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
   const app = Fastify({
@@ -100,12 +111,23 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
   await app.register(systemRoutes, { db, metrics })
   await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, configuredChains })
   const access = createAccessControl(
-    { db, logger, accounts: stores.accounts, usage: stores.usage, keyPrefix: config.keyPrefix, registry: metrics.registry },
+    {
+      db,
+      listenDb: deps.direct,
+      logger,
+      accounts: stores.accounts,
+      usage: stores.usage,
+      keyPrefix: config.keyPrefix,
+      registry: metrics.registry,
+    },
     rateLimits,
   )
   app.addHook('onClose', () => access.close())
-  const records = createWalletRecords({ store: stores.walletTransfers, pricer, onDemand })
-  const walletBalances = createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer })
+  const records = routeReads(reads, createWalletRecords({ store: stores.walletTransfers, pricer, onDemand, reads }))
+  const walletBalances = routeReads(
+    reads,
+    createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer, reads }),
+  )
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', access.authenticate)

@@ -1,6 +1,15 @@
 import type { ChainInfo } from '../config/chains.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
 import { WdsError } from '../lib/errors.ts'
+import type { ReadRouting } from './wallet-history.ts'
+
+/**
+ * What is synced from an explorer is written to the primary and read back at once (and on later
+ * pages): a request over an "Explorer API" chain reads from the primary, never from a replica.
+ */
+export function readOwnWrites(reads: Pick<ReadRouting, 'usePrimary'> | undefined, chains: readonly ChainInfo[]): void {
+  if (chains.some((chain) => chain.source === 'explorer')) reads?.usePrimary()
+}
 
 /**
  * Before a first page is read, the wallet's history on each "Explorer API" chain among `chains` is

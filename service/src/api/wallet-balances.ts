@@ -8,8 +8,9 @@ import type { Pricer } from '../market/pricer.ts'
 import { roundValue } from '../market/prices.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
-import { readExplorerBalances } from './explorer-chains.ts'
+import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
+import type { ReadRouting } from './wallet-history.ts'
 import type { DateParam } from './wallet-query.ts'
 
 /** A validated `/balances` request. */
@@ -44,8 +45,9 @@ export function createWalletBalances(deps: {
   history: WalletTransfersStore
   onDemand: OnDemand
   pricer: Pricer
+  reads?: ReadRouting | undefined
 }) {
-  const { balances, history, onDemand, pricer } = deps
+  const { balances, history, onDemand, pricer, reads } = deps
 
   /** The block a chain's balances are of: atBlock, the last block of atDate, or the indexed head. */
   async function asOfBlock(chain: ChainInfo, state: IndexedState, request: BalancesRequest): Promise<number> {
@@ -149,6 +151,8 @@ export function createWalletBalances(deps: {
 
   return {
     async read(request: BalancesRequest) {
+      // the explorer's token metadata is stored on the primary as the answer is read
+      readOwnWrites(reads, request.chains)
       const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
       const results: ChainBalances[] = []
       const unavailableChains: { chain: string; code: string }[] = []

@@ -1,6 +1,7 @@
 import { findChain } from '../config/chains.ts'
 import type { Direction, RecordType } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
+import type { ReadPools } from '../store/read-pools.ts'
 import type { HistoryState, StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { type CursorState, decodeCursor, encodeCursor, InvalidCursorError } from './cursor.ts'
 
@@ -33,6 +34,14 @@ export type HistoryPage = {
   hasMore: boolean
 }
 
+/** How a request's reads find out where they go (store/read-pools.ts). */
+export type ReadRouting = Pick<ReadPools, 'readsReplica' | 'usePrimary'>
+
+/** Whether some chain is indexed, where these states were read, below the block a cursor reads up to. */
+function isBehind(states: ReadonlyMap<string, HistoryState>, upperBlocks: Readonly<Record<string, number>>): boolean {
+  return Object.entries(upperBlocks).some(([chain, upper]) => (states.get(chain)?.indexedBlock ?? -1) < upper)
+}
+
 /** Newest first across chains: timestamp, then chain slug, then the chain's own order. */
 function compareNewestFirst(a: StoredTransfer, b: StoredTransfer): number {
   return (
@@ -58,7 +67,7 @@ function unavailableDetail(chain: string, state: HistoryState | undefined): stri
  * last position returned per chain, so that pages neither skip nor repeat records while new blocks
  * are indexed.
  */
-export function createWalletHistory({ store }: { store: WalletTransfersStore }) {
+export function createWalletHistory({ store, reads }: { store: WalletTransfersStore; reads?: ReadRouting | undefined }) {
   async function blockBounds(
     request: HistoryRequest,
     chain: string,
@@ -84,7 +93,7 @@ export function createWalletHistory({ store }: { store: WalletTransfersStore }) 
 
   return {
     async readPage(request: HistoryRequest): Promise<HistoryPage> {
-      const states = new Map((await store.listHistoryStates()).map((state) => [state.chain, state]))
+      let states = new Map((await store.listHistoryStates()).map((state) => [state.chain, state]))
       let cursor: CursorState
       if (request.cursor !== undefined) {
         try {
@@ -93,6 +102,12 @@ export function createWalletHistory({ store }: { store: WalletTransfersStore }) 
           if (error instanceof InvalidCursorError)
             throw new WdsError('invalid_cursor', error.message, { param: 'cursor', cause: error })
           throw error
+        }
+        // A page read on a replica that has not replayed up to the first page's bounds would skip
+        // the records it lacks: such a page is read from the primary.
+        if (reads?.readsReplica() === true && isBehind(states, cursor.upperBlocks)) {
+          reads.usePrimary()
+          states = new Map((await store.listHistoryStates()).map((state) => [state.chain, state]))
         }
       } else {
         const upperBlocks: Record<string, number> = {}

@@ -15,9 +15,9 @@ import { formatUnits } from '../lib/decimal.ts'
 import type { Pricer } from '../market/pricer.ts'
 import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { hashQuery } from './cursor.ts'
-import { syncExplorerChains } from './explorer-chains.ts'
+import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
-import { createWalletHistory, type HistoryPage } from './wallet-history.ts'
+import { createWalletHistory, type HistoryPage, type ReadRouting } from './wallet-history.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */
 export type TransfersRequest = {
@@ -72,12 +72,14 @@ export function createWalletRecords({
   store,
   pricer,
   onDemand,
+  reads,
 }: {
   store: WalletTransfersStore
   pricer: Pricer
   onDemand: OnDemand
+  reads?: ReadRouting | undefined
 }) {
-  const history = createWalletHistory({ store })
+  const history = createWalletHistory({ store, reads })
 
   /** Token metadata for the records of a page, by `chain:contract`. */
   async function tokensOf(page: HistoryPage): Promise<Map<string, Token>> {
@@ -98,6 +100,7 @@ export function createWalletRecords({
   async function readTokenPage(endpoint: string, types: readonly RecordType[], request: TokenTransfersRequest) {
     const { address, chain, contractAddress, fromDate, toDateExclusive } = request
     // explorer chains are read into the store first (a later page reads what the first one did)
+    readOwnWrites(reads, [chain])
     if (request.cursor === undefined) await syncExplorerChains(onDemand, [chain], address, true)
     const page = await history.readPage({
       address,
@@ -139,6 +142,7 @@ export function createWalletRecords({
   return {
     async listTransfers(request: TransfersRequest) {
       const { address, asset, currency } = request
+      readOwnWrites(reads, request.chains)
       const synced =
         request.cursor === undefined
           ? await syncExplorerChains(onDemand, request.chains, address, request.named)

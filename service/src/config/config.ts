@@ -22,7 +22,12 @@ export const ConfigSchema = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
   host: Type.String({ minLength: 1 }),
   databaseUrl: Type.Optional(url(['postgres', 'postgresql'])),
-  databaseReadUrl: Type.Optional(url(['postgres', 'postgresql'])),
+  /** Streaming replicas the data API reads from, in rotation (the primary when none is in rotation). */
+  databaseReadUrls: Type.Optional(Type.Array(url(['postgres', 'postgresql']), { minItems: 1 })),
+  /** A replica further behind the primary than this is out of rotation until it catches up. */
+  readMaxLagSeconds: Type.Integer({ minimum: 0, description: 'a whole number of seconds' }),
+  /** Where LISTEN, advisory locks and migrations connect when DATABASE_URL is a transaction-mode pooler (PgBouncer). */
+  databaseDirectUrl: Type.Optional(url(['postgres', 'postgresql'])),
   redisUrl: Type.Optional(url(['redis', 'rediss'])),
   dataDir: Type.String({ minLength: 1 }),
   jwtSecret: Type.Optional(Type.String({ minLength: 32, description: 'at least 32 characters' })),
@@ -68,7 +73,9 @@ const SETTINGS = {
   port: { env: 'PORT', kind: 'integer', default: 8080 },
   host: { env: 'HOST', kind: 'string', default: '0.0.0.0' },
   databaseUrl: { env: 'DATABASE_URL', kind: 'string' },
-  databaseReadUrl: { env: 'DATABASE_READ_URL', kind: 'string' },
+  databaseReadUrls: { env: 'DATABASE_READ_URL', kind: 'list' },
+  readMaxLagSeconds: { env: 'WDS_READ_MAX_LAG_SECONDS', kind: 'integer', default: 30 },
+  databaseDirectUrl: { env: 'DATABASE_DIRECT_URL', kind: 'string' },
   redisUrl: { env: 'REDIS_URL', kind: 'string' },
   dataDir: { env: 'WDS_DATA_DIR', kind: 'string', default: './.wds' },
   jwtSecret: { env: 'WDS_JWT_SECRET', kind: 'string' },
@@ -139,7 +146,12 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
       if ('default' in setting) raw[key] = setting.default
       continue
     }
-    raw[key] = setting.kind === 'integer' ? parseInteger(value) : value
+    raw[key] =
+      setting.kind === 'integer'
+        ? parseInteger(value)
+        : setting.kind === 'list'
+          ? value.split(',').map((item) => item.trim())
+          : value
   }
 
   const chains: Record<string, Record<string, unknown>> = {}

@@ -4,9 +4,17 @@ import type { Logger } from '../lib/logger.ts'
 import { assertServerVersion, createDb, type Db } from '../store/db.ts'
 import { openEmbeddedDatabase } from '../store/embedded-postgres.ts'
 import { migrate } from '../store/migrate.ts'
+import { createReadPools, type ReadPools } from '../store/read-pools.ts'
 
 export type Database = {
   db: Db
+  /**
+   * Connections that must hold a session (LISTEN, session advisory locks): DATABASE_DIRECT_URL when
+   * DATABASE_URL is a transaction-mode pooler, else the same server as `db`.
+   */
+  direct: Db
+  /** The data API's reads: the replicas of DATABASE_READ_URL in rotation, else the primary. */
+  reads: ReadPools
   /** Another pool on the same database, e.g. for ingestion, so that it never starves the API of connections. */
   createPool(applicationName: string, maxConnections: number): Db
   /** Where the data lives, for the start-up banner (no credentials). */
@@ -19,7 +27,8 @@ export type Database = {
  * migrations. `attach`: use the embedded database of a running wds process (admin commands).
  */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> &
+    Partial<Pick<Config, 'databaseReadUrls' | 'readMaxLagSeconds' | 'databaseDirectUrl'>>,
   logger: Logger,
   { attach, applicationName }: { attach: boolean; applicationName: string },
 ): Promise<Database> {
@@ -29,13 +38,34 @@ export async function openDatabase(
   if (url === undefined) throw new SetupError('no database URL')
   const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle database connection broke; it will be replaced')
   const db = createDb({ url, applicationName, onIdleError })
+  const direct =
+    config.databaseDirectUrl === undefined
+      ? db
+      : createDb({ url: config.databaseDirectUrl, applicationName: `${applicationName}-direct`, maxConnections: 4, onIdleError })
   try {
     const version = await assertServerVersion(db)
-    await migrate(db, logger)
+    // migrations run under a session advisory lock
+    await migrate(direct, logger)
+    const replicas = (config.databaseReadUrls ?? []).map((readUrl) =>
+      createDb({ url: readUrl, applicationName: `${applicationName}-read`, onIdleError }),
+    )
+    const reads = createReadPools({
+      primary: db,
+      replicas,
+      maxLagSeconds: config.readMaxLagSeconds ?? 30,
+      onStateChange: (state) =>
+        logger.warn(
+          { replica: state.index, lag_seconds: state.lagSeconds },
+          state.inRotation ? 'read replica back in rotation' : 'read replica out of rotation; its reads go to the primary',
+        ),
+    })
+    if (replicas.length > 0) await reads.checkReplicas()
     const where = embedded === undefined ? `DATABASE_URL (${redactPassword(url)})` : `embedded, data in ${config.dataDir}`
     const pools: Db[] = []
     return {
       db,
+      direct,
+      reads,
       createPool(name, maxConnections) {
         const pool = createDb({ url, applicationName: name, maxConnections, onIdleError })
         pools.push(pool)
@@ -43,12 +73,14 @@ export async function openDatabase(
       },
       description: `PostgreSQL ${Math.floor(version / 10000)}.${version % 100}, ${where}`,
       async close() {
-        await Promise.all([db, ...pools].map((pool) => pool.end()))
+        await reads.close()
+        await Promise.all([...new Set([db, direct, ...pools])].map((pool) => pool.end()))
         await embedded?.stop()
       },
     }
   } catch (error) {
     await db.end().catch(() => {})
+    if (direct !== db) await direct.end().catch(() => {})
     await embedded?.stop()
     throw error
   }

@@ -47,15 +47,18 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   await loadBundledPrices(assetPrices, logger)
   const fxBook = createFxBook(fxRates)
   const pricer = createPricer({ prices: assetPrices, fxBook })
+  const { reads } = database
   const app = await buildApp({
     config,
     db: database.db,
+    reads,
+    direct: database.direct,
     logger,
     stores: {
       accounts: createAccountsStore(database.db),
-      chainStates: createChainStatesStore(database.db),
-      walletTransfers: createWalletTransfersStore(database.db),
-      balances,
+      chainStates: createChainStatesStore(reads.db, database.db),
+      walletTransfers: createWalletTransfersStore(reads.db),
+      balances: createBalancesStore(reads.db),
       fxRates,
       usage: createUsageStore(database.db),
       developers: createDeveloperAccountsStore(database.db),

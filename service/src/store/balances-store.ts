@@ -1,5 +1,5 @@
 import { recordTypesOf } from '../domain/records.ts'
-import type { Db } from './db.ts'
+import type { Queryable } from './read-pools.ts'
 
 /** The record types a balance adds up: the coin's and the fungible tokens'. */
 const COIN_TYPES = recordTypesOf('coin')
@@ -9,7 +9,7 @@ const TOKEN_TYPES = recordTypesOf('token')
  * Balances as sums of the indexed rows: what came in minus what went out, the coin (native,
  * internal and fee rows) and each ERC-20 token, over a block range of one chain.
  */
-export function createBalancesStore(db: Db) {
+export function createBalancesStore(db: Queryable) {
   return {
     /**
      * Net movement per asset of `address` in blocks (`afterBlock`, `atBlock`], read in one scan of its

@@ -1,4 +1,4 @@
-import type { Db } from './db.ts'
+import type { Queryable } from './read-pools.ts'
 
 export type ChainState = {
   chain: string
@@ -12,7 +12,12 @@ export type ChainState = {
   lastError: string | null
 }
 
-export function createChainStatesStore(db: Db) {
+/**
+ * `heads`: where the sources' heads (`latestBlock`, `latestBlockTime`) are read, when `db` is a read
+ * replica: the primary's, so that a lagging replica reports its lag behind the chain, not behind
+ * its own stale copy of the head.
+ */
+export function createChainStatesStore(db: Queryable, heads: Queryable = db) {
   return {
     async listChainStates(): Promise<ChainState[]> {
       const { rows } = await db.query<ChainState>(
@@ -21,7 +26,15 @@ export function createChainStatesStore(db: Db) {
            latest_block_time AS "latestBlockTime", updated_at AS "updatedAt", last_error AS "lastError"
          FROM chain_states`,
       )
-      return rows
+      if (heads === db) return rows
+      const { rows: latest } = await heads.query<Pick<ChainState, 'chain' | 'latestBlock' | 'latestBlockTime'>>(
+        'SELECT chain, latest_block AS "latestBlock", latest_block_time AS "latestBlockTime" FROM chain_states',
+      )
+      const headOf = new Map(latest.map((row) => [row.chain, row]))
+      return rows.map((row) => {
+        const head = headOf.get(row.chain)
+        return head === undefined ? row : { ...row, latestBlock: head.latestBlock, latestBlockTime: head.latestBlockTime }
+      })
     },
   }
 }

@@ -1,5 +1,5 @@
 import type { Direction, RecordType, Token } from '../domain/records.ts'
-import type { Db } from './db.ts'
+import type { Queryable } from './read-pools.ts'
 
 /** Where a page of a wallet's history ends: the position of its last (oldest) transfer. */
 export type HistoryPosition = { blockNumber: number; txIndex: number; seq: number }
@@ -56,7 +56,7 @@ const ORDER = 'block_number DESC, tx_index DESC, seq DESC'
  * address index starting at the cursor, so any page costs the same however deep it is. A transfer
  * to oneself is read from the sending side only, so it appears once.
  */
-export function createWalletTransfersStore(db: Db) {
+export function createWalletTransfersStore(db: Queryable) {
   /** The timestamp of a stored block. */
   async function findBlockTime(chain: string, blockNumber: number): Promise<Date | undefined> {
     const { rows } = await db.query<{ timestamp: Date }>('SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2', [

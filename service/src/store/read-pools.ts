@@ -1,0 +1,142 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Db } from './db.ts'
+
+/** What a read store needs of a pool: queries only (a transaction or a LISTEN needs the primary itself). */
+export type Queryable = Pick<Db, 'query'>
+
+export type ReplicaState = {
+  /** The replica's position in DATABASE_READ_URL, from 0. */
+  index: number
+  /** In rotation: it answers and lags at most the allowed seconds. */
+  inRotation: boolean
+  /** Seconds of primary commits it has not replayed yet; null while it does not answer. */
+  lagSeconds: number | null
+}
+
+export type ReadPools = {
+  /** Reads through this go to the pool chosen for the current request (see `run`), else to the primary. */
+  readonly db: Queryable
+  /** Runs `work` with one pool chosen for all of its reads: the next replica in rotation, or the primary. */
+  run<T>(work: () => T): T
+  /** The rest of the current request reads from the primary (it must see what the primary holds). */
+  usePrimary(): void
+  /** Whether the current request reads from a replica. */
+  readsReplica(): boolean
+  replicaStates(): ReplicaState[]
+  /** Measures every replica's lag now (also done every `checkIntervalMs`). */
+  checkReplicas(): Promise<void>
+  close(): Promise<void>
+}
+
+export type ReadPoolsOptions = {
+  primary: Db
+  replicas: readonly Db[]
+  /** A replica further behind than this (or not answering) is out of rotation until it catches up. */
+  maxLagSeconds: number
+  checkIntervalMs?: number
+  onStateChange?: (state: ReplicaState) => void
+}
+
+type Choice = { pool: Db; replica: boolean }
+
+/**
+ * Routes the data API's reads to streaming replicas, round robin over those in rotation, with the
+ * primary as fallback. A request reads from one pool throughout, so that what it reads is one
+ * consistent snapshot of the replica's progress (its own chain_states and the rows they cover).
+ *
+ * Lag: 0 when the replica has replayed all the WAL the primary had written just before asking it
+ * (an idle primary lags nobody), else the age of the last transaction it replayed.
+ */
+export function createReadPools({
+  primary,
+  replicas,
+  maxLagSeconds,
+  checkIntervalMs = 2_000,
+  onStateChange = () => {},
+}: ReadPoolsOptions): ReadPools {
+  const states: ReplicaState[] = replicas.map((_, index) => ({ index, inRotation: false, lagSeconds: null }))
+  const requests = new AsyncLocalStorage<Choice>()
+  let next = 0
+
+  const choose = (): Choice => {
+    for (let tried = 0; tried < replicas.length; tried++) {
+      const index = (next + tried) % replicas.length
+      const pool = replicas[index]
+      if (pool !== undefined && states[index]?.inRotation === true) {
+        next = index + 1
+        return { pool, replica: true }
+      }
+    }
+    return { pool: primary, replica: false }
+  }
+
+  async function measureLag(replica: Db): Promise<number> {
+    const { rows: head } = await primary.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')
+    const { rows } = await replica.query<{ caught_up: boolean | null; age: number | null }>(
+      `SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up,
+              extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8 AS age`,
+      [head[0]?.lsn],
+    )
+    const row = rows[0]
+    if (row === undefined || row.caught_up === null) throw new Error('the server is not a streaming replica')
+    return row.caught_up ? 0 : Math.max(0, row.age ?? 0)
+  }
+
+  async function checkReplicas(): Promise<void> {
+    await Promise.all(
+      replicas.map(async (replica, index) => {
+        const lagSeconds = await measureLag(replica).catch(() => null)
+        const state = { index, lagSeconds, inRotation: lagSeconds !== null && lagSeconds <= maxLagSeconds }
+        const before = states[index]
+        states[index] = state
+        if (before?.inRotation !== state.inRotation) onStateChange(state)
+      }),
+    )
+  }
+
+  let checking: Promise<void> | undefined
+  const timer =
+    replicas.length === 0
+      ? undefined
+      : setInterval(() => {
+          checking ??= checkReplicas().finally(() => {
+            checking = undefined
+          })
+        }, checkIntervalMs)
+  timer?.unref()
+
+  const current = (): Db => requests.getStore()?.pool ?? primary
+
+  return {
+    db: { query: ((...args: Parameters<Db['query']>) => current().query(...args)) as Db['query'] },
+    run: (work) => requests.run(choose(), work),
+    usePrimary() {
+      const choice = requests.getStore()
+      if (choice === undefined) return
+      choice.pool = primary
+      choice.replica = false
+    },
+    readsReplica: () => requests.getStore()?.replica === true,
+    replicaStates: () => states.map((state) => ({ ...state })),
+    checkReplicas,
+    async close() {
+      clearInterval(timer)
+      await checking
+      await Promise.all(replicas.map((replica) => replica.end()))
+    },
+  }
+}
+
+/** The primary alone: what a deployment without DATABASE_READ_URL reads from. */
+export function createPrimaryReads(primary: Db): ReadPools {
+  return createReadPools({ primary, replicas: [], maxLagSeconds: 0 })
+}
+
+/** `service` with each of its methods run under `reads.run`: one pool for all the reads of a call. */
+export function routeReads<T extends object>(reads: ReadPools, service: T): T {
+  const routed: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(service)) {
+    routed[name] = typeof value === 'function' ? (...args: unknown[]) => reads.run(() => value(...args)) : value
+  }
+  return routed as T
+}
