@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# The reference topology on one machine, as a user runs it on several (README, "Running several
+# replicas"): a PostgreSQL 15 primary and a streaming replica (Debian's postgresql-15), PgBouncer in
+# transaction mode, Redis, three `wds serve` behind HAProxy, two `wds index` sharing chains by lease.
+#
+#   deploy/cluster/cluster.sh up        start everything (in the background) and wait until ready
+#   deploy/cluster/cluster.sh down      stop everything this directory started
+#   deploy/cluster/cluster.sh run       up, then wait; Ctrl-C stops everything
+#   deploy/cluster/cluster.sh status    what runs, and HAProxy's view of the replicas
+#   deploy/cluster/cluster.sh start|stop|kill <component>   one component: primary, replica,
+#       redis, pgbouncer, haproxy, serve1..3, index1..2 (kill = kill -9)
+#
+# Settings (environment): CLUSTER_DIR (default /tmp/wds-cluster), CLUSTER_PORT (default
+# 57000: primary +1, replica +2, pgbouncer +3, redis +4, HAProxy +80, stats +90, serve +81..83),
+# and the chains to index as for `wds` (WDS_RPC_<CHAIN>, WDS_START_BLOCK_<CHAIN>). Loopback only.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+DIR="${CLUSTER_DIR:-/tmp/wds-cluster}"
+BASE="${CLUSTER_PORT:-57000}"
+HOST=127.0.0.1
+PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+PRIMARY_PORT=$((BASE + 1))
+REPLICA_PORT=$((BASE + 2))
+PGBOUNCER_PORT=$((BASE + 3))
+REDIS_PORT=$((BASE + 4))
+HAPROXY_PORT=$((BASE + 80))
+STATS_PORT=$((BASE + 90))
+DB_PASSWORD=wds
+REPLICATION_PASSWORD=replication
+
+serve_port() { echo $((BASE + 80 + $1)); }
+
+# PostgreSQL refuses to run as root: its commands run as the `postgres` user when we are root.
+as_postgres() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+log() { echo "cluster: $*" >&2; }
+
+ensure_packages() {
+  "$ROOT/scripts/ensure-debian-packages.sh" "$PG_BIN/postgres:postgresql-15" redis-server:redis-server \
+    haproxy:haproxy pgbouncer:pgbouncer
+}
+
+wait_for() { # description, seconds, command...
+  local what=$1 seconds=$2
+  shift 2
+  for _ in $(seq 1 $((seconds * 10))); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.1
+  done
+  log "timed out waiting for $what"
+  return 1
+}
+
+pid_of() { cat "$DIR/run/$1.pid" 2>/dev/null || true; }
+running() { local pid; pid="$(pid_of "$1")"; [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
+
+# --- PostgreSQL -----------------------------------------------------------------------------
+
+init_primary() {
+  [ -f "$DIR/primary/PG_VERSION" ] && return 0
+  log "initialising the primary in $DIR/primary"
+  install -d -o postgres -g postgres -m 700 "$DIR/primary"
+  echo "$DB_PASSWORD" >"$DIR/run/pwfile" && chown postgres "$DIR/run/pwfile"
+  as_postgres "$PG_BIN/initdb" -D "$DIR/primary" -U postgres --pwfile="$DIR/run/pwfile" -A scram-sha-256 >/dev/null
+  cp "$HERE/postgresql-primary.conf" "$DIR/primary/wds.conf"
+  cat >>"$DIR/primary/postgresql.conf" <<EOF
+include 'wds.conf'
+listen_addresses = '$HOST'
+port = $PRIMARY_PORT
+unix_socket_directories = '$DIR/run'
+EOF
+  cat >"$DIR/primary/pg_hba.conf" <<EOF
+local   all          postgres                  scram-sha-256
+host    all          all          $HOST/32     scram-sha-256
+host    replication  replicator   $HOST/32     scram-sha-256
+EOF
+  start_primary
+  PGPASSWORD=$DB_PASSWORD "$PG_BIN/psql" -q -h $HOST -p $PRIMARY_PORT -U postgres -d postgres -v ON_ERROR_STOP=1 <<EOF
+CREATE ROLE wds LOGIN PASSWORD '$DB_PASSWORD';
+CREATE DATABASE wds OWNER wds;
+CREATE ROLE replicator REPLICATION LOGIN PASSWORD '$REPLICATION_PASSWORD';
+EOF
+}
+
+start_primary() {
+  as_postgres "$PG_BIN/pg_ctl" -D "$DIR/primary" -l "$DIR/logs/primary.log" -w -t 60 start >/dev/null
+}
+
+init_replica() {
+  [ -f "$DIR/replica/PG_VERSION" ] && return 0
+  log "cloning the replica from the primary (pg_basebackup)"
+  install -d -o postgres -g postgres -m 700 "$DIR/replica"
+  # -R writes standby.signal and primary_conninfo; -C -S: a replication slot keeps the WAL it needs
+  as_postgres env PGPASSWORD=$REPLICATION_PASSWORD "$PG_BIN/pg_basebackup" -h $HOST -p $PRIMARY_PORT -U replicator \
+    -D "$DIR/replica" -R -X stream -c fast -C -S wds_replica
+  sed -i "s/^port = .*/port = $REPLICA_PORT/" "$DIR/replica/postgresql.conf"
+}
+
+start_replica() {
+  as_postgres "$PG_BIN/pg_ctl" -D "$DIR/replica" -l "$DIR/logs/replica.log" -w -t 60 start >/dev/null
+}
+
+stop_pg() { # primary|replica, mode
+  [ -f "$DIR/$1/postmaster.pid" ] || return 0
+  as_postgres "$PG_BIN/pg_ctl" -D "$DIR/$1" -m "${2:-fast}" -w -t 60 stop >/dev/null || true
+}
+
+# --- the rest ---------------------------------------------------------------------------------
+
+spawn() { # name, command... (in the background, logs in logs/<name>.log, pid in run/<name>.pid)
+  local name=$1
+  shift
+  if running "$name"; then return 0; fi
+  setsid "$@" >>"$DIR/logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$DIR/run/$name.pid"
+}
+
+start_redis() {
+  spawn redis redis-server --port "$REDIS_PORT" --bind $HOST --save '' --appendonly no
+  wait_for redis 10 redis-cli -p "$REDIS_PORT" ping
+}
+
+start_pgbouncer() {
+  local secret
+  secret="$(PGPASSWORD=$DB_PASSWORD "$PG_BIN/psql" -At -h $HOST -p $PRIMARY_PORT -U postgres -d postgres \
+    -c "SELECT rolpassword FROM pg_authid WHERE rolname = 'wds'")"
+  echo "\"wds\" \"$secret\"" >"$DIR/run/pgbouncer-users.txt"
+  sed -e "s|@PRIMARY_HOST@|$HOST|; s|@PRIMARY_PORT@|$PRIMARY_PORT|; s|@LISTEN_HOST@|$HOST|; s|@LISTEN_PORT@|$PGBOUNCER_PORT|" \
+    -e "s|@AUTH_FILE@|$DIR/run/pgbouncer-users.txt|; s|@LOG_FILE@|$DIR/logs/pgbouncer.log|; s|@PID_FILE@|$DIR/run/pgbouncer-self.pid|" \
+    "$HERE/pgbouncer.ini.template" >"$DIR/run/pgbouncer.ini"
+  if [ "$(id -u)" = 0 ]; then chown postgres "$DIR/run/pgbouncer.ini" "$DIR/run/pgbouncer-users.txt"; fi
+  touch "$DIR/logs/pgbouncer.log" && chown postgres "$DIR/logs/pgbouncer.log" 2>/dev/null || true
+  # PgBouncer, like PostgreSQL, will not run as root
+  if [ "$(id -u)" = 0 ]; then
+    spawn pgbouncer runuser -u postgres -- pgbouncer "$DIR/run/pgbouncer.ini"
+  else
+    spawn pgbouncer pgbouncer "$DIR/run/pgbouncer.ini"
+  fi
+  wait_for pgbouncer 10 "$PG_BIN/pg_isready" -h $HOST -p "$PGBOUNCER_PORT"
+}
+
+url() { echo "postgres://wds:$DB_PASSWORD@$HOST:$1/wds"; }
+
+wds_env() {
+  # one JWT secret for all replicas: a portal session made on one is valid on the others
+  [ -f "$DIR/run/jwt-secret" ] || head -c 48 /dev/urandom | base64 | tr -d '\n/+=' >"$DIR/run/jwt-secret"
+  echo "WDS_JWT_SECRET=$(cat "$DIR/run/jwt-secret")" "REDIS_URL=redis://$HOST:$REDIS_PORT" "WDS_MARKET_SYNC_AT=off" \
+    "LOG_LEVEL=${LOG_LEVEL:-info}" "HOST=$HOST"
+}
+
+start_serve() { # n
+  local n=$1
+  # reads on the replica; queries through PgBouncer; LISTEN and migrations straight to the primary
+  # shellcheck disable=SC2046
+  spawn "serve$n" env $(wds_env) PORT="$(serve_port "$n")" WDS_DATA_DIR="$DIR/serve$n" \
+    DATABASE_URL="$(url $PGBOUNCER_PORT)" DATABASE_DIRECT_URL="$(url $PRIMARY_PORT)" \
+    DATABASE_READ_URL="$(url $REPLICA_PORT)" node "$ROOT/service/bin/wds.js" serve
+  wait_for "serve$n" 60 curl -fsS "http://$HOST:$(serve_port "$n")/ready"
+}
+
+start_index() { # n
+  local n=$1
+  if ! env | grep -qE '^WDS_(RPC|EXPLORER)_'; then
+    log "index$n not started: no chain has a source (set WDS_RPC_<CHAIN>)"
+    return 0
+  fi
+  # indexers hold their chain's lease (a session advisory lock): a direct connection, never PgBouncer
+  # shellcheck disable=SC2046
+  spawn "index$n" env $(wds_env) WDS_DATA_DIR="$DIR/index$n" DATABASE_URL="$(url $PRIMARY_PORT)" \
+    node "$ROOT/service/bin/wds.js" index
+}
+
+start_haproxy() {
+  spawn haproxy env WDS_HAPROXY_BIND="$HOST:$HAPROXY_PORT" WDS_HAPROXY_STATS_BIND="$HOST:$STATS_PORT" \
+    WDS_SERVE_1="$HOST:$(serve_port 1)" WDS_SERVE_2="$HOST:$(serve_port 2)" WDS_SERVE_3="$HOST:$(serve_port 3)" \
+    haproxy -W -db -f "$HERE/haproxy.cfg"
+  wait_for haproxy 10 curl -fsS "http://$HOST:$HAPROXY_PORT/ready"
+}
+
+stop_process() { # name, signal
+  local pid
+  pid="$(pid_of "$1")"
+  [ -n "$pid" ] || return 0
+  # setsid made it a process group leader: the signal reaches its children (npm, tsx) too
+  kill "-${2:-TERM}" -- "-$pid" 2>/dev/null || true
+  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  rm -f "$DIR/run/$1.pid"
+}
+
+start_component() {
+  case "$1" in
+    primary) start_primary ;;
+    replica) start_replica ;;
+    redis) start_redis ;;
+    pgbouncer) start_pgbouncer ;;
+    haproxy) start_haproxy ;;
+    serve[1-3]) start_serve "${1#serve}" ;;
+    index[1-2]) start_index "${1#index}" ;;
+    *) log "unknown component $1" && return 2 ;;
+  esac
+}
+
+stop_component() { # name, signal
+  case "$1" in
+    primary | replica) stop_pg "$1" "$([ "${2:-TERM}" = KILL ] && echo immediate || echo fast)" ;;
+    *) stop_process "$1" "${2:-TERM}" ;;
+  esac
+}
+
+up() {
+  ensure_packages
+  mkdir -p "$DIR/run" "$DIR/logs"
+  chmod 755 "$DIR" "$DIR/run" "$DIR/logs"
+  if [ "$(id -u)" = 0 ]; then chown postgres "$DIR/logs"; fi
+  if [ "$(id -u)" = 0 ]; then chown postgres "$DIR/run"; fi
+  init_primary
+  [ -f "$DIR/primary/postmaster.pid" ] || start_primary
+  init_replica
+  [ -f "$DIR/replica/postmaster.pid" ] || start_replica
+  start_redis
+  start_pgbouncer
+  # the first serve applies the migrations (under their lock) before the others start
+  start_serve 1
+  start_serve 2 &
+  local second=$!
+  start_serve 3 &
+  local third=$!
+  wait "$second" "$third"
+  start_index 1
+  start_index 2
+  start_haproxy
+  log "up: http://$HOST:$HAPROXY_PORT (HAProxy), stats http://$HOST:$STATS_PORT/stats, logs in $DIR/logs"
+}
+
+down() {
+  for name in haproxy index1 index2 serve1 serve2 serve3 pgbouncer redis; do stop_process "$name"; done
+  stop_pg replica
+  stop_pg primary
+  log "down (data kept in $DIR; remove it for a fresh start)"
+}
+
+status() {
+  for name in primary replica; do
+    if [ -f "$DIR/$name/postmaster.pid" ]; then echo "$name: running"; else echo "$name: stopped"; fi
+  done
+  for name in redis pgbouncer haproxy serve1 serve2 serve3 index1 index2; do
+    if running "$name"; then echo "$name: running (pid $(pid_of "$name"))"; else echo "$name: stopped"; fi
+  done
+  curl -fsS "http://$HOST:$STATS_PORT/stats;csv" 2>/dev/null | awk -F, '$1 == "wds_serve" { print "haproxy " $2 ": " $18 }' || true
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  run)
+    trap down EXIT INT TERM
+    up
+    log "running; Ctrl-C stops everything"
+    while sleep 3600; do :; done
+    ;;
+  status) status ;;
+  start) start_component "$2" ;;
+  stop) stop_component "$2" TERM ;;
+  kill) stop_component "$2" KILL ;;
+  *)
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+    ;;
+esac
