@@ -16,8 +16,12 @@ export type ReplicaState = {
 export type ReadPools = {
   /** Reads through this go to the pool chosen for the current request (see `run`), else to the primary. */
   readonly db: Queryable
-  /** Runs `work` with one pool chosen for all of its reads: the next replica in rotation, or the primary. */
-  run<T>(work: () => T): T
+  /**
+   * Runs `work` with one pool chosen for all of its reads: the next replica in rotation, or the
+   * primary. When the replica's connection fails, it leaves the rotation and `work` runs again on
+   * the primary (reads only: running them twice is harmless).
+   */
+  run<T>(work: () => Promise<T>): Promise<T>
   /** The rest of the current request reads from the primary (it must see what the primary holds). */
   usePrimary(): void
   /** Whether the current request reads from a replica. */
@@ -37,7 +41,15 @@ export type ReadPoolsOptions = {
   onStateChange?: (state: ReplicaState) => void
 }
 
-type Choice = { pool: Db; replica: boolean }
+type Choice = { pool: Db; replica: boolean; index: number }
+
+/** A failure of the connection or the server (the replica is down or restarting), not of the query. */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (typeof code !== 'string') return error instanceof Error && /Connection terminated|connection timeout/i.test(error.message)
+  // 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now
+  return /^(08|57P0[123])/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code)
+}
 
 /**
  * Routes the data API's reads to streaming replicas, round robin over those in rotation, with the
@@ -64,10 +76,10 @@ export function createReadPools({
       const pool = replicas[index]
       if (pool !== undefined && states[index]?.inRotation === true) {
         next = index + 1
-        return { pool, replica: true }
+        return { pool, replica: true, index }
       }
     }
-    return { pool: primary, replica: false }
+    return { pool: primary, replica: false, index: -1 }
   }
 
   async function measureLag(replica: Db): Promise<number> {
@@ -109,7 +121,18 @@ export function createReadPools({
 
   return {
     db: { query: ((...args: Parameters<Db['query']>) => current().query(...args)) as Db['query'] },
-    run: (work) => requests.run(choose(), work),
+    async run(work) {
+      const choice = choose()
+      try {
+        return await requests.run(choice, work)
+      } catch (error) {
+        if (!choice.replica || !isConnectionFailure(error)) throw error
+        const state = { index: choice.index, inRotation: false, lagSeconds: null }
+        if (states[choice.index]?.inRotation === true) onStateChange(state)
+        states[choice.index] = state
+        return requests.run({ pool: primary, replica: false, index: -1 }, work)
+      }
+    },
     usePrimary() {
       const choice = requests.getStore()
       if (choice === undefined) return
@@ -136,7 +159,7 @@ export function createPrimaryReads(primary: Db): ReadPools {
 export function routeReads<T extends object>(reads: ReadPools, service: T): T {
   const routed: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(service)) {
-    routed[name] = typeof value === 'function' ? (...args: unknown[]) => reads.run(() => value(...args)) : value
+    routed[name] = typeof value === 'function' ? (...args: unknown[]) => reads.run(async () => value(...args)) : value
   }
   return routed as T
 }

@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { cliEnv, runCli } from '../helpers/cli.ts'
+
+const SCRIPT = join(import.meta.dirname, '../../../deploy/cluster/cluster.sh')
+
+export type Cluster = {
+  /** HAProxy's front. */
+  url: string
+  primaryUrl: string
+  logsKept: boolean
+  run(...args: string[]): Promise<string>
+  createKey(email: string, tier: string): Promise<string>
+  /** HAProxy's status of one server (UP, DOWN, "UP 1/2"…). */
+  serverState(name: string): Promise<string>
+  /** The `wds index` process that leads the chain (the other one logged that it stands by). */
+  indexLeader(): Promise<string | undefined>
+  /** Whether a component's log has this line since the cluster started. */
+  logSince(name: string, text: string): Promise<boolean>
+  metric(serve: string, name: string): Promise<number>
+  readyCount(): Promise<number>
+  pids(): Promise<Record<string, string>>
+  stop(): Promise<void>
+}
+
+/** deploy/cluster/cluster.sh's topology in `dir`, on ports from `CLUSTER_PORT` (default 58000). */
+export async function startCluster({ dir, env }: { dir: string; env: Record<string, string> }): Promise<Cluster> {
+  const base = Number(process.env.CLUSTER_PORT ?? 58000)
+  const scriptEnv = cliEnv({ ...env, CLUSTER_DIR: dir, CLUSTER_PORT: String(base), LOG_LEVEL: 'info' })
+  const run = (...args: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const child = spawn(SCRIPT, args, { env: scriptEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      let output = ''
+      child.stdout.on('data', (chunk) => (output += chunk))
+      child.stderr.on('data', (chunk) => (output += chunk))
+      child.on('error', reject)
+      child.on('close', (code) =>
+        code === 0 ? resolve(output) : reject(new Error(`cluster.sh ${args.join(' ')}: ${code}\n${output}`)),
+      )
+    })
+  const primaryUrl = `postgres://wds:wds@127.0.0.1:${base + 1}/wds`
+  const serveUrl = (name: string) => `http://127.0.0.1:${base + 80 + Number(name.replace('serve', ''))}`
+  const log = (name: string) => {
+    try {
+      return readFileSync(join(dir, 'logs', `${name}.log`), 'utf8')
+    } catch {
+      return ''
+    }
+  }
+  try {
+    await run('up')
+  } catch (error) {
+    await run('down').catch(() => {})
+    throw error
+  }
+  return {
+    url: `http://127.0.0.1:${base + 80}`,
+    primaryUrl,
+    logsKept: process.env.CLUSTER_KEEP === '1',
+    run,
+    async createKey(email, tier) {
+      const created = await runCli(
+        ['keys', 'create', '--email', email, '--tier', tier, '--json'],
+        cliEnv({ DATABASE_URL: primaryUrl }),
+      )
+      if (created.code !== 0) throw new Error(created.stderr)
+      return JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '').key
+    },
+    async serverState(name) {
+      const csv = await (await fetch(`http://127.0.0.1:${base + 90}/stats;csv`)).text()
+      const row = csv.split('\n').find((line) => line.startsWith(`wds_serve,${name},`))
+      return row?.split(',')[17] ?? ''
+    },
+    async indexLeader() {
+      const standing = ['index1', 'index2'].filter((name) => log(name).includes('standing by'))
+      if (standing.length === 0) return undefined
+      const leader = ['index1', 'index2'].find((name) => !standing.includes(name))
+      return leader
+    },
+    async logSince(name, text) {
+      return log(name).includes(text)
+    },
+    async metric(serve, name) {
+      const text = await (await fetch(`${serveUrl(serve)}/metrics`)).text()
+      return text
+        .split('\n')
+        .filter((line) => line.startsWith(name))
+        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)
+    },
+    async readyCount() {
+      const answers = await Promise.all(
+        ['serve1', 'serve2', 'serve3'].map((name) =>
+          fetch(`${serveUrl(name)}/ready`).then(
+            (r) => r.status === 200,
+            () => false,
+          ),
+        ),
+      )
+      return answers.filter(Boolean).length
+    },
+    async pids() {
+      const pids: Record<string, string> = {}
+      for (const name of ['serve1', 'serve2', 'serve3', 'index1', 'index2']) {
+        try {
+          pids[name] = readFileSync(join(dir, 'run', `${name}.pid`), 'utf8').trim()
+        } catch {}
+      }
+      return pids
+    },
+    async stop() {
+      await run('down')
+    },
+  }
+}

@@ -1,0 +1,205 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createDb, type Db } from '../../src/store/db.ts'
+import { type Anvil, startAnvil } from '../helpers/anvil.ts'
+import { type LoadReport, runLoad } from '../helpers/load.ts'
+import { type Cluster, startCluster } from './cluster.ts'
+
+/**
+ * The reference topology of deploy/cluster (PostgreSQL primary + streaming replica, PgBouncer,
+ * Redis, HAProxy, three `wds serve`, two `wds index` on one anvil chain) through its faults, each
+ * under a bounded load through HAProxy. Every scenario prints its figures (`npm run test:cluster`).
+ */
+
+const LOAD = { concurrency: 6, durationMs: 6_000 }
+const ACCOUNTS = 8
+const WALLETS = 10
+
+let anvil: Anvil
+let cluster: Cluster
+let primary: Db
+const keys: string[] = []
+let wallets: string[] = []
+let dir: string
+const figures: Record<string, unknown> = {}
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    const value = await probe().catch(() => undefined)
+    if (value !== undefined && value !== false) return value
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/** The wallet page workload: a first page of a wallet's transfers, wallets and keys in turn. */
+function walletLoad(extra: { signal?: AbortSignal } = {}): Promise<LoadReport> {
+  return runLoad({
+    ...LOAD,
+    ...extra,
+    url: (n) => `${cluster.url}/v1/wallets/${wallets[n % wallets.length]}/transfers?chain=ethereum&limit=25`,
+    headers: (n) => ({ 'X-API-Key': keys[n % keys.length] as string }),
+  })
+}
+
+/** Sends value transfers between anvil's accounts (one block each) until `signal` aborts. */
+async function sendTransfers(signal: AbortSignal): Promise<number> {
+  let sent = 0
+  while (!signal.aborted) {
+    const from = wallets[sent % wallets.length]
+    const to = wallets[(sent + 1) % wallets.length]
+    await anvil.rpc('eth_sendTransaction', [{ from, to, value: `0x${(1000 + sent).toString(16)}` }])
+    sent++
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return sent
+}
+
+async function indexedBlock(db: Db): Promise<number> {
+  const { rows } = await db.query<{ indexed_block: number | null }>(
+    "SELECT indexed_block FROM chain_states WHERE chain = 'ethereum'",
+  )
+  return rows[0]?.indexed_block ?? -1
+}
+
+/** The indexed value transfers agree with the node's blocks, one row per transaction (none lost or doubled). */
+async function expectIndexMatchesNode(): Promise<{ blocks: number; rows: number }> {
+  const head = Number.parseInt(await anvil.rpc<string>('eth_blockNumber'), 16)
+  await until('the indexer to reach the head', 60_000, async () => (await indexedBlock(primary)) >= head)
+  const expected: string[] = []
+  for (let n = 1; n <= head; n++) {
+    const block = await anvil.rpc<{ transactions: { hash: string; value: string }[] }>('eth_getBlockByNumber', [
+      `0x${n.toString(16)}`,
+      true,
+    ])
+    for (const tx of block.transactions) if (BigInt(tx.value) > 0n) expected.push(tx.hash)
+  }
+  const { rows } = await primary.query<{ tx_hash: string }>(
+    "SELECT tx_hash FROM transfers WHERE chain = 'ethereum' AND type = 'native' AND block_number <= $1 ORDER BY block_number, tx_index",
+    [head],
+  )
+  expect(rows.map((row) => row.tx_hash)).toEqual(expected)
+  return { blocks: head, rows: rows.length }
+}
+
+beforeAll(async () => {
+  anvil = await startAnvil({ chainId: 1 })
+  wallets = (await anvil.rpc<string[]>('eth_accounts')).slice(0, WALLETS).map((a) => a.toLowerCase())
+  for (let i = 0; i < 20; i++) {
+    await anvil.rpc('eth_sendTransaction', [{ from: wallets[i % WALLETS], to: wallets[(i + 3) % WALLETS], value: '0x1' }])
+  }
+  dir = mkdtempSync(join(tmpdir(), 'wds-cluster-'))
+  cluster = await startCluster({ dir, env: { WDS_RPC_ETHEREUM: anvil.url, WDS_START_BLOCK_ETHEREUM: '0' } })
+  primary = createDb({ url: cluster.primaryUrl, applicationName: 'wds-cluster-test' })
+  for (let i = 0; i < ACCOUNTS; i++) keys.push(await cluster.createKey(`load${i}@example.com`, 'pro'))
+  // the chain is served once indexed, on the replica too
+  await until('ethereum to be served through HAProxy', 120_000, async () => {
+    const answer = await fetch(`${cluster.url}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=1`, {
+      headers: { 'X-API-Key': keys[0] as string },
+    })
+    return answer.status === 200
+  })
+}, 600_000)
+
+afterAll(async () => {
+  console.log(`cluster fault figures:\n${JSON.stringify(figures, null, 2)}`)
+  await primary?.end()
+  await cluster?.stop()
+  await anvil?.close()
+  if (dir !== undefined && cluster?.logsKept !== true) rmSync(dir, { recursive: true, force: true })
+}, 120_000)
+
+describe('the cluster under faults', () => {
+  test('a steady load through HAProxy is all answered', async () => {
+    const report = await walletLoad()
+    figures.baseline = report
+    expect(report.failedTotal).toBe(0)
+  })
+
+  test('kill -9 of one serve: only its in-flight requests fail, HAProxy routes around it, it comes back', async () => {
+    const load = walletLoad()
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    await cluster.run('kill', 'serve2')
+    const killedAt = performance.now()
+    await until('HAProxy to mark serve2 down', 10_000, async () => (await cluster.serverState('serve2')).startsWith('DOWN'))
+    const report = await load
+    await cluster.run('start', 'serve2')
+    await until('HAProxy to mark serve2 up', 60_000, async () => (await cluster.serverState('serve2')).startsWith('UP'))
+    figures.killServe = { ...report, secondsUntilBackInRotation: Math.round((performance.now() - killedAt) / 100) / 10 }
+    // at most the requests in flight on it when it died (HAProxy retries the connections that failed)
+    expect(report.failedTotal).toBeLessThanOrEqual(LOAD.concurrency)
+  })
+
+  test('kill -9 of the index leader: the standby takes over, no row lost or doubled', async () => {
+    const leader = await until('one indexer to be the leader', 30_000, async () => cluster.indexLeader())
+    const writing = new AbortController()
+    const transfers = sendTransfers(writing.signal)
+    await until('the leader to index new blocks', 30_000, async () => {
+      const head = Number.parseInt(await anvil.rpc<string>('eth_blockNumber'), 16)
+      return (await indexedBlock(primary)) >= head - 1 && head > 25
+    })
+    await cluster.run('kill', leader)
+    const killedAt = performance.now()
+    const before = await indexedBlock(primary)
+    await until('the standby to index', 60_000, async () => (await indexedBlock(primary)) > before + 2)
+    const takeoverSeconds = Math.round((performance.now() - killedAt) / 100) / 10
+    writing.abort()
+    const sent = await transfers
+    const checked = await expectIndexMatchesNode()
+    figures.killIndexLeader = { leader, takeoverSeconds, transfersSentMeanwhile: sent, ...checked }
+    await cluster.run('start', leader)
+    expect(takeoverSeconds).toBeLessThan(15)
+  })
+
+  test('stop the replica: reads fall back to the primary; start it: back in rotation', async () => {
+    const load = walletLoad()
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    await cluster.run('stop', 'replica')
+    const report = await load
+    const stoppedLoad = await walletLoad()
+    await cluster.run('start', 'replica')
+    const restartedAt = performance.now()
+    await until('the replica back in rotation', 30_000, async () => cluster.logSince('serve1', 'read replica back in rotation'))
+    figures.stopReplica = {
+      duringStop: report,
+      whileStopped: stoppedLoad,
+      secondsUntilBackInRotation: Math.round((performance.now() - restartedAt) / 100) / 10,
+    }
+    expect(report.failedTotal + stoppedLoad.failedTotal).toBe(0)
+  })
+
+  test('stop Redis: limits degrade to per-process counters, nothing fails; start it: shared again', async () => {
+    await cluster.run('stop', 'redis')
+    const report = await walletLoad()
+    await cluster.run('start', 'redis')
+    const after = await walletLoad({})
+    const degraded = await cluster.metric('serve1', 'wds_rate_limit_degraded_total')
+    figures.stopRedis = { whileStopped: report, afterRestart: after, degradedDecisionsOnServe1: degraded }
+    expect({ failed: report.failedTotal + after.failedTotal, degraded: degraded > 0 }).toEqual({ failed: 0, degraded: true })
+  })
+
+  test('restart the primary: the API and the indexers recover without a restart of their own', async () => {
+    const pids = await cluster.pids()
+    const load = walletLoad({})
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    const stoppedAt = performance.now()
+    await cluster.run('stop', 'primary')
+    await cluster.run('start', 'primary')
+    const report = await load
+    await until('every serve ready again', 60_000, async () => (await cluster.readyCount()) === 3)
+    const recoveredSeconds = Math.round((performance.now() - stoppedAt) / 100) / 10
+    const writing = new AbortController()
+    const transfers = sendTransfers(writing.signal)
+    const before = await indexedBlock(primary)
+    await until('the indexer to go on', 60_000, async () => (await indexedBlock(primary)) > before + 2)
+    writing.abort()
+    await transfers
+    const checked = await expectIndexMatchesNode()
+    const after = await walletLoad()
+    figures.restartPrimary = { duringRestart: report, secondsUntilAllReady: recoveredSeconds, afterRestart: after, ...checked }
+    expect({ pids: await cluster.pids(), failedAfter: after.failedTotal }).toEqual({ pids, failedAfter: 0 })
+  })
+})
