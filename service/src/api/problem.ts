@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ERROR_TITLES, type ErrorCode, WdsError } from '../lib/errors.ts'
+import { isConnectionFailure } from '../store/read-pools.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -48,6 +49,12 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
   if (status !== undefined && status >= 400 && status < 500) {
     const code: ErrorCode = status === 404 ? 'not_found' : 'invalid_parameter'
     return sendProblem(reply, new WdsError(code, fastifyError.message, { cause: error, status }))
+  }
+  // the primary restarting or unreachable: a 503 to retry, like /ready's, not a 500 (a bug)
+  if (isConnectionFailure(error)) {
+    const unavailable = new WdsError('not_ready', 'the database does not answer; retry shortly', { cause: error, status: 503 })
+    request.log.error({ err: unavailable }, 'request failed')
+    return sendProblem(reply, unavailable)
   }
   return sendGenericProblem(error, request, reply)
 }

@@ -43,8 +43,8 @@ export type ReadPoolsOptions = {
 
 type Choice = { pool: Db; replica: boolean; index: number }
 
-/** A failure of the connection or the server (the replica is down or restarting), not of the query. */
-function isConnectionFailure(error: unknown): boolean {
+/** A failure of the connection or the server (it is down, restarting or unreachable), not of the query. */
+export function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code
   if (typeof code !== 'string') return error instanceof Error && /Connection terminated|connection timeout/i.test(error.message)
   // 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now

@@ -16,8 +16,8 @@ export type Cluster = {
   serverState(name: string): Promise<string>
   /** The `wds index` process that leads the chain (the other one logged that it stands by). */
   indexLeader(): Promise<string | undefined>
-  /** Whether a component's log has this line since the cluster started. */
-  logSince(name: string, text: string): Promise<boolean>
+  /** How many lines of a component's log contain this text. */
+  countInLog(name: string, text: string): number
   metric(serve: string, name: string): Promise<number>
   readyCount(): Promise<number>
   pids(): Promise<Record<string, string>>
@@ -78,8 +78,10 @@ export async function startCluster({ dir, env }: { dir: string; env: Record<stri
       const leader = ['index1', 'index2'].find((name) => !standing.includes(name))
       return leader
     },
-    async logSince(name, text) {
-      return log(name).includes(text)
+    countInLog(name, text) {
+      return log(name)
+        .split('\n')
+        .filter((line) => line.includes(text)).length
     },
     async metric(serve, name) {
       const text = await (await fetch(`${serveUrl(serve)}/metrics`)).text()
