@@ -9,6 +9,8 @@ export type Cluster = {
   /** HAProxy's front. */
   url: string
   primaryUrl: string
+  /** The replica as the superuser (to pause its replay). */
+  replicaAdminUrl: string
   logsKept: boolean
   run(...args: string[]): Promise<string>
   createKey(email: string, tier: string): Promise<string>
@@ -57,6 +59,7 @@ export async function startCluster({ dir, env }: { dir: string; env: Record<stri
   return {
     url: `http://127.0.0.1:${base + 80}`,
     primaryUrl,
+    replicaAdminUrl: `postgres://postgres:wds@127.0.0.1:${base + 2}/wds`,
     logsKept: process.env.CLUSTER_KEEP === '1',
     run,
     async createKey(email, tier) {

@@ -154,6 +154,63 @@ describe('the cluster under faults', () => {
     expect(takeoverSeconds).toBeLessThan(15)
   })
 
+  test('a lagging replica: status shows its lag, a cursor walk is bound to what it holds and skips nothing', async () => {
+    const replica = createDb({ url: cluster.replicaAdminUrl, applicationName: 'wds-cluster-test' })
+    try {
+      await replica.query('SELECT pg_wal_replay_pause()')
+      const held = await indexedBlock(replica)
+      const writing = new AbortController()
+      const transfers = sendTransfers(writing.signal)
+      await until('the primary to index past the replica', 60_000, async () => (await indexedBlock(primary)) > held + 3)
+      writing.abort()
+      await transfers
+      const headers = { 'X-API-Key': keys[1] as string }
+      const status = (await (await fetch(`${cluster.url}/v1/status/chains`, { headers })).json()) as {
+        chains: { chain: string; indexedBlock: number; latestBlock: number; lagBlocks: number }[]
+      }
+      const ethereum = status.chains.find((chain) => chain.chain === 'ethereum')
+      const primaryBlock = await indexedBlock(primary)
+      // a page of the walk on the replica, the rest once it has caught up
+      const seen: { id: string; blockNumber: number }[] = []
+      let next: string | null = `${cluster.url}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=5`
+      const first = (await (await fetch(next, { headers })).json()) as {
+        data: { id: string; blockNumber: number }[]
+        cursor: string | null
+      }
+      seen.push(...first.data)
+      await replica.query('SELECT pg_wal_replay_resume()')
+      await until('the replica to catch up', 30_000, async () => (await indexedBlock(replica)) >= primaryBlock)
+      next = first.cursor
+      while (next !== null) {
+        const page = (await (
+          await fetch(`${cluster.url}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=5&cursor=${next}`, { headers })
+        ).json()) as { data: { id: string; blockNumber: number }[]; cursor: string | null }
+        seen.push(...page.data)
+        next = page.cursor
+      }
+      const { rows } = await primary.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM transfers WHERE chain = 'ethereum' AND block_number <= $2
+            AND (from_address = $1 OR to_address = $1)`,
+        [wallets[0], held],
+      )
+      figures.laggingReplica = { replicaBlock: held, primaryBlock, status: ethereum, recordsWalked: seen.length }
+      expect({
+        status: { indexedBlock: ethereum?.indexedBlock, behind: (ethereum?.lagBlocks ?? 0) >= primaryBlock - held },
+        newestOnFirstPage: Math.max(...first.data.map((t) => t.blockNumber)) <= held,
+        distinct: new Set(seen.map((t) => t.id)).size,
+        walked: seen.length,
+      }).toEqual({
+        status: { indexedBlock: held, behind: true },
+        newestOnFirstPage: true,
+        distinct: rows[0]?.n,
+        walked: rows[0]?.n,
+      })
+    } finally {
+      await replica.query('SELECT pg_wal_replay_resume()').catch(() => {})
+      await replica.end()
+    }
+  })
+
   test('stop the replica: reads fall back to the primary; start it: back in rotation', async () => {
     const backBefore = cluster.countInLog('serve1', 'read replica back in rotation')
     const load = walletLoad()
