@@ -34,6 +34,15 @@ async function until(what: string, timeoutMs: number, probe: () => Promise<boole
 const anvil = await startAnvil({ chainId: 1 })
 const dir = mkdtempSync(join(tmpdir(), 'wds-bench-cluster-'))
 let cluster: Awaited<ReturnType<typeof startCluster>> | undefined
+// Ctrl-C or a timeout: stop what was started before leaving
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await cluster?.stop().catch(() => {})
+    await anvil.close()
+    rmSync(dir, { recursive: true, force: true })
+    process.exit(130)
+  })
+}
 try {
   const wallets = (await anvil.rpc<string[]>('eth_accounts')).slice(0, WALLETS).map((a) => a.toLowerCase())
   for (let i = 0; i < TRANSFERS; i++) {
@@ -47,8 +56,8 @@ try {
     const answer = await fetch(`${started.url}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=25`, {
       headers: { 'X-API-Key': keys[0] as string },
     })
-    const body = (await answer.json()) as { data?: unknown[] }
-    return answer.status === 200 && (body.data?.length ?? 0) === 25
+    const body = (await answer.json()) as { transfers?: unknown[] }
+    return answer.status === 200 && (body.transfers?.length ?? 0) === 25
   })
 
   const load = () =>

@@ -174,18 +174,18 @@ describe('the cluster under faults', () => {
       const seen: { id: string; blockNumber: number }[] = []
       let next: string | null = `${cluster.url}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=5`
       const first = (await (await fetch(next, { headers })).json()) as {
-        data: { id: string; blockNumber: number }[]
+        transfers: { id: string; blockNumber: number }[]
         cursor: string | null
       }
-      seen.push(...first.data)
+      seen.push(...first.transfers)
       await replica.query('SELECT pg_wal_replay_resume()')
       await until('the replica to catch up', 30_000, async () => (await indexedBlock(replica)) >= primaryBlock)
       next = first.cursor
       while (next !== null) {
         const page = (await (
           await fetch(`${cluster.url}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=5&cursor=${next}`, { headers })
-        ).json()) as { data: { id: string; blockNumber: number }[]; cursor: string | null }
-        seen.push(...page.data)
+        ).json()) as { transfers: { id: string; blockNumber: number }[]; cursor: string | null }
+        seen.push(...page.transfers)
         next = page.cursor
       }
       const { rows } = await primary.query<{ n: number }>(
@@ -196,7 +196,7 @@ describe('the cluster under faults', () => {
       figures.laggingReplica = { replicaBlock: held, primaryBlock, status: ethereum, recordsWalked: seen.length }
       expect({
         status: { indexedBlock: ethereum?.indexedBlock, behind: (ethereum?.lagBlocks ?? 0) >= primaryBlock - held },
-        newestOnFirstPage: Math.max(...first.data.map((t) => t.blockNumber)) <= held,
+        newestOnFirstPage: Math.max(...first.transfers.map((t) => t.blockNumber)) <= held,
         distinct: new Set(seen.map((t) => t.id)).size,
         walked: seen.length,
       }).toEqual({
