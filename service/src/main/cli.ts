@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { createKey, normalizeEmail } from '../access/keys.ts'
 import { resolveLimits } from '../access/limits.ts'
-import { isChainSlug, toEnvSuffix } from '../config/chains.ts'
+import { findChain, sourceVariable } from '../config/chains.ts'
 import { type Config, ConfigError, loadConfig } from '../config/config.ts'
 import type { Limits } from '../domain/tiers.ts'
 import { isTier, TIER_MARKERS } from '../domain/tiers.ts'
@@ -14,8 +14,8 @@ import { ECB_HISTORY_URL } from '../market/ecb-sync.ts'
 import { type ApiKeyRecord, createAccountsStore } from '../store/accounts-store.ts'
 import type { Db } from '../store/db.ts'
 import { createPlansStore } from '../store/plans-store.ts'
-import { openDatabase } from './database.ts'
-import { startIndexing } from './indexing.ts'
+import { type Database, openDatabase } from './database.ts'
+import { indexableChains, startIndexing, unimplementedChains } from './indexing.ts'
 import { runMarketSync } from './market.ts'
 import { runService } from './service.ts'
 
@@ -49,7 +49,9 @@ class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+  const asksHelp = (arg: string | undefined) => arg === 'help' || arg === '--help' || arg === '-h'
+  // `wds help`, `wds --help`, and `wds keys --help` or `wds keys create -h`: the usage, and success.
+  if (command === undefined || asksHelp(command) || asksHelp(sub) || rest.some(asksHelp)) {
     process.stdout.write(`${USAGE}\n`)
     return command === undefined ? 2 : 0
   }
@@ -67,9 +69,13 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'migrate': {
       expectNoArgs(argv.slice(1))
-      await withAdminDatabase(config, async () => {
-        process.stdout.write('migrations are up to date\n')
-      })
+      const applied = await withAdminDatabase(config, async (_store, _db, database) => database.appliedMigrations)
+      const [first] = applied
+      process.stdout.write(
+        first === undefined
+          ? 'migrations are up to date: nothing to apply\n'
+          : `applied ${applied.length} migration${applied.length === 1 ? '' : 's'} (${first}${applied.length > 1 ? ` … ${applied.at(-1)}` : ''}); migrations are up to date\n`,
+      )
       return 0
     }
     case 'keys':
@@ -135,9 +141,17 @@ async function runKeys(config: Readonly<Config>, sub: string | undefined, args: 
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
         throw new UsageError(`"${id}" is not a key id (a UUID, as shown by keys list)`)
       }
-      const key = await withAdminDatabase(config, (store) => store.revokeKey(id))
+      const { before, key } = await withAdminDatabase(config, async (store) => ({
+        before: await store.findKey(id),
+        key: await store.revokeKey(id),
+      }))
       if (key === undefined) throw new WdsError('not_found', `there is no key ${id}`)
-      process.stdout.write(`Revoked key ${key.id} (${key.hint}) of ${key.email} at ${key.revokedAt?.toISOString()}\n`)
+      const revokedAt = key.revokedAt?.toISOString()
+      process.stdout.write(
+        before?.revokedAt == null
+          ? `Revoked key ${key.id} (${key.hint}) of ${key.email} at ${revokedAt}\n`
+          : `Key ${key.id} (${key.hint}) of ${key.email} was already revoked at ${revokedAt}; nothing changed\n`,
+      )
       return 0
     }
     default:
@@ -218,6 +232,7 @@ async function runMarket(config: Readonly<Config>, sub: string | undefined, args
   const { values } = parse(args, { url: { type: 'string' } })
   const logger = createLogger(config.logLevel ?? 'warn', process.stderr)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-market' })
+  announceDatabase(database)
   try {
     const result = await runMarketSync({ config, db: database.db, logger, ecbUrl: values.url ?? config.ecbUrl })
     if (result === undefined) {
@@ -243,13 +258,22 @@ async function runMarket(config: Readonly<Config>, sub: string | undefined, args
 async function runIndex(config: Readonly<Config>, args: string[]): Promise<number> {
   const { values } = parse(args, { chain: { type: 'string', multiple: true }, once: { type: 'boolean' } })
   const only = values.chain
+  const indexable = indexableChains(config)
   for (const slug of only ?? []) {
-    if (!isChainSlug(slug)) throw new UsageError(`unknown chain "${slug}"`)
-    if (config.chains[slug] === undefined) throw new UsageError(`${slug} has no source: set WDS_RPC_${toEnvSuffix(slug)}`)
+    const chain = findChain(slug)
+    if (chain === undefined) throw new UsageError(`unknown chain "${slug}"`)
+    if (config.chains[slug] === undefined) throw new UsageError(`${slug} has no source: set ${sourceVariable(chain)}`)
+    if (!indexable.includes(slug)) throw new UsageError(notImplemented(slug))
   }
-  if (Object.keys(config.chains).length === 0) throw new UsageError('no chain has a source: set WDS_RPC_<CHAIN> (see the README)')
+  if (indexable.length === 0) {
+    const ignored = unimplementedChains(config)
+    throw new UsageError(
+      `no chain can be indexed: set WDS_RPC_<CHAIN> for a chain this version implements (see the README)${ignored.length > 0 ? `; ${ignored.map(notImplemented).join('; ')}` : ''}`,
+    )
+  }
   const logger = createLogger(config.logLevel ?? 'info', process.stderr.isTTY ? process.stderr : undefined)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-index' })
+  announceDatabase(database)
   const progress = createProgressReporter({ logger, tty: process.stderr.isTTY ? process.stderr : undefined })
   const indexing = startIndexing({
     config,
@@ -262,26 +286,57 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
   const stop = () => void indexing.stop()
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+  let heldElsewhere: string[]
   try {
-    await indexing.done
+    ;({ heldElsewhere } = await indexing.done)
   } finally {
     await database.close()
   }
+  progress.finish()
+  if (heldElsewhere.length > 0) {
+    process.stderr.write(
+      `wds: another process indexes ${heldElsewhere.join(', ')} on this database (a wds start or wds index); --once does not wait for it: stop that process, or leave the indexing to it\n`,
+    )
+    return 1
+  }
   return 0
+}
+
+function notImplemented(slug: string): string {
+  return `${slug} cannot be indexed yet: this version has no implementation of its chain family (${findChain(slug)?.family})`
 }
 
 /** Admin commands use the database of a running `wds start` when there is one, else open (and close) their own. */
 async function withAdminDatabase<T>(
   config: Readonly<Config>,
-  work: (store: ReturnType<typeof createAccountsStore>, db: Db) => Promise<T>,
+  work: (store: ReturnType<typeof createAccountsStore>, db: Db, database: Database) => Promise<T>,
 ): Promise<T> {
   const logger: Logger = createLogger(config.logLevel ?? 'warn', process.stderr)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-admin' })
+  announceDatabase(database)
   try {
-    return await work(createAccountsStore(database.db), database.db)
+    return await work(createAccountsStore(database.db), database.db, database)
   } finally {
     await database.close()
   }
+}
+
+/**
+ * Says on stderr which database a command works on, and warns when no wds service was running on the
+ * data dir: a command run from another directory, or without the service's WDS_DATA_DIR, would
+ * otherwise work on a database the service never sees.
+ */
+function announceDatabase(database: Database): void {
+  const { embedded } = database
+  const line =
+    embedded === undefined
+      ? `wds: database: ${database.description}`
+      : embedded.attachedTo !== undefined
+        ? `wds: database: the running wds (pid ${embedded.attachedTo}), data in ${embedded.dataDir}`
+        : embedded.created
+          ? `wds: warning: ${embedded.dataDir} held no database, so a new, empty one was created there. A wds service started from another directory or with another WDS_DATA_DIR does not see it: run this command with that service's WDS_DATA_DIR.`
+          : `wds: warning: no wds service is running on the data dir ${embedded.dataDir}; this command started its database itself`
+  process.stderr.write(`${line}\n`)
 }
 
 function formatKeys(keys: ApiKeyRecord[]): string {

@@ -5,6 +5,7 @@ import { type AppDeps, buildApp } from '../../src/api/app.ts'
 import type { Config } from '../../src/config/config.ts'
 import type { Tier } from '../../src/domain/tiers.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
+import { implementedChains } from '../../src/main/indexing.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { createFxBook } from '../../src/market/fx-book.ts'
 import { createPricer } from '../../src/market/pricer.ts'
@@ -67,6 +68,7 @@ export async function createTestApp(
     db: database.db,
     logger,
     stores,
+    implementedChains: implementedChains(),
     onDemand: createOnDemand({ store: stores.balances, findSource }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
     fxBook,

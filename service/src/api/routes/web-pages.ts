@@ -6,19 +6,20 @@ import type { Metrics } from '../metrics.ts'
 import { guideRoutes } from './guide.ts'
 import { portalWebRoutes, readPortalWeb, sendStatic } from './portal-web.ts'
 import { statusPageRoutes } from './status-page.ts'
+import type { ChainAvailability } from '../wallet-query.ts'
 
 export type WebPagesOptions = {
   db: Db
   metrics: Metrics
   chainStates: ChainStatesStore
-  configuredChains: ReadonlySet<string>
+  availability: ChainAvailability
   now?: () => Date
 }
 
 /** The service's web pages, no key needed: the developer portal (`/portal`), the status page (`/status`) and the guide (`/docs/guide`). */
 export const webPageRoutes: FastifyPluginAsync<WebPagesOptions> = async (
   app,
-  { db, metrics, chainStates, configuredChains, now },
+  { db, metrics, chainStates, availability, now },
 ) => {
   const files = await readPortalWeb()
   await app.register(portalWebRoutes, { files })
@@ -28,7 +29,7 @@ export const webPageRoutes: FastifyPluginAsync<WebPagesOptions> = async (
   await app.register(statusPageRoutes, {
     chainStates,
     lagSamples: createChainLagSamplesStore(db),
-    configuredChains,
+    availability,
     metrics,
     ...(now === undefined ? {} : { now }),
   })

@@ -86,6 +86,14 @@ export type RpcClient = {
 
 let nextId = 1
 
+/** Why a connection failed, once: undici's "fetch failed" carries the reason (ECONNREFUSED, ENOTFOUND…) in its cause. */
+function connectionFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
+  if (typeof cause?.code === 'string') return cause.code
+  if (typeof cause?.message === 'string') return cause.message
+  return (error as Error).message
+}
+
 export function createRpcClient(options: RpcClientOptions): RpcClient {
   const { urls, logger, timeoutMs = 15_000, maxAttempts = 6, retryBaseMs = 500, retryMaxMs = 8_000, signal } = options
   if (urls.length === 0) throw new Error('no RPC URL')
@@ -115,7 +123,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         })
       } catch (error) {
         if (signal?.aborted) throw error
-        throw new TransportError(timedOut ? `no answer within ${timeoutMs} ms` : `connection failed: ${(error as Error).message}`)
+        throw new TransportError(timedOut ? `no answer within ${timeoutMs} ms` : `connection failed (${connectionFailure(error)})`)
       }
       let text: string
       try {
@@ -155,7 +163,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         if (signal?.aborted || !shouldRetry(error, method) || n + 1 >= maxAttempts) {
           // handed over as they are, for the caller to act on: JSON-RPC errors, and a range to split (HTTP 413 too)
           if (error instanceof RpcError || isRangeTooLarge(error) || signal?.aborted) throw error
-          throw new RetryableError(`${what} failed after ${n + 1} attempts: ${(error as Error).message}`, { cause: error })
+          throw new RetryableError(`${what} failed after ${n + 1} attempt${n === 0 ? '' : 's'}: ${(error as Error).message}`, {
+            cause: error,
+          })
         }
         stats.retries++
         // requests failing on the same URL at once move on from it once, not once each (an even number would move back)
@@ -166,7 +176,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         const retryAfterMs = error instanceof TransportError ? error.retryAfterMs : undefined
         const delay = backoffMs(n, { baseMs: retryBaseMs, maxMs: retryMaxMs, retryAfterMs })
         logger.warn(
-          { err: error, method: what, attempt: n + 1, delay_ms: Math.round(delay), url: redact(url) },
+          { error: (error as Error).message, method: what, attempt: n + 1, delay_ms: Math.round(delay), url: redact(url) },
           'rpc request failed; retrying',
         )
         await sleep(delay, signal)

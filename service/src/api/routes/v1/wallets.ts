@@ -4,7 +4,9 @@ import { CHAINS } from '../../../config/chains.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import {
+  type ChainAvailability,
   chainsForAddress,
+  explainNoChains,
   checkBlockRange,
   getChainParam,
   normalizeAddress,
@@ -13,7 +15,7 @@ import {
 } from '../../wallet-query.ts'
 import type { TokenTransfersRequest, WalletRecords } from '../../wallet-records.ts'
 
-export type WalletRoutesOptions = { records: WalletRecords; configuredChains: ReadonlySet<string> }
+export type WalletRoutesOptions = { records: WalletRecords; availability: ChainAvailability }
 
 const Address = Type.Object({ address: Type.String({ description: 'Wallet address; EVM addresses in any case' }) })
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Results per page, 1..1000' })
@@ -56,7 +58,7 @@ const TokenTransfersQuery = Type.Object(
 )
 
 /** A wallet's transfers: each handler validates its parameters and asks the records service for the page. */
-export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { records, configuredChains }) => {
+export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { records, availability }) => {
   /** The parameters of the single-chain token endpoints (SPEC 4.2, 4.3), checked. */
   function tokenRequest(
     params: { address: string },
@@ -67,7 +69,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
     const contractAddress =
       query.contractAddress === undefined ? undefined : normalizeAddress(query.contractAddress, [chain], 'contractAddress')
     const dates = parseDateRange(query.fromDate, query.toDate)
-    requireConfigured(chain, configuredChains)
+    requireConfigured(chain, availability)
     return { address, chain, contractAddress, ...dates, limit: query.limit, cursor: query.cursor }
   }
 
@@ -99,10 +101,10 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
             ? 'native'
             : normalizeAddress(q.asset, scope, 'asset')
       const currency = getCurrencyParam(q.currency)
-      if (named !== undefined) requireConfigured(named, configuredChains)
+      if (named !== undefined) requireConfigured(named, availability)
       return records.listTransfers({
         address,
-        chains: named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named],
+        chains: named === undefined ? chainsForAddress(request.params.address, availability) : [named],
         named: named !== undefined,
         direction: q.direction,
         fromBlock: q.fromBlock,
