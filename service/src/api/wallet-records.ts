@@ -16,6 +16,7 @@ import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-trans
 import { hashQuery } from './cursor.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import { createWalletHistory, type HistoryPage } from './wallet-history.ts'
+import type { UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */
 export type TransfersRequest = {
@@ -23,6 +24,8 @@ export type TransfersRequest = {
   /** The chains to read; `named` when the caller gave `chain`. */
   chains: readonly ChainInfo[]
   named: boolean
+  /** All-chains mode: when no chain is read, why each chain of the address's format is not served. */
+  unservedChains: readonly UnavailableChain[]
   direction: Direction
   fromBlock?: number | undefined
   toBlock?: number | undefined
@@ -47,6 +50,9 @@ export type TokenTransfersRequest = {
   limit: number
   cursor?: string | undefined
 }
+
+/** `/erc20-transfers` also values its records, as `/transfers` does. */
+export type Erc20TransfersRequest = TokenTransfersRequest & { includePrices: boolean; currency: string }
 
 const COIN_TYPES = recordTypesOf('coin')
 
@@ -85,7 +91,12 @@ export function createWalletRecords({ store, pricer }: { store: WalletTransfersS
     return tokens
   }
 
-  async function readTokenPage(endpoint: string, types: readonly RecordType[], request: TokenTransfersRequest) {
+  async function readTokenPage(
+    endpoint: string,
+    types: readonly RecordType[],
+    request: TokenTransfersRequest,
+    pricing: { includePrices: boolean; currency: string } | undefined = undefined,
+  ) {
     const { address, chain, contractAddress, fromDate, toDateExclusive } = request
     const page = await history.readPage({
       address,
@@ -105,6 +116,7 @@ export function createWalletRecords({ store, pricer }: { store: WalletTransfersS
         contractAddress,
         fromDate: fromDate?.toISOString(),
         toDate: toDateExclusive?.toISOString(),
+        ...pricing,
       }),
     })
     return { page, tokens: await tokensOf(page) }
@@ -173,6 +185,7 @@ export function createWalletRecords({ store, pricer }: { store: WalletTransfersS
           from: t.from,
           to: t.to,
           value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
+          valueRaw: t.value,
           asset: coin ? chain.nativeAsset.symbol : (token?.symbol ?? null),
           contractAddress: t.contractAddress,
           tokenId: t.tokenId,
@@ -198,7 +211,10 @@ export function createWalletRecords({ store, pricer }: { store: WalletTransfersS
         chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
         ...(request.named
           ? {}
-          : { chains: request.chains.map((chain) => chain.slug), unavailableChains: page.unavailableChains }),
+          : {
+              chains: request.chains.map((chain) => chain.slug),
+              unavailableChains: [...page.unavailableChains, ...request.unservedChains],
+            }),
         ...(request.includePrices ? { currency } : {}),
         transfers,
         cursor: page.cursor,
@@ -207,8 +223,10 @@ export function createWalletRecords({ store, pricer }: { store: WalletTransfersS
     },
 
     /** ERC-20 transfers and their equivalents on other chains (TRC-20 on Tron). */
-    async listErc20Transfers(request: TokenTransfersRequest) {
-      const { page, tokens } = await readTokenPage('erc20-transfers', ERC20_STANDARD_TYPES, request)
+    async listErc20Transfers(request: Erc20TransfersRequest) {
+      const { includePrices, currency } = request
+      const pricing = includePrices ? { includePrices, currency } : undefined
+      const { page, tokens } = await readTokenPage('erc20-transfers', ERC20_STANDARD_TYPES, request, pricing)
       const transfers = page.transfers.map((t) => {
         const token = tokens.get(`${t.chain}:${t.contractAddress}`)
         const decimals = token?.decimals ?? null
@@ -217,10 +235,30 @@ export function createWalletRecords({ store, pricer }: { store: WalletTransfersS
           tokenSymbol: token?.symbol ?? null,
           tokenDecimals: decimals,
           value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
+          valueRaw: t.value,
           direction: directionOf(t, request.address),
         }
       })
-      return { address: request.address, chain: request.chain.slug, transfers, cursor: page.cursor, hasMore: page.hasMore }
+      if (includePrices) {
+        await addFiatValues(
+          pricer,
+          transfers,
+          page.transfers.map((t, i) => ({
+            pricedAs: pricedAsset(request.chain, t.type, t.contractAddress),
+            date: transfers[i]?.timestamp.slice(0, 10) ?? '',
+            amount: transfers[i]?.tokenDecimals === null ? null : (transfers[i]?.value ?? null),
+          })),
+          currency,
+        )
+      }
+      return {
+        address: request.address,
+        chain: request.chain.slug,
+        ...(includePrices ? { currency } : {}),
+        transfers,
+        cursor: page.cursor,
+        hasMore: page.hasMore,
+      }
     },
 
     async listNftTransfers(request: TokenTransfersRequest) {

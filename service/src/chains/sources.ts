@@ -27,7 +27,9 @@ type Connector = {
  * `unsupported` status, its 503 on data requests and the start-up banner. A family that lands adds its
  * connector here, and everything else follows.
  */
-const CONNECTORS: readonly Connector[] = [{ reads: (chain) => chain.family === 'evm' && chain.chainId !== null, connect: connectEvmSource }]
+const CONNECTORS: readonly Connector[] = [
+  { reads: (chain) => chain.family === 'evm' && chain.chainId !== null, connect: connectEvmSource },
+]
 
 /** Whether this build has an implementation for the chain's family (and so can index and serve it). */
 export function isChainImplemented(chain: ChainInfo): boolean {

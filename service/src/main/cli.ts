@@ -230,7 +230,8 @@ async function runMarket(config: Readonly<Config>, sub: string | undefined, args
     throw new UsageError(sub === undefined ? 'market needs a subcommand: sync' : `unknown market subcommand "${sub}"`)
   }
   const { values } = parse(args, { url: { type: 'string' } })
-  const logger = createLogger(config.logLevel ?? 'warn', process.stderr)
+  // the command prints one line per source itself: the log says only what goes wrong beyond that
+  const logger = createLogger(config.logLevel ?? 'error', process.stderr)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-market' })
   announceDatabase(database)
   try {
@@ -239,15 +240,35 @@ async function runMarket(config: Readonly<Config>, sub: string | undefined, args
       process.stderr.write('wds: another process is syncing market data right now; try again later\n')
       return 1
     }
-    const lines = []
-    if ('rows' in result.fx) {
-      const fx = result.fx
-      lines.push(`Synced ${fx.rows} ECB rates of ${fx.fixingDays} fixing days (${fx.firstDate} … ${fx.lastDate}) from ${fx.url}`)
+    // one line per source, the ECB first: what it synced, or why it failed (failures on stderr)
+    const { fx } = result
+    if ('rows' in fx) {
+      process.stdout.write(
+        `ecb: synced ${fx.rows} rates of ${fx.fixingDays} fixing days (${fx.firstDate} … ${fx.lastDate}) from ${fx.url}\n`,
+      )
+    } else {
+      process.stderr.write(`wds: ecb failed: ${fx.error}\n`)
     }
-    for (const p of result.prices) lines.push(`Synced ${p.closes} ${p.source} daily closes of ${p.symbol} (${p.from} … ${p.to})`)
-    process.stdout.write(lines.map((line) => `${line}\n`).join(''))
-    for (const f of result.failures) {
-      process.stderr.write(`wds: ${f.source}${f.symbol === undefined ? '' : ` ${f.symbol}`} failed: ${f.error}\n`)
+    for (const source of [...new Set([...result.prices, ...result.failures].map((r) => r.source))]) {
+      if (source === 'ecb') continue
+      const synced = result.prices.filter((p) => p.source === source)
+      const failed = result.failures.filter((f) => f.source === source)
+      if (synced.length > 0) {
+        const closes = synced.reduce((n, p) => n + p.closes, 0)
+        const from = synced.map((p) => p.from).sort()[0]
+        process.stdout.write(
+          `${source}: synced ${closes} daily closes of ${synced.length} assets (${synced.map((p) => p.symbol).join(', ')}; from ${from} to ${synced[0]?.to})\n`,
+        )
+      }
+      const [first] = failed
+      if (first !== undefined) {
+        const symbols = failed.flatMap((f) => (f.symbol === undefined ? [] : [f.symbol]))
+        const skipped = failed.reduce((n, f) => n + (f.skipped ?? 0), 0)
+        const error = first.error.startsWith(`${source}: `) ? first.error.slice(source.length + 2) : first.error
+        process.stderr.write(
+          `wds: ${source} failed${symbols.length > 0 ? ` for ${symbols.join(', ')}` : ''}: ${error}${skipped > 0 ? `; its other ${skipped} assets were not asked` : ''}\n`,
+        )
+      }
     }
     return result.failures.length === 0 ? 0 : 1
   } finally {

@@ -3,8 +3,8 @@ import type { Histogram } from 'prom-client'
 import type { ChainLagSamplesStore } from '../../store/chain-lag-samples-store.ts'
 import type { ChainStatesStore } from '../../store/chain-states-store.ts'
 import type { Metrics } from '../metrics.ts'
-import { listChainStatuses } from './v1/status.ts'
 import type { ChainAvailability } from '../wallet-query.ts'
+import { listChainStatuses } from './v1/status.ts'
 
 /** The lag charts cover this much history. */
 export const LAG_HISTORY_HOURS = 6

@@ -123,7 +123,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         })
       } catch (error) {
         if (signal?.aborted) throw error
-        throw new TransportError(timedOut ? `no answer within ${timeoutMs} ms` : `connection failed (${connectionFailure(error)})`)
+        throw new TransportError(
+          timedOut ? `no answer within ${timeoutMs} ms` : `connection failed (${connectionFailure(error)})`,
+        )
       }
       let text: string
       try {

@@ -20,11 +20,19 @@ export class PriceSourceError extends Error {
   /** Whether the same request may succeed later (a rate limit, a server error, a dropped connection). */
   readonly retryable: boolean
   readonly retryAfterMs: number | undefined
+  /** The host refused the connection or does not resolve: it is down or the URL is wrong, for every request of this run. */
+  readonly unreachable: boolean
 
   constructor(
     source: string,
     detail: string,
-    options: { status?: number; retryable: boolean; retryAfterMs?: number | undefined; cause?: unknown },
+    options: {
+      status?: number
+      retryable: boolean
+      retryAfterMs?: number | undefined
+      unreachable?: boolean
+      cause?: unknown
+    },
   ) {
     super(`${source}: ${detail}`, options.cause === undefined ? undefined : { cause: options.cause })
     this.source = source
@@ -32,6 +40,7 @@ export class PriceSourceError extends Error {
     this.status = options.status
     this.retryable = options.retryable
     this.retryAfterMs = options.retryAfterMs
+    this.unreachable = options.unreachable ?? false
   }
 }
 
@@ -100,7 +109,9 @@ async function fetchOnce(source: string, url: URL, options: FetchJsonOptions): P
   } catch (error) {
     if (options.signal?.aborted) throw error
     const reason = timeout.aborted ? `no answer within ${options.timeoutMs} ms` : `failed: ${describeFetchError(error)}`
-    throw new PriceSourceError(source, `${what} ${reason}`, { retryable: true, cause: error })
+    // a refused connection or an unknown host will not answer the next attempt either: fail fast
+    const unreachable = !timeout.aborted && UNREACHABLE.has(describeFetchError(error))
+    throw new PriceSourceError(source, `${what} ${reason}`, { retryable: !unreachable, unreachable, cause: error })
   }
   if (!response.ok) {
     const retryAfterMs = parseRetryAfterMs(response.headers.get('retry-after'))
@@ -129,6 +140,9 @@ async function fetchOnce(source: string, url: URL, options: FetchJsonOptions): P
 }
 
 /** Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, a reset socket) is in its cause. */
+/** Connection failures that say the host is down or the URL wrong, not that it is busy. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'])
+
 function describeFetchError(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
   if (typeof cause?.code === 'string') return cause.code

@@ -35,10 +35,7 @@ const BalancesQuery = Type.Object(
 )
 
 /** A wallet's balances: the handler validates its parameters and asks the balances service. */
-export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (
-  app,
-  { walletBalances, availability },
-) => {
+export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (app, { walletBalances, availability }) => {
   app.get(
     '/wallets/:address/balances',
     {
@@ -70,6 +67,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
         address,
         chains: named === undefined ? chainsForAddress(request.params.address, availability) : [named],
         named: named !== undefined,
+        unservedChains: named === undefined ? explainNoChains(request.params.address, availability) : [],
         atBlock: at.block,
         atDate: at.date,
         includePrices: q.includePrices,

@@ -3,8 +3,8 @@ import { Type } from 'typebox'
 import { CHAINS, type ChainInfo } from '../../../config/chains.ts'
 import type { ChainState, ChainStatesStore } from '../../../store/chain-states-store.ts'
 import type { ChainStatus } from '../../schemas/chain-status.ts'
-import type { ChainAvailability } from '../../wallet-query.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+import type { ChainAvailability } from '../../wallet-query.ts'
 
 /** An indexer that has not reported for this long is stalled. */
 export const STALLED_AFTER_SECONDS = 300
@@ -29,15 +29,15 @@ export function describeChainStatus(
     ? 'unsupported'
     : !configured
       ? 'unconfigured'
-    : state?.lastError != null
-      ? 'stalled'
-      : state === undefined || state.indexedBlock === null
-        ? 'syncing'
-        : now.getTime() - state.updatedAt.getTime() > STALLED_AFTER_SECONDS * 1000
-          ? 'stalled'
-          : lagBlocks === 0 || (lagSeconds !== null && lagSeconds <= LIVE_LAG_SECONDS)
-            ? 'live'
-            : 'syncing'
+      : state?.lastError != null
+        ? 'stalled'
+        : state === undefined || state.indexedBlock === null
+          ? 'syncing'
+          : now.getTime() - state.updatedAt.getTime() > STALLED_AFTER_SECONDS * 1000
+            ? 'stalled'
+            : lagBlocks === 0 || (lagSeconds !== null && lagSeconds <= LIVE_LAG_SECONDS)
+              ? 'live'
+              : 'syncing'
   return {
     chain: chain.slug,
     chainId: chain.chainId,
