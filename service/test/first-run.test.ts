@@ -266,9 +266,15 @@ describe('the CLI says which database it uses', () => {
 
 describe('wds index --once on an anvil chain', () => {
   let anvil: Anvil
+  /** A contract created with 1 ETH: init code PUSH1 0 PUSH1 0 RETURN (no code, no callvalue check). */
+  let creation: { hash: string; from: string; contract: string }
   beforeAll(async () => {
     anvil = await startAnvil()
-    await anvil.rpc('anvil_mine', ['0x20'])
+    await anvil.rpc('anvil_mine', ['0x1f'])
+    const [from] = await anvil.rpc<string[]>('eth_accounts')
+    const hash = await anvil.rpc<string>('eth_sendTransaction', [{ from, data: '0x60006000f3', value: '0xde0b6b3a7640000' }])
+    const receipt = await anvil.rpc<{ contractAddress: string }>('eth_getTransactionReceipt', [hash])
+    creation = { hash, from: (from as string).toLowerCase(), contract: receipt.contractAddress.toLowerCase() }
   })
   afterAll(() => anvil.close())
 
@@ -282,7 +288,16 @@ describe('wds index --once on an anvil chain', () => {
       .filter((line) => line.includes('"backfill summary"'))
       .map((line) => JSON.parse(line))
     expect(summary).toEqual([
-      expect.objectContaining({ chain: 'ethereum', indexed_block: 32, head_block: 32, blocks: 33, transfers: 0 }),
+      // the creation's fee and the value it moved to the new contract
+      expect.objectContaining({
+        chain: 'ethereum',
+        indexed_block: 32,
+        head_block: 32,
+        blocks: 33,
+        transfers: 2,
+        duration_s: expect.any(Number),
+        blocks_per_s: expect.any(Number),
+      }),
     ])
 
     const service = await startService(env)
@@ -296,9 +311,23 @@ describe('wds index --once on an anvil chain', () => {
           'wds: another process indexes ethereum on this database (a wds start or wds index); --once does not wait for it',
         ),
       })
+
+      // a contract creation shows the value it moved to the new contract, not only its fee
+      const created = await runCli(['keys', 'create', '--email', 'creator@example.com', '--tier', 'pro', '--json'], env)
+      const { key } = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
+      const answer = await fetch(`${service.url}/v1/wallets/${creation.from}/transfers?chain=ethereum`, {
+        headers: { 'X-API-Key': key },
+      })
+      const { transfers } = (await answer.json()) as { transfers: Record<string, unknown>[] }
+      expect(
+        transfers.filter((t) => t.txHash === creation.hash).map(({ type, from, to, value }) => ({ type, from, to, value })),
+      ).toEqual([
+        { type: 'native', from: creation.from, to: creation.contract, value: '1.000000000000000000' },
+        { type: 'fee', from: creation.from, to: null, value: expect.stringMatching(/^0\.\d{18}$/) },
+      ])
     } finally {
       service.child.kill('SIGTERM')
       await service.exited
     }
-  })
+  }, 240_000) // five wds processes, one after the other, on a shared machine
 })

@@ -16,6 +16,7 @@ export function createProgressReporter(options: { logger: Logger; tty?: NodeJS.W
   let drawn = 0
   /** The latest snapshot of each chain and when it came, for the summary. */
   const latest = new Map<string, { snapshot: ProgressSnapshot; at: number }>()
+  const createdAt = Date.now()
 
   return {
     report(snapshot: ProgressSnapshot, force = false) {
@@ -70,11 +71,9 @@ export function createProgressReporter(options: { logger: Logger; tty?: NodeJS.W
      */
     finish() {
       for (const [chain, { snapshot, at }] of latest) {
-        const start = started.get(chain)
-        if (start === undefined) continue
-        const seconds = Math.max((at - start.at) / 1000, 0.001)
+        // the whole run, from when the reporter was made (the indexers start then) to the last range stored
+        const seconds = Math.max((at - createdAt) / 1000, 0.001)
         const { blocks, transfers } = snapshot
-        // rates from the first report on, as the bar's (the clock starts with the first range stored)
         const summary = {
           chain,
           indexed_block: snapshot.indexedBlock,
@@ -82,8 +81,8 @@ export function createProgressReporter(options: { logger: Logger; tty?: NodeJS.W
           blocks,
           transfers,
           duration_s: Math.round(seconds * 10) / 10,
-          blocks_per_s: Math.round((blocks - start.blocks) / seconds),
-          transfers_per_s: Math.round((transfers - start.transfers) / seconds),
+          blocks_per_s: Math.round(blocks / seconds),
+          transfers_per_s: Math.round(transfers / seconds),
         }
         if (tty !== undefined) {
           tty.write(
