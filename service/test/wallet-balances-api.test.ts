@@ -1,14 +1,10 @@
-import type { AddressInfo } from 'node:net'
 import { type Address, erc20Abi } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createEvmSource } from '../src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
-import { createIndexer } from '../src/ingestion/indexer.ts'
 import { formatUnits } from '../src/lib/decimal.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
+import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
+import { evmSourceFor, indexToHead } from './helpers/indexing.ts'
 import { clientsFor, playScriptedHistory, type ScriptedChain } from './helpers/scripted-chain.ts'
 
 /**
@@ -23,7 +19,7 @@ const lower = (a: string) => a.toLowerCase()
 const START_BLOCK_LATE = 12
 
 let anvil: Anvil
-let t: TestApp
+let t: ServedTestApp
 let baseUrl: string
 let key: string
 let script: ScriptedChain
@@ -38,8 +34,8 @@ async function get(path: string) {
 beforeAll(async () => {
   anvil = await startAnvil({ chainId: 1 })
   script = await playScriptedHistory(anvil)
-  const sourceFor = (chain: string) => createEvmSource({ chain, rpc: createRpcClient({ urls: [anvil.url], logger }), logger })
-  t = await createTestApp(
+  const sourceFor = (chain: string) => evmSourceFor(chain, anvil.url, logger)
+  t = await createServedTestApp(
     {
       chains: {
         ethereum: { urls: [anvil.url], startBlock: 0 },
@@ -64,18 +60,9 @@ beforeAll(async () => {
     ['ethereum', 0],
     ['optimism', START_BLOCK_LATE],
   ] as const) {
-    await createIndexer({
-      chain,
-      source: sourceFor(chain),
-      store: createTransfersStore(t.db),
-      logger,
-      startBlock,
-      rangeSize: 5,
-      stopAtHead: true,
-    }).run(new AbortController().signal)
+    await indexToHead(t.db, chain, anvil.url, { startBlock, logger })
   }
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+  baseUrl = t.baseUrl
   key = (await t.createKey('balances@example.com', 'pro')).key
 })
 afterAll(async () => {

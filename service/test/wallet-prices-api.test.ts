@@ -1,18 +1,14 @@
 import { readFileSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { type Address, type Hash, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createEvmSource } from '../src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
-import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { BUNDLED_ECB_HISTORY, loadBundledFxRates } from '../src/market/bundled-fx-rates.ts'
 import { BUNDLED_PRICES_DIR, loadBundledPrices } from '../src/market/bundled-prices.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
+import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
 import { compileFixtures } from './helpers/contracts.ts'
+import { evmSourceFor, indexToHead } from './helpers/indexing.ts'
 import { clientsFor } from './helpers/scripted-chain.ts'
 
 /**
@@ -47,7 +43,7 @@ const near = (expected: number) => ({
 })
 
 let anvil: Anvil
-let t: TestApp
+let t: ServedTestApp
 let baseUrl: string
 let key: string
 let alice: Address
@@ -96,21 +92,15 @@ beforeAll(async () => {
   await anvil.rpc('evm_setNextBlockTimestamp', [Date.parse(`${SATURDAY}T10:00:00Z`) / 1000])
   await mined('eth2', await wallet.sendTransaction({ account: alice, to: bob, value: parseEther('2'), chain: null }))
 
-  const source = createEvmSource({ chain: 'ethereum', rpc: createRpcClient({ urls: [anvil.url], logger }), logger })
-  t = await createTestApp({ chains: { ethereum: { urls: [anvil.url], startBlock: 0 } } }, { findSource: async () => source })
+  const source = evmSourceFor('ethereum', anvil.url, logger)
+  t = await createServedTestApp(
+    { chains: { ethereum: { urls: [anvil.url], startBlock: 0 } } },
+    { findSource: async () => source },
+  )
   await loadBundledFxRates(t.stores.fxRates, logger)
   await loadBundledPrices(t.stores.assetPrices, logger)
-  await createIndexer({
-    chain: 'ethereum',
-    source,
-    store: createTransfersStore(t.db),
-    logger,
-    startBlock: 0,
-    rangeSize: 5,
-    stopAtHead: true,
-  }).run(new AbortController().signal)
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+  await indexToHead(t.db, 'ethereum', anvil.url, { logger })
+  baseUrl = t.baseUrl
   key = (await t.createKey('values@example.com', 'pro')).key
 }, 120_000)
 

@@ -107,7 +107,7 @@ export async function buildApp(deps: AppDeps) {
     rateLimits,
   )
   app.addHook('onClose', () => access.close())
-  const records = createWalletRecords({ store: stores.walletTransfers, pricer })
+  const records = createWalletRecords({ store: stores.walletTransfers, pricer, onDemand })
   const walletBalances = createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer })
   await app.register(
     async (v1) => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { WdsError } from '../lib/errors.ts'
 
 /** A position in one chain's history: (block, transaction index, seq) orders it, newest first. */
 export type CursorPosition = { blockNumber: number; txIndex: number; seq: number }
@@ -15,8 +16,12 @@ export type CursorState = {
   positions: Record<string, CursorPosition>
 }
 
-export class InvalidCursorError extends Error {
+/** The cursor is corrupt or was made by another query: the caller must start again without it. */
+export class InvalidCursorError extends WdsError {
   override name = 'InvalidCursorError'
+  constructor(detail: string) {
+    super('invalid_cursor', detail, { param: 'cursor' })
+  }
 }
 
 const VERSION = 1
@@ -45,7 +50,7 @@ const isBlock = (value: unknown): value is number => Number.isSafeInteger(value)
 export function decodeCursor(cursor: string, expectedQuery: string): CursorState {
   let document: unknown
   try {
-    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('not base64url')
+    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidCursorError('not base64url')
     document = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
   } catch {
     throw new InvalidCursorError('the cursor is not one this service issued')

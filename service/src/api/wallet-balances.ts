@@ -1,6 +1,6 @@
 import { CHAINS, type ChainInfo, findChain } from '../config/chains.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
-import { NATIVE_ASSET } from '../domain/records.ts'
+import { NATIVE_ASSET, type RecordType } from '../domain/records.ts'
 import { DAY_MS } from '../lib/dates.ts'
 import { formatUnits } from '../lib/decimal.ts'
 import { WdsError } from '../lib/errors.ts'
@@ -8,6 +8,7 @@ import type { Pricer } from '../market/pricer.ts'
 import { roundValue } from '../market/prices.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import { readExplorerBalances } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import type { DateParam, UnavailableChain } from './wallet-query.ts'
 
@@ -27,7 +28,8 @@ export type BalancesRequest = {
 
 type ChainBalances = {
   asOf: { chain: string; blockNumber: number; timestamp: string }
-  balances: { chain: ChainInfo; asset: string; amount: bigint }[]
+  /** `type`: the record type of a token's movements where the chain's source says (explorer chains). */
+  balances: { chain: ChainInfo; asset: string; amount: bigint; type?: RecordType }[]
 }
 
 type IndexedState = HistoryState & { indexedFrom: number; indexedBlock: number }
@@ -90,6 +92,9 @@ export function createWalletBalances(deps: {
   }
 
   async function readChain(chain: ChainInfo, state: HistoryState | undefined, request: BalancesRequest): Promise<ChainBalances> {
+    if (chain.source === 'explorer') {
+      return readExplorerBalances(onDemand, chain, request.address, { block: request.atBlock, date: request.atDate })
+    }
     if (state?.indexedBlock == null || state.indexedFrom == null || !state.historyIndexed) {
       throw new WdsError(
         'chain_unavailable',
@@ -125,14 +130,14 @@ export function createWalletBalances(deps: {
     const chain = findChain(result.asOf.chain) as ChainInfo
     const contracts = result.balances.map((b) => b.asset).filter((asset) => asset !== NATIVE_ASSET)
     const tokens = await history.findTokens(chain.slug, contracts)
-    const rows = result.balances.map(({ asset, amount }) => {
+    const rows = result.balances.map(({ asset, amount, type }) => {
       const native = asset === NATIVE_ASSET
       const token = native ? undefined : tokens.get(asset)
       const decimals = native ? chain.nativeAsset.decimals : (token?.decimals ?? null)
       return {
         chain: chain.slug,
         chainId: chain.chainId,
-        type: native ? ('native' as const) : ('erc20' as const),
+        type: native ? 'native' : (type ?? 'erc20'),
         asset: native ? chain.nativeAsset.symbol : (token?.symbol ?? null),
         name: native ? chain.nativeAsset.symbol : (token?.name ?? null),
         contractAddress: native ? null : asset,

@@ -1,4 +1,5 @@
 import { type ChainInfo, findChain } from '../config/chains.ts'
+import type { OnDemand } from '../domain/on-demand.ts'
 import {
   ALL_RECORD_TYPES,
   type Direction,
@@ -14,6 +15,7 @@ import { formatUnits } from '../lib/decimal.ts'
 import type { Pricer } from '../market/pricer.ts'
 import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { hashQuery } from './cursor.ts'
+import { syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import { createWalletHistory, type HistoryPage } from './wallet-history.ts'
 import type { UnavailableChain } from './wallet-query.ts'
@@ -72,7 +74,15 @@ function typesFor(asset: string | undefined, includeFees: boolean): RecordType[]
  * A wallet's records as the API serves them: read a page of the store's rows, then shape each into
  * its public record (stable `id`, exact decimal amounts, token metadata, direction, fiat values).
  */
-export function createWalletRecords({ store, pricer }: { store: WalletTransfersStore; pricer: Pricer }) {
+export function createWalletRecords({
+  store,
+  pricer,
+  onDemand,
+}: {
+  store: WalletTransfersStore
+  pricer: Pricer
+  onDemand: OnDemand
+}) {
   const history = createWalletHistory({ store })
 
   /** Token metadata for the records of a page, by `chain:contract`. */
@@ -98,6 +108,8 @@ export function createWalletRecords({ store, pricer }: { store: WalletTransfersS
     pricing: { includePrices: boolean; currency: string } | undefined = undefined,
   ) {
     const { address, chain, contractAddress, fromDate, toDateExclusive } = request
+    // explorer chains are read into the store first (a later page reads what the first one did)
+    if (request.cursor === undefined) await syncExplorerChains(onDemand, [chain], address, true)
     const page = await history.readPage({
       address,
       chains: [chain.slug],
@@ -139,9 +151,13 @@ export function createWalletRecords({ store, pricer }: { store: WalletTransfersS
   return {
     async listTransfers(request: TransfersRequest) {
       const { address, asset, currency } = request
+      const synced =
+        request.cursor === undefined
+          ? await syncExplorerChains(onDemand, request.chains, address, request.named)
+          : { chains: request.chains, unavailableChains: [] }
       const page = await history.readPage({
         address,
-        chains: request.chains.map((chain) => chain.slug),
+        chains: synced.chains.map((chain) => chain.slug),
         named: request.named,
         direction: request.direction,
         fromBlock: request.fromBlock,
@@ -213,7 +229,7 @@ export function createWalletRecords({ store, pricer }: { store: WalletTransfersS
           ? {}
           : {
               chains: request.chains.map((chain) => chain.slug),
-              unavailableChains: [...page.unavailableChains, ...request.unservedChains],
+              unavailableChains: [...synced.unavailableChains, ...page.unavailableChains, ...request.unservedChains],
             }),
         ...(request.includePrices ? { currency } : {}),
         transfers,

@@ -32,4 +32,13 @@ export type ChainSource = {
   fetchBalances(address: string, contractAddresses: readonly string[], blockNumber: number): Promise<Balances>
 }
 
-export type Balances = { readonly native: bigint; readonly tokens: ReadonlyMap<string, bigint> }
+export type Balances = {
+  readonly native: bigint
+  readonly tokens: ReadonlyMap<string, bigint>
+  /**
+   * The block the balances are of, when the source cannot answer at the block asked (a Tron node knows
+   * only its head's state): a later block, whose indexed movements since the block asked the caller
+   * subtracts. Absent: the block asked.
+   */
+  readonly blockNumber?: number
+}

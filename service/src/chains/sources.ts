@@ -1,12 +1,23 @@
 import type { Logger } from 'pino'
 import { type ChainInfo, sourceVariable } from '../config/chains.ts'
+import { WdsError } from '../lib/errors.ts'
+import { createHttpClient } from '../lib/http-client.ts'
 import type { ChainSource } from './chain-source.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
+import type { ExplorerSource } from './explorers/explorer-source.ts'
+import { EXPLORERS } from './explorers/explorers.ts'
+import { createRateLimiter, limited } from './explorers/rate-limit.ts'
+import { parseNodeJson } from './tron/node-types.ts'
+import { createTronSource, TRON_GENESIS_BLOCK_IDS } from './tron/tron-source.ts'
 
-export class ChainMismatchError extends Error {
+/** The configured node serves another chain: the operator must fix its URL; retrying cannot help. */
+export class ChainMismatchError extends WdsError {
   override name = 'ChainMismatchError'
+  constructor(detail: string) {
+    super('chain_unavailable', detail, { retryable: false })
+  }
 }
 
 export type SourceOptions = {
@@ -14,6 +25,8 @@ export type SourceOptions = {
   logger: Logger
   signal?: AbortSignal
   rpc?: { timeoutMs?: number; retryBaseMs?: number; maxAttempts?: number }
+  /** The provider's API key (Tron: sent as TRON-PRO-API-KEY), never logged. */
+  apiKey?: string | undefined
 }
 
 type Connector = {
@@ -23,22 +36,24 @@ type Connector = {
 }
 
 /**
- * The chain families this build can read, one connector each: the one fact behind a chain's
- * `unsupported` status, its 503 on data requests and the start-up banner. A family that lands adds its
- * connector here, and everything else follows.
+ * The chains this build indexes from a node, one connector per family: with the explorer adapters
+ * below, the one fact behind a chain's `unsupported` status, its 503 on data requests and the start-up
+ * banner. A family that lands adds its connector here, and everything else follows.
  */
 const CONNECTORS: readonly Connector[] = [
   { reads: (chain) => chain.family === 'evm' && chain.chainId !== null, connect: connectEvmSource },
+  { reads: (chain) => chain.slug === 'tron', connect: connectTronSource },
 ]
 
-/** Whether this build has an implementation for the chain's family (and so can index and serve it). */
+/** Whether this build can read the chain: a node connector for its family, or an explorer adapter. */
 export function isChainImplemented(chain: ChainInfo): boolean {
-  return CONNECTORS.some((connector) => connector.reads(chain))
+  return CONNECTORS.some((connector) => connector.reads(chain)) || findExplorer(chain) !== undefined
 }
 
 /**
  * The source of a chain's data, checked against the registry before any indexing (an EVM node must
- * answer the chain's own chain ID). Families without an implementation yet give undefined.
+ * answer the chain's own chain ID, a Tron node have its genesis block). Chains read through an
+ * explorer, and families without an implementation yet, give undefined.
  */
 export async function connectChainSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource | undefined> {
   return CONNECTORS.find((connector) => connector.reads(chain))?.connect(chain, options)
@@ -63,4 +78,73 @@ async function connectEvmSource(chain: ChainInfo, options: SourceOptions): Promi
   }
   await source.detectCapabilities()
   return source
+}
+
+/** A java-tron node's HTTP API (or TronGrid's), checked to be of Tron's main network by its genesis block. */
+async function connectTronSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource> {
+  const httpOptions = {
+    urls: options.urls,
+    logger: options.logger,
+    parse: parseNodeJson,
+    // TronGrid answers 403 as well as 429 while it bans a client for going too fast
+    busyStatuses: [403],
+    ...(options.rpc ?? {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.apiKey === undefined ? {} : { headers: { 'TRON-PRO-API-KEY': options.apiKey }, secrets: [options.apiKey] }),
+  }
+  const source = createTronSource({ chain: chain.slug, http: createHttpClient(httpOptions), logger: options.logger })
+  // One try per URL: a node that is down is reported at once and retried by the caller's slower schedule.
+  const probe = createTronSource({
+    chain: chain.slug,
+    http: createHttpClient({ ...httpOptions, maxAttempts: options.urls.length }),
+    logger: options.logger,
+  })
+  const genesis = await probe.getGenesisBlockId()
+  if (genesis !== TRON_GENESIS_BLOCK_IDS.mainnet) {
+    const network = Object.entries(TRON_GENESIS_BLOCK_IDS).find(([, id]) => id === genesis)?.[0]
+    throw new ChainMismatchError(
+      `the node serves ${network === undefined ? `a chain with genesis block ${genesis}` : `Tron's ${network} test network`}, not ${chain.name} (genesis block ${TRON_GENESIS_BLOCK_IDS.mainnet}); fix ${sourceVariable(chain)}`,
+    )
+  }
+  return source
+}
+
+export type ExplorerOptions = {
+  urls: readonly string[]
+  apiKey?: string | undefined
+  logger: Logger
+  /** Calls per second allowed to the upstream (default: the chain's published public limit). */
+  callsPerSecond?: number
+  http?: { timeoutMs?: number; retryBaseMs?: number; maxAttempts?: number; maxRetryAfterMs?: number }
+}
+
+/** One limiter per chain for the whole process: every request shares the upstream's published rate. */
+const limiters = new Map<string, () => Promise<void>>()
+
+/**
+ * The explorer source of an "Explorer API" chain (`WDS_EXPLORER_<CHAIN>`, key in `…_KEY`), or
+ * undefined when the chain is not one or has no adapter.
+ */
+export function connectExplorerSource(chain: ChainInfo, options: ExplorerOptions): ExplorerSource | undefined {
+  const explorer = findExplorer(chain)
+  if (explorer === undefined) return undefined
+  const callsPerSecond = options.callsPerSecond ?? explorer.callsPerSecond
+  let take = limiters.get(`${chain.slug}:${callsPerSecond}`)
+  if (take === undefined) {
+    take = createRateLimiter(callsPerSecond)
+    limiters.set(`${chain.slug}:${callsPerSecond}`, take)
+  }
+  const apiKey = options.apiKey
+  const http = createHttpClient({
+    urls: options.urls,
+    headers: apiKey === undefined ? {} : explorer.keyHeaders(apiKey),
+    logger: options.logger,
+    secrets: apiKey === undefined ? [] : [apiKey],
+    ...options.http,
+  })
+  return explorer.create(limited(http, take), chain.slug)
+}
+
+function findExplorer(chain: ChainInfo) {
+  return chain.source === 'explorer' ? EXPLORERS[chain.slug] : undefined
 }

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
+import { SetupError } from '../lib/errors.ts'
 import { CHAINS, findChain, toEnvSuffix } from './chains.ts'
 
 const url = (protocols: readonly string[]) =>
@@ -10,7 +11,7 @@ const ChainEndpointSchema = Type.Object({
   /** The node RPC or explorer API URLs (the registry's `source` says which), in failover order. */
   urls: Type.Array(url(['http', 'https']), { minItems: 1 }),
   startBlock: Type.Integer({ minimum: 0 }),
-  /** The explorer API's key, when it needs one. */
+  /** The explorer API's or node provider's key (`WDS_EXPLORER_<CHAIN>_KEY`, `WDS_RPC_TRON_KEY`), when it needs one. */
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
 })
 
@@ -53,6 +54,8 @@ export const ConfigSchema = Type.Object({
   stripePriceStd: Type.Optional(Type.String({ minLength: 1 })),
   stripePricePro: Type.Optional(Type.String({ minLength: 1 })),
   stripeApiUrl: Type.Optional(url(['http', 'https'])),
+  /** How many blocks back a reorg is followed; a deeper one stalls the chain. Unset: 256. */
+  reorgWindowBlocks: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of blocks, at least 1' })),
   /** Chains with a configured source, by slug. Chains not listed here are `unconfigured`. */
   chains: Type.Record(Type.String(), ChainEndpointSchema),
 })
@@ -85,6 +88,7 @@ const SETTINGS = {
   stripePriceStd: { env: 'STRIPE_PRICE_STD', kind: 'string' },
   stripePricePro: { env: 'STRIPE_PRICE_PRO', kind: 'string' },
   stripeApiUrl: { env: 'STRIPE_API_URL', kind: 'string' },
+  reorgWindowBlocks: { env: 'WDS_REORG_WINDOW', kind: 'integer' },
 } as const satisfies Record<Exclude<keyof Config, 'chains'>, { env: string; kind: string; default?: unknown }>
 
 /** Per-chain settings: `<prefix><CHAIN>`, e.g. `WDS_RPC_POLYGON_ZKEVM`. */
@@ -98,7 +102,7 @@ const CHAIN_SETTINGS = [
 const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret)$/
 
 /** Every setting found wrong, one line each, so that a user fixes them all in one go. */
-export class ConfigError extends Error {
+export class ConfigError extends SetupError {
   override name = 'ConfigError'
   readonly problems: readonly string[]
   constructor(problems: readonly string[]) {
@@ -142,7 +146,7 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
   const knownNames = new Set<string>(Object.values(SETTINGS).map((s) => s.env))
   for (const [name, value] of values) {
     if (!name.startsWith('WDS_') || knownNames.has(name)) continue
-    const isKey = name.startsWith('WDS_EXPLORER_') && name.endsWith('_KEY')
+    const isKey = (name.startsWith('WDS_EXPLORER_') || name.startsWith('WDS_RPC_')) && name.endsWith('_KEY')
     const settingName = isKey ? name.slice(0, -'_KEY'.length) : name
     const setting = CHAIN_SETTINGS.find((s) => settingName.startsWith(s.prefix))
     if (setting === undefined) {

@@ -6,7 +6,7 @@ import { WdsError } from '../lib/errors.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Checkpoint, TransfersStore } from '../store/transfers-store.ts'
 import type { ProgressReporter } from './progress.ts'
-import { checkParent, findForkPoint, planRanges } from './reorg-window.ts'
+import { checkParent, findForkPoint, MAX_REORG_DEPTH_BLOCKS, planRanges, ReorgTooDeepError } from './reorg-window.ts'
 
 export type IndexerOptions = {
   chain: string
@@ -22,10 +22,17 @@ export type IndexerOptions = {
   pollIntervalMs?: number
   /** Stop once the head is reached (benchmarks, `wds index --once`). */
   stopAtHead?: boolean
+  /** How far back a reorg is followed; a deeper one stalls the chain (WDS_REORG_WINDOW). */
+  reorgWindowBlocks?: number
 }
 
 /** Thrown when the rows fetched no longer build on what is stored: reconcile with the chain, then go on. */
-class ReorgDetected extends Error {}
+class ReorgDetected extends WdsError {
+  override name = 'ReorgDetected'
+  constructor(detail: string) {
+    super('upstream_error', detail, { retryable: true })
+  }
+}
 
 /**
  * Indexes one chain: backfills from the checkpoint to the head, then follows the head. Each range's
@@ -43,6 +50,7 @@ export function createIndexer(options: IndexerOptions) {
     rangeSize = 50,
     rangesInFlight = 4,
     pollIntervalMs = 2_000,
+    reorgWindowBlocks = MAX_REORG_DEPTH_BLOCKS,
   } = options
   let checkpoint: Checkpoint
   let head: BlockRef | undefined
@@ -65,6 +73,7 @@ export function createIndexer(options: IndexerOptions) {
       floor: checkpoint.indexedFrom - 1,
       storedHash: async (n) => (await store.findBlock(chain, n))?.hash,
       canonicalHash: async (n) => (await source.findBlockRef(n))?.hash,
+      maxDepth: reorgWindowBlocks,
     })
     const removed = await store.rollbackTo(chain, ancestor)
     totals.reorgs++
@@ -159,6 +168,11 @@ export function createIndexer(options: IndexerOptions) {
 
     async run(signal: AbortSignal): Promise<void> {
       checkpoint = await store.openChain(chain, startBlock)
+      const stall = await store.findStall(chain)
+      if (stall !== undefined) {
+        logger.error({ chain, reason: stall }, 'the chain is stalled; not indexing it')
+        return
+      }
       logger.info({ chain, indexed_from: checkpoint.indexedFrom, indexed_block: checkpoint.indexedBlock }, 'indexer started')
       for (let failures = 0; !signal.aborted; ) {
         try {
@@ -179,6 +193,16 @@ export function createIndexer(options: IndexerOptions) {
             logger.warn({ chain, reason: error.message }, 'reorg detected while indexing')
             continue
           }
+          if (error instanceof ReorgTooDeepError) {
+            // trying again finds the same: stop this chain, and say what to do
+            const message = stallMessage(chain, error)
+            logger.error(
+              { chain, block: error.block, reorg_window: error.windowBlocks },
+              'reorg deeper than the window; indexing stalled',
+            )
+            await store.stallChain(chain, message)
+            return
+          }
           const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 30_000 })
           logger.error({ chain, ...errorFields(error), retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
           await store.recordError(chain, describeError(error, chain)).catch(() => {})
@@ -190,6 +214,16 @@ export function createIndexer(options: IndexerOptions) {
 }
 
 export type Indexer = ReturnType<typeof createIndexer>
+
+/** What a stalled chain's last_error tells the operator. */
+export function stallMessage(chain: string, error: ReorgTooDeepError): string {
+  const window = error.windowBlocks
+  return (
+    `reorg deeper than ${window} blocks at block ${error.block}; indexing of ${chain} is stopped. ` +
+    `Run \`wds index --chain ${chain} --rewind ${2 * window}\` (more if it stalls again) to index those blocks again, ` +
+    `or raise WDS_REORG_WINDOW above ${window} and restart`
+  )
+}
 
 /**
  * A failure as operators read it in /v1/status/chains (messages never carry node URLs or keys). A

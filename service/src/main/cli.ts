@@ -8,12 +8,14 @@ import { type Config, ConfigError, loadConfig } from '../config/config.ts'
 import type { Limits } from '../domain/tiers.ts'
 import { isTier, TIER_MARKERS } from '../domain/tiers.ts'
 import { createProgressReporter } from '../ingestion/progress.ts'
-import { WdsError } from '../lib/errors.ts'
+import { InternalError, WdsError } from '../lib/errors.ts'
 import { createLogger, type Logger } from '../lib/logger.ts'
 import { ECB_HISTORY_URL } from '../market/ecb-sync.ts'
 import { type ApiKeyRecord, createAccountsStore } from '../store/accounts-store.ts'
 import type { Db } from '../store/db.ts'
+import { tryAcquireLease } from '../store/leases.ts'
 import { createPlansStore } from '../store/plans-store.ts'
+import { createTransfersStore } from '../store/transfers-store.ts'
 import { type Database, openDatabase } from './database.ts'
 import { indexableChains, startIndexing, unimplementedChains } from './indexing.ts'
 import { runMarketSync } from './market.ts'
@@ -23,9 +25,11 @@ const USAGE = `Usage: wds <command>
 
   start                         run everything in one process (API, portal, indexers)
   serve                         run the API and portal only
-  index [--chain SLUG]... [--once]
+  index [--chain SLUG]... [--once] [--rewind N]
                                 run the indexers only (all chains with a source, or the given ones);
-                                --once stops when the head is reached
+                                --once stops when the head is reached; --rewind N (with one --chain)
+                                first rolls that chain back N blocks and clears its stall (after a reorg
+                                deeper than WDS_REORG_WINDOW), so that they are indexed again
   migrate                       apply pending database migrations
   keys create --email E --tier free|std|pro|ent [--name N] [--json]
                                 create an API key (and the account when new); the key is printed once
@@ -45,7 +49,12 @@ const USAGE = `Usage: wds <command>
 Configuration comes from the environment (and ./wds.config.json); see the README.`
 
 /** Exit codes: 0 done, 1 failed, 2 wrong usage or configuration. */
-class UsageError extends Error {}
+class UsageError extends WdsError {
+  override name = 'UsageError'
+  constructor(detail: string) {
+    super('invalid_parameter', detail, { retryable: false })
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv
@@ -277,9 +286,14 @@ async function runMarket(config: Readonly<Config>, sub: string | undefined, args
 }
 
 async function runIndex(config: Readonly<Config>, args: string[]): Promise<number> {
-  const { values } = parse(args, { chain: { type: 'string', multiple: true }, once: { type: 'boolean' } })
+  const { values } = parse(args, {
+    chain: { type: 'string', multiple: true },
+    once: { type: 'boolean' },
+    rewind: { type: 'string' },
+  })
   const only = values.chain
   const indexable = indexableChains(config)
+  const rewind = values.rewind === undefined ? undefined : parseRewind(values.rewind, only)
   for (const slug of only ?? []) {
     const chain = findChain(slug)
     if (chain === undefined) throw new UsageError(`unknown chain "${slug}"`)
@@ -295,6 +309,14 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
   const logger = createLogger(config.logLevel ?? 'info', process.stderr.isTTY ? process.stderr : undefined)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-index' })
   announceDatabase(database)
+  if (rewind !== undefined) {
+    try {
+      await rewindChain(database.db, rewind.chain, rewind.blocks)
+    } catch (error) {
+      await database.close()
+      throw error
+    }
+  }
   const progress = createProgressReporter({ logger, tty: process.stderr.isTTY ? process.stderr : undefined })
   const indexing = startIndexing({
     config,
@@ -325,6 +347,36 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
 
 function notImplemented(slug: string): string {
   return `${slug} cannot be indexed yet: this version has no implementation of its chain family (${findChain(slug)?.family})`
+}
+
+/** `--rewind N`: a whole number of blocks, for exactly one chain. */
+function parseRewind(value: string, chains: string[] | undefined): { chain: string; blocks: number } {
+  const blocks = /^\d+$/.test(value) ? Number(value) : Number.NaN
+  if (!(blocks >= 1 && Number.isSafeInteger(blocks))) {
+    throw new UsageError(`--rewind must be a whole number of blocks, at least 1, got "${value}"`)
+  }
+  const [chain, ...others] = chains ?? []
+  if (chain === undefined || others.length > 0) throw new UsageError('--rewind needs exactly one --chain')
+  return { chain, blocks }
+}
+
+/** Rolls a chain back and clears its stall, holding its indexing lease so that no indexer writes meanwhile. */
+async function rewindChain(db: Db, chain: string, blocks: number): Promise<void> {
+  const lease = await tryAcquireLease(db, `index:${chain}`)
+  if (lease === undefined) {
+    throw new WdsError('invalid_parameter', `another process indexes ${chain} right now; stop it before rewinding`, {
+      retryable: true,
+    })
+  }
+  try {
+    const rewound = await createTransfersStore(db).rewindChain(chain, blocks)
+    if (rewound === undefined) throw new WdsError('not_found', `${chain} has not been indexed yet: there is nothing to rewind`)
+    process.stdout.write(
+      `Rewound ${chain} from block ${rewound.from} to ${rewound.to} (${rewound.transfers} transfers removed); its stall is cleared\n`,
+    )
+  } finally {
+    await lease.release()
+  }
 }
 
 /** Admin commands use the database of a running `wds start` when there is one, else open (and close) their own. */
@@ -416,7 +468,7 @@ main(process.argv.slice(2)).then(
     } else if (error instanceof ConfigError) {
       process.stderr.write(`wds: ${error.message}\n`)
       process.exitCode = 2
-    } else if (error instanceof WdsError) {
+    } else if (error instanceof WdsError && !(error instanceof InternalError)) {
       process.stderr.write(`wds: ${error.message}\n`)
       process.exitCode = 1
     } else {

@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.ts'
+import { SetupError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import { assertServerVersion, createDb, type Db } from '../store/db.ts'
 import { openEmbeddedDatabase } from '../store/embedded-postgres.ts'
@@ -32,7 +33,7 @@ export async function openDatabase(
   const embedded =
     config.databaseUrl === undefined ? await openEmbeddedDatabase({ dataDir: config.dataDir, logger, attach }) : undefined
   const url = config.databaseUrl ?? embedded?.url
-  if (url === undefined) throw new Error('no database URL')
+  if (url === undefined) throw new SetupError('no database URL')
   const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle database connection broke; it will be replaced')
   const db = createDb({ url, applicationName, onIdleError })
   try {

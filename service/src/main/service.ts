@@ -4,7 +4,7 @@ import { buildApp } from '../api/app.ts'
 import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createOnDemand } from '../ingestion/on-demand.ts'
-import { WdsError } from '../lib/errors.ts'
+import { SetupError } from '../lib/errors.ts'
 import { findPortProblem } from '../lib/free-port.ts'
 import type { Logger } from '../lib/logger.ts'
 import { loadBundledFxRates } from '../market/bundled-fx-rates.ts'
@@ -21,12 +21,20 @@ import { createBalancesStore } from '../store/balances-store.ts'
 import { createBillingStore } from '../store/billing-store.ts'
 import { createChainStatesStore } from '../store/chain-states-store.ts'
 import { createDeveloperAccountsStore } from '../store/developer-accounts-store.ts'
+import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createUsageStore } from '../store/usage-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { openDatabase } from './database.ts'
-import { createSourceFinder, implementedChains, indexableChains, startIndexing, unimplementedChains } from './indexing.ts'
+import {
+  createExplorerFinder,
+  createSourceFinder,
+  implementedChains,
+  indexableChains,
+  startIndexing,
+  unimplementedChains,
+} from './indexing.ts'
 import { runMarketSync } from './market.ts'
 
 const SHUTDOWN_TIMEOUT_MS = 15_000
@@ -71,7 +79,11 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
         config.redisUrl === undefined ? createMemoryCounters() : await createRedisCounters({ url: config.redisUrl, logger }),
     },
     implementedChains: implementedChains(),
-    onDemand: createOnDemand({ store: balances, findSource: createSourceFinder(config, logger) }),
+    onDemand: createOnDemand({
+      store: balances,
+      findSource: createSourceFinder(config, logger),
+      explorers: { store: createExplorerWalletsStore(database.db), findExplorer: createExplorerFinder(config, logger), logger },
+    }),
     fxBook,
     pricer,
     portal: {
@@ -188,7 +200,7 @@ function banner({
 }
 
 /** A port that cannot be listened on: an operator's set-up problem, reported without a stack trace. */
-function portError(config: Pick<Config, 'host' | 'port'>, problem: string, cause?: unknown): WdsError {
+function portError(config: Pick<Config, 'host' | 'port'>, problem: string, cause?: unknown): SetupError {
   const where = `port ${config.port}${config.host === '0.0.0.0' ? '' : ` on ${config.host}`}`
   const detail =
     problem === 'EADDRINUSE'
@@ -196,7 +208,7 @@ function portError(config: Pick<Config, 'host' | 'port'>, problem: string, cause
       : problem === 'EACCES'
         ? `${where} needs privileges this process lacks; set PORT to a port above 1023`
         : `cannot listen on ${where} (${problem}); check PORT and HOST`
-  return new WdsError('internal', detail, cause === undefined ? {} : { cause })
+  return new SetupError(detail, cause === undefined ? {} : { cause })
 }
 
 /** Stripe billing when STRIPE_SECRET_KEY is set (the configuration checks its companions are too). */

@@ -1,4 +1,5 @@
 import type { Tier } from '../domain/tiers.ts'
+import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
 export type Account = { id: string; email: string; tier: Tier; createdAt: Date }
@@ -69,7 +70,7 @@ export function createAccountsStore(db: Db) {
               [email],
             )
           ).rows[0]
-        if (account === undefined) throw new Error(`account ${email} vanished while creating a key`)
+        if (account === undefined) throw new InternalError(`account ${email} vanished while creating a key`)
         if (account.tier !== key.tier) return { type: 'tier-mismatch', account }
         if (maxKeys !== null) {
           const { rows } = await client.query<{ n: number }>(
@@ -86,7 +87,7 @@ export function createAccountsStore(db: Db) {
           [account.id, key.name, key.tier, key.hash, key.hint],
         )
         const record = rows[0]
-        if (record === undefined) throw new Error('the inserted key was not returned')
+        if (record === undefined) throw new InternalError('the inserted key was not returned')
         return { type: 'created', account, accountCreated, key: record }
       })
     },

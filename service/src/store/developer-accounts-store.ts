@@ -1,4 +1,5 @@
 import type { Tier } from '../domain/tiers.ts'
+import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
 export type PortalAccount = {
@@ -43,7 +44,7 @@ export function createDeveloperAccountsStore(db: Db) {
           [email],
         )
         const account = rows[0]
-        if (account === undefined) throw new Error(`account ${email} vanished during sign-up`)
+        if (account === undefined) throw new InternalError(`account ${email} vanished during sign-up`)
         if (account.verifiedAt !== null && account.passwordHash !== null) return { type: 'verified', account }
         await client.query('UPDATE accounts SET password_hash = $2 WHERE id = $1', [account.id, passwordHash])
         const { codeHash, expiresAt } = code(account.id)

@@ -3,7 +3,7 @@ import { access, chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/pro
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import type { Logger } from 'pino'
-import { WdsError } from '../lib/errors.ts'
+import { SetupError } from '../lib/errors.ts'
 import { findFreePort } from '../lib/free-port.ts'
 
 const require = createRequire(import.meta.url)
@@ -50,8 +50,7 @@ export async function openEmbeddedDatabase({ dataDir, logger, attach }: OpenEmbe
   const running = await readRunningInstance(instanceFile)
   if (running !== undefined) {
     if (attach) return { url: running.databaseUrl, owned: false, attachedTo: running.pid, created: false, stop: async () => {} }
-    throw new WdsError(
-      'internal',
+    throw new SetupError(
       `another wds process (pid ${running.pid}) is running on the data dir ${dataDir}; stop it, or give this one another WDS_DATA_DIR`,
     )
   }
@@ -71,8 +70,7 @@ export async function openEmbeddedDatabase({ dataDir, logger, attach }: OpenEmbe
   const initialised = await exists(join(pgDir, 'PG_VERSION'))
   let credentials = await readJson<Credentials>(credentialsFile)
   if (initialised && credentials === undefined) {
-    throw new WdsError(
-      'internal',
+    throw new SetupError(
       `${credentialsFile} is missing, so the database in ${pgDir} cannot be opened; restore it or remove ${dataDir}`,
     )
   }
@@ -166,7 +164,8 @@ async function stopOrphanPostgres(pgDir: string, logger: Logger): Promise<void> 
   process.kill(pid, 'SIGINT')
   const deadline = Date.now() + STOP_TIMEOUT_MS
   while (isAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${pid}) on ${pgDir} did not stop within ${STOP_TIMEOUT_MS} ms`)
+    if (Date.now() > deadline)
+      throw new SetupError(`PostgreSQL (pid ${pid}) on ${pgDir} did not stop within ${STOP_TIMEOUT_MS} ms`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import type { BlockRef, ChainBlock, Token, Transfer } from '../domain/records.ts'
+import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
 /**
@@ -13,8 +14,8 @@ export type Checkpoint = { indexedFrom: number; indexedBlock: number; historyInd
 
 const SLUG = /^[a-z][a-z0-9-]*$/
 
-function partitionName(chain: string): string {
-  if (!SLUG.test(chain)) throw new Error(`not a chain slug: ${chain}`)
+export function partitionName(chain: string): string {
+  if (!SLUG.test(chain)) throw new InternalError(`not a chain slug: ${chain}`)
   return `transfers_${chain.replaceAll('-', '_')}`
 }
 
@@ -73,7 +74,7 @@ export function createTransfersStore(db: Db) {
         [chain],
       )
       const row = rows[0]
-      if (row === undefined) throw new Error(`no state for ${chain}`)
+      if (row === undefined) throw new InternalError(`no state for ${chain}`)
       return { indexedFrom: row.indexed_from, indexedBlock: row.indexed_block, historyIndexed: row.history_indexed }
     },
 
@@ -125,7 +126,7 @@ export function createTransfersStore(db: Db) {
     async appendBlocks(chain: string, previous: number, blocks: readonly ChainBlock[], tokens: readonly Token[]) {
       const last = blocks.at(-1)
       if (last === undefined) return
-      if (blocks[0]?.number !== previous + 1) throw new Error(`${chain}: blocks must continue from ${previous}`)
+      if (blocks[0]?.number !== previous + 1) throw new InternalError(`${chain}: blocks must continue from ${previous}`)
       await withTransaction(db, async (client) => {
         // Safe to lose on a crash: rows and checkpoint go together, so a lost commit is just indexed again.
         await client.query('SET LOCAL synchronous_commit = off')
@@ -134,7 +135,8 @@ export function createTransfersStore(db: Db) {
            WHERE chain = $1 AND indexed_block = $2`,
           [chain, previous, last.number, iso(last.timestamp)],
         )
-        if (moved.rowCount !== 1) throw new Error(`${chain}: the checkpoint moved under this writer (expected ${previous})`)
+        if (moved.rowCount !== 1)
+          throw new InternalError(`${chain}: the checkpoint moved under this writer (expected ${previous})`)
         await copyRows(
           client,
           'COPY blocks (chain, number, hash, parent_hash, timestamp) FROM STDIN',
@@ -200,6 +202,41 @@ export function createTransfersStore(db: Db) {
         'UPDATE chain_states SET latest_block = $2, latest_block_time = $3, last_error = NULL, updated_at = now() WHERE chain = $1',
         [chain, head.number, iso(head.timestamp)],
       )
+    },
+
+    /** Stops the chain until an operator acts: `message` (its last_error) says what happened and what to do. */
+    async stallChain(chain: string, message: string): Promise<void> {
+      await db.query('UPDATE chain_states SET stalled_at = now(), last_error = $2, last_error_at = now() WHERE chain = $1', [
+        chain,
+        message,
+      ])
+    },
+
+    /** Why the chain is stalled, when it is. */
+    async findStall(chain: string): Promise<string | undefined> {
+      const { rows } = await db.query<{ last_error: string | null }>(
+        'SELECT last_error FROM chain_states WHERE chain = $1 AND stalled_at IS NOT NULL',
+        [chain],
+      )
+      const row = rows[0]
+      return row === undefined ? undefined : (row.last_error ?? 'stalled')
+    },
+
+    /**
+     * Rolls the chain back `blocks` blocks (not below where its indexing began) and clears its stall, so
+     * that its indexer fetches them again: `wds index --chain X --rewind N`. Undefined for a chain never indexed.
+     */
+    async rewindChain(chain: string, blocks: number): Promise<{ from: number; to: number; transfers: number } | undefined> {
+      const { rows } = await db.query<{ indexed_from: number | null; indexed_block: number | null }>(
+        'SELECT indexed_from, indexed_block FROM chain_states WHERE chain = $1',
+        [chain],
+      )
+      const row = rows[0]
+      if (row === undefined || row.indexed_from === null || row.indexed_block === null) return undefined
+      const to = Math.max(row.indexed_from - 1, row.indexed_block - blocks)
+      const removed = await this.rollbackTo(chain, to)
+      await db.query('UPDATE chain_states SET stalled_at = NULL, last_error = NULL WHERE chain = $1', [chain])
+      return { from: row.indexed_block, to, transfers: removed.transfers }
     },
   }
 }

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { createKey } from '../../src/access/keys.ts'
 import { type AppDeps, buildApp } from '../../src/api/app.ts'
 import type { Config } from '../../src/config/config.ts'
 import type { Tier } from '../../src/domain/tiers.ts'
+import type { ExplorerFinder } from '../../src/ingestion/explorer-sync.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { implementedChains } from '../../src/main/indexing.ts'
@@ -17,6 +19,7 @@ import { createBalancesStore } from '../../src/store/balances-store.ts'
 import { createBillingStore } from '../../src/store/billing-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
 import { createDeveloperAccountsStore } from '../../src/store/developer-accounts-store.ts'
+import { createExplorerWalletsStore } from '../../src/store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
 import { createPlansStore } from '../../src/store/plans-store.ts'
 import { createUsageStore } from '../../src/store/usage-store.ts'
@@ -28,11 +31,14 @@ export async function createTestApp(
   config: Partial<Pick<Config, 'keyPrefix' | 'chains'>> = {},
   {
     findSource = async () => undefined,
+    explorers,
     rateLimits,
     smtpUrl,
     stripe,
   }: {
     findSource?: SourceFinder
+    /** The explorer sources of "Explorer API" chains, with the on-demand budget and freshness. */
+    explorers?: { findExplorer: ExplorerFinder; budgetMs?: number; freshForMs?: number }
     rateLimits?: AppDeps['rateLimits']
     /** Where the portal's mail goes; unset: to the log. */
     smtpUrl?: string
@@ -69,7 +75,11 @@ export async function createTestApp(
     logger,
     stores,
     implementedChains: implementedChains(),
-    onDemand: createOnDemand({ store: stores.balances, findSource }),
+    onDemand: createOnDemand({
+      store: stores.balances,
+      findSource,
+      explorers: explorers === undefined ? undefined : { store: createExplorerWalletsStore(database.db), ...explorers },
+    }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
     fxBook,
     pricer: createPricer({ prices: stores.assetPrices, fxBook }),
@@ -92,3 +102,12 @@ export async function createTestApp(
 }
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>
+
+/** The real app listening on a loopback port of its own, with its base URL. */
+export async function createServedTestApp(...args: Parameters<typeof createTestApp>) {
+  const t = await createTestApp(...args)
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  return { ...t, baseUrl: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}` }
+}
+
+export type ServedTestApp = Awaited<ReturnType<typeof createServedTestApp>>

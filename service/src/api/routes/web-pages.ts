@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { SetupError } from '../../lib/errors.ts'
 import { createChainLagSamplesStore } from '../../store/chain-lag-samples-store.ts'
 import type { ChainStatesStore } from '../../store/chain-states-store.ts'
 import type { Db } from '../../store/db.ts'
@@ -24,7 +25,7 @@ export const webPageRoutes: FastifyPluginAsync<WebPagesOptions> = async (
   const files = await readPortalWeb()
   await app.register(portalWebRoutes, { files })
   const statusPage = files.get('status.html')
-  if (statusPage === undefined) throw new Error('portal-web/status.html is missing')
+  if (statusPage === undefined) throw new SetupError('portal-web/status.html is missing')
   app.get('/status', { schema: { hide: true } }, (request, reply) => sendStatic(request, reply, statusPage))
   await app.register(statusPageRoutes, {
     chainStates,

@@ -6,7 +6,7 @@ export const BalanceSchema = Type.Object(
   {
     chain: Type.String({ description: 'Chain slug' }),
     chainId: Nullable(Type.Integer({ description: 'EIP-155 chain ID; null off EVM' })),
-    type: Type.Union([Type.Literal('native'), Type.Literal('erc20')]),
+    type: Type.String({ description: '`native`, or the token standard of its movements (erc20, spl, iou, …)' }),
     asset: Nullable(Type.String({ description: 'Asset symbol; null when a token has none' })),
     name: Nullable(Type.String()),
     contractAddress: Nullable(Type.String({ description: 'Token contract; null for the native asset' })),
