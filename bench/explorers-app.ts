@@ -4,6 +4,7 @@ import type { Config } from '../service/src/config/config.ts'
 import type { ExplorerSyncOptions } from '../service/src/ingestion/explorer-sync.ts'
 import { createOnDemand } from '../service/src/ingestion/on-demand.ts'
 import { createLogger } from '../service/src/lib/logger.ts'
+import { implementedChains } from '../service/src/main/indexing.ts'
 import { createFxBook } from '../service/src/market/fx-book.ts'
 import { createPricer } from '../service/src/market/pricer.ts'
 import { createMailer } from '../service/src/portal/mailer.ts'
@@ -31,6 +32,7 @@ export async function createTestAppOn(
   const fxBook = createFxBook(fxRates)
   const app = await buildApp({
     config: { keyPrefix: 'wds', chains },
+    implementedChains: implementedChains(),
     db,
     logger,
     stores: {

@@ -63,15 +63,18 @@ export type AppDeps = {
   fxBook: FxBook
   /** Asset prices by symbol and day, in any supported currency. */
   pricer: Pricer
+  /** The chains whose family this build implements (chains/sources.ts); the others are `unsupported`. */
+  implementedChains: ReadonlySet<string>
   /** The developer portal: its mail, its JWT secret, and Stripe when configured. */
   portal: { mailer: Mailer; jwtSecret: Uint8Array; stripe?: StripeBilling | undefined }
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({ config, db, logger, stores, onDemand, fxBook, pricer, portal, rateLimits = {} }: AppDeps) {
-  const configuredChains = new Set(Object.keys(config.chains))
-  const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
+export async function buildApp(deps: AppDeps) {
+  const { config, db, logger, stores, onDemand, fxBook, pricer, portal, implementedChains, rateLimits = {} } = deps
+  const availability = { configured: new Set(Object.keys(config.chains)), implemented: implementedChains }
+  const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, availability, new Date()) })
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // A caller's own X-Request-Id is kept when it is sane, so that logs on both sides can be joined.
@@ -98,7 +101,7 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
   await registerOpenApi(app)
 
   await app.register(systemRoutes, { db, metrics })
-  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, configuredChains })
+  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, availability })
   const access = createAccessControl(
     { db, logger, accounts: stores.accounts, usage: stores.usage, keyPrefix: config.keyPrefix, registry: metrics.registry },
     rateLimits,
@@ -110,9 +113,9 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     async (v1) => {
       v1.addHook('onRequest', access.authenticate)
       v1.addHook('onRequest', access.rateLimit)
-      await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
-      await v1.register(walletRoutes, { records, configuredChains })
-      await v1.register(balanceRoutes, { walletBalances, configuredChains })
+      await v1.register(statusRoutes, { store: stores.chainStates, availability })
+      await v1.register(walletRoutes, { records, availability })
+      await v1.register(balanceRoutes, { walletBalances, availability })
       await v1.register(fxRoutes, { fxBook })
       await v1.register(priceRoutes, { pricer })
     },

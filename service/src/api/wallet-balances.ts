@@ -10,7 +10,7 @@ import type { BalancesStore } from '../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { readExplorerBalances } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
-import type { DateParam } from './wallet-query.ts'
+import type { DateParam, UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/balances` request. */
 export type BalancesRequest = {
@@ -18,6 +18,8 @@ export type BalancesRequest = {
   /** The chains to read; `named` when the caller gave `chain`. */
   chains: readonly ChainInfo[]
   named: boolean
+  /** All-chains mode: when no chain is read, why each chain of the address's format is not served. */
+  unservedChains: readonly UnavailableChain[]
   atBlock?: number | undefined
   atDate?: DateParam | undefined
   includePrices: boolean
@@ -141,6 +143,7 @@ export function createWalletBalances(deps: {
         contractAddress: native ? null : asset,
         tokenDecimals: decimals,
         balance: decimals === null ? amount.toString() : formatUnits(amount, decimals),
+        balanceRaw: amount.toString(),
       }
     })
     rows.sort((a, b) => (a.type === b.type ? (a.asset ?? '~').localeCompare(b.asset ?? '~') : a.type === 'native' ? -1 : 1))
@@ -151,14 +154,14 @@ export function createWalletBalances(deps: {
     async read(request: BalancesRequest) {
       const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
       const results: ChainBalances[] = []
-      const unavailableChains: { chain: string; code: string }[] = []
+      const unavailableChains: UnavailableChain[] = [...request.unservedChains]
       await Promise.all(
         request.chains.map(async (chain) => {
           try {
             results.push(await readChain(chain, states.get(chain.slug), request))
           } catch (error) {
             if (request.named || !(error instanceof WdsError)) throw error
-            unavailableChains.push({ chain: chain.slug, code: error.code })
+            unavailableChains.push({ chain: chain.slug, code: error.code as UnavailableChain['code'], detail: error.message })
           }
         }),
       )
@@ -191,8 +194,12 @@ export function createWalletBalances(deps: {
           Object.assign(record, { priced: known })
           return known ? fields : undefined
         })
-        const total = (field: string) => roundValue(priced.reduce((sum, fields) => sum + (fields?.[field] ?? 0), 0))
+        // A total of nothing priced is unknown, not 0: null, with priced false (an empty wallet is worth 0).
+        const anyPriced = records.length === 0 || priced.some((fields) => fields !== undefined)
+        const total = (field: string) =>
+          anyPriced ? roundValue(priced.reduce((sum, fields) => sum + (fields?.[field] ?? 0), 0)) : null
         totals = {
+          priced: anyPriced,
           total_value_usd: total('value_usd'),
           ...(currency === 'USD' ? {} : { [`total_value_${ccy}`]: total(`value_${ccy}`) }),
         }

@@ -18,6 +18,7 @@ import { hashQuery } from './cursor.ts'
 import { syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import { createWalletHistory, type HistoryPage } from './wallet-history.ts'
+import type { UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */
 export type TransfersRequest = {
@@ -25,6 +26,8 @@ export type TransfersRequest = {
   /** The chains to read; `named` when the caller gave `chain`. */
   chains: readonly ChainInfo[]
   named: boolean
+  /** All-chains mode: when no chain is read, why each chain of the address's format is not served. */
+  unservedChains: readonly UnavailableChain[]
   direction: Direction
   fromBlock?: number | undefined
   toBlock?: number | undefined
@@ -49,6 +52,9 @@ export type TokenTransfersRequest = {
   limit: number
   cursor?: string | undefined
 }
+
+/** `/erc20-transfers` also values its records, as `/transfers` does. */
+export type Erc20TransfersRequest = TokenTransfersRequest & { includePrices: boolean; currency: string }
 
 const COIN_TYPES = recordTypesOf('coin')
 
@@ -95,7 +101,12 @@ export function createWalletRecords({
     return tokens
   }
 
-  async function readTokenPage(endpoint: string, types: readonly RecordType[], request: TokenTransfersRequest) {
+  async function readTokenPage(
+    endpoint: string,
+    types: readonly RecordType[],
+    request: TokenTransfersRequest,
+    pricing: { includePrices: boolean; currency: string } | undefined = undefined,
+  ) {
     const { address, chain, contractAddress, fromDate, toDateExclusive } = request
     // explorer chains are read into the store first (a later page reads what the first one did)
     if (request.cursor === undefined) await syncExplorerChains(onDemand, [chain], address, true)
@@ -117,6 +128,7 @@ export function createWalletRecords({
         contractAddress,
         fromDate: fromDate?.toISOString(),
         toDate: toDateExclusive?.toISOString(),
+        ...pricing,
       }),
     })
     return { page, tokens: await tokensOf(page) }
@@ -189,6 +201,7 @@ export function createWalletRecords({
           from: t.from,
           to: t.to,
           value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
+          valueRaw: t.value,
           asset: coin ? chain.nativeAsset.symbol : (token?.symbol ?? null),
           contractAddress: t.contractAddress,
           tokenId: t.tokenId,
@@ -216,7 +229,7 @@ export function createWalletRecords({
           ? {}
           : {
               chains: request.chains.map((chain) => chain.slug),
-              unavailableChains: [...synced.unavailableChains, ...page.unavailableChains],
+              unavailableChains: [...synced.unavailableChains, ...page.unavailableChains, ...request.unservedChains],
             }),
         ...(request.includePrices ? { currency } : {}),
         transfers,
@@ -226,8 +239,10 @@ export function createWalletRecords({
     },
 
     /** ERC-20 transfers and their equivalents on other chains (TRC-20 on Tron). */
-    async listErc20Transfers(request: TokenTransfersRequest) {
-      const { page, tokens } = await readTokenPage('erc20-transfers', ERC20_STANDARD_TYPES, request)
+    async listErc20Transfers(request: Erc20TransfersRequest) {
+      const { includePrices, currency } = request
+      const pricing = includePrices ? { includePrices, currency } : undefined
+      const { page, tokens } = await readTokenPage('erc20-transfers', ERC20_STANDARD_TYPES, request, pricing)
       const transfers = page.transfers.map((t) => {
         const token = tokens.get(`${t.chain}:${t.contractAddress}`)
         const decimals = token?.decimals ?? null
@@ -236,10 +251,30 @@ export function createWalletRecords({
           tokenSymbol: token?.symbol ?? null,
           tokenDecimals: decimals,
           value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
+          valueRaw: t.value,
           direction: directionOf(t, request.address),
         }
       })
-      return { address: request.address, chain: request.chain.slug, transfers, cursor: page.cursor, hasMore: page.hasMore }
+      if (includePrices) {
+        await addFiatValues(
+          pricer,
+          transfers,
+          page.transfers.map((t, i) => ({
+            pricedAs: pricedAsset(request.chain, t.type, t.contractAddress),
+            date: transfers[i]?.timestamp.slice(0, 10) ?? '',
+            amount: transfers[i]?.tokenDecimals === null ? null : (transfers[i]?.value ?? null),
+          })),
+          currency,
+        )
+      }
+      return {
+        address: request.address,
+        chain: request.chain.slug,
+        ...(includePrices ? { currency } : {}),
+        transfers,
+        cursor: page.cursor,
+        hasMore: page.hasMore,
+      }
     },
 
     async listNftTransfers(request: TokenTransfersRequest) {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { ChainInfo } from '../config/chains.ts'
+import { type ChainInfo, sourceVariable } from '../config/chains.ts'
 import { WdsError } from '../lib/errors.ts'
 import { createHttpClient } from '../lib/http-client.ts'
 import type { ChainSource } from './chain-source.ts'
@@ -29,15 +29,40 @@ export type SourceOptions = {
   apiKey?: string | undefined
 }
 
-const envName = (chain: ChainInfo) => `WDS_RPC_${chain.slug.toUpperCase().replaceAll('-', '_')}`
+type Connector = {
+  /** Whether this implementation reads the chain. */
+  reads(chain: ChainInfo): boolean
+  connect(chain: ChainInfo, options: SourceOptions): Promise<ChainSource>
+}
 
 /**
- * The source of a chain's data, checked against the registry before any indexing: an EVM node must
- * answer the chain's own chain ID. Families without an implementation yet give undefined.
+ * The chain families this build can read, one connector each: the one fact behind a chain's
+ * `unsupported` status, its 503 on data requests and the start-up banner. A family that lands adds its
+ * connector here, and everything else follows.
+ */
+const CONNECTORS: readonly Connector[] = [
+  { reads: (chain) => chain.family === 'evm' && chain.chainId !== null, connect: connectEvmSource },
+  { reads: (chain) => chain.slug === 'tron', connect: connectTronSource },
+]
+
+/**
+ * Whether this build has an implementation for the chain (and so can index or read and serve it): a
+ * node connector, or an explorer adapter for an "Explorer API" chain.
+ */
+export function isChainImplemented(chain: ChainInfo): boolean {
+  if (chain.source === 'explorer') return EXPLORERS[chain.slug] !== undefined
+  return CONNECTORS.some((connector) => connector.reads(chain))
+}
+
+/**
+ * The source of a chain's data, checked against the registry before any indexing (an EVM node must
+ * answer the chain's own chain ID). Families without an implementation yet give undefined.
  */
 export async function connectChainSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource | undefined> {
-  if (chain.slug === 'tron') return connectTronSource(chain, options)
-  if (chain.family !== 'evm' || chain.chainId === null) return undefined
+  return CONNECTORS.find((connector) => connector.reads(chain))?.connect(chain, options)
+}
+
+async function connectEvmSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource> {
   const rpcOptions = {
     urls: options.urls,
     logger: options.logger,
@@ -51,7 +76,7 @@ export async function connectChainSource(chain: ChainInfo, options: SourceOption
   const chainId = quantity(await probe.request<string>('eth_chainId'))
   if (chainId !== chain.chainId) {
     throw new ChainMismatchError(
-      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${envName(chain)}`,
+      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${sourceVariable(chain)}`,
     )
   }
   await source.detectCapabilities()
@@ -81,7 +106,7 @@ async function connectTronSource(chain: ChainInfo, options: SourceOptions): Prom
   if (genesis !== TRON_GENESIS_BLOCK_IDS.mainnet) {
     const network = Object.entries(TRON_GENESIS_BLOCK_IDS).find(([, id]) => id === genesis)?.[0]
     throw new ChainMismatchError(
-      `the node serves ${network === undefined ? `a chain with genesis block ${genesis}` : `Tron's ${network} test network`}, not ${chain.name} (genesis block ${TRON_GENESIS_BLOCK_IDS.mainnet}); fix ${envName(chain)}`,
+      `the node serves ${network === undefined ? `a chain with genesis block ${genesis}` : `Tron's ${network} test network`}, not ${chain.name} (genesis block ${TRON_GENESIS_BLOCK_IDS.mainnet}); fix ${sourceVariable(chain)}`,
     )
   }
   return source

@@ -253,3 +253,8 @@ export function toEnvSuffix(slug: string): string {
 export function matchesAddressFormat(chain: ChainInfo, address: string): boolean {
   return chain.address.canonical(address) !== undefined
 }
+
+/** The environment variable that gives a chain its source: `WDS_RPC_BASE`, `WDS_EXPLORER_SOLANA`. */
+export function sourceVariable(chain: ChainInfo): string {
+  return `WDS_${chain.source === 'rpc' ? 'RPC' : 'EXPLORER'}_${toEnvSuffix(chain.slug)}`
+}

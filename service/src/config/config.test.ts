@@ -116,7 +116,7 @@ describe('loadConfig()', () => {
       'PORT: must be integer (got "eighty")',
       'DATABASE_URL: must be a postgres/postgresql URL (got "mysql://db/wds")',
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
-      'WDS_RPC_BASE: must be a http/https/ws/wss URL (got "not a url")',
+      'WDS_RPC_BASE: must be a http/https URL (got "not a url")',
     ])
   })
 

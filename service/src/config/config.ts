@@ -9,7 +9,7 @@ const url = (protocols: readonly string[]) =>
 
 const ChainEndpointSchema = Type.Object({
   /** The node RPC or explorer API URLs (the registry's `source` says which), in failover order. */
-  urls: Type.Array(url(['http', 'https', 'ws', 'wss']), { minItems: 1 }),
+  urls: Type.Array(url(['http', 'https']), { minItems: 1 }),
   startBlock: Type.Integer({ minimum: 0 }),
   /** The explorer API's or node provider's key (`WDS_EXPLORER_<CHAIN>_KEY`, `WDS_RPC_TRON_KEY`), when it needs one. */
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
@@ -173,6 +173,15 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
   }
   for (const [slug, entry] of Object.entries(chains)) {
     entry.startBlock ??= 0
+    // Nodes and explorers are read over HTTP only: a WebSocket URL would pass a URL check and never work.
+    const urls = Array.isArray(entry.urls) ? (entry.urls as string[]) : []
+    if (urls.some((u) => /^wss?:\/\//i.test(u))) {
+      problems.push(
+        `${envNameOf.get(`/chains/${slug}/urls`)}: WebSocket URLs (ws://, wss://) are not supported; give the node's HTTP(S) JSON-RPC URL (most nodes serve both, e.g. http://host:8545)`,
+      )
+      delete chains[slug]
+      continue
+    }
     if (entry.urls === undefined) {
       const prefix = findChain(slug)?.source === 'explorer' ? 'WDS_EXPLORER_' : 'WDS_RPC_'
       problems.push(`${prefix}${toEnvSuffix(slug)}: required when other settings of ${slug} are given`)

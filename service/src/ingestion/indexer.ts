@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { ChainSource } from '../chains/chain-source.ts'
+import { findChain, sourceVariable } from '../config/chains.ts'
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
@@ -203,8 +204,8 @@ export function createIndexer(options: IndexerOptions) {
             return
           }
           const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 30_000 })
-          logger.error({ chain, err: error, retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
-          await store.recordError(chain, describeError(error)).catch(() => {})
+          logger.error({ chain, ...errorFields(error), retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
+          await store.recordError(chain, describeError(error, chain)).catch(() => {})
           await sleep(delay, signal)
         }
       }
@@ -224,7 +225,22 @@ export function stallMessage(chain: string, error: ReorgTooDeepError): string {
   )
 }
 
-/** A failure as operators read it in /v1/status/chains (messages never carry node URLs or keys). */
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+/**
+ * A failure as operators read it in /v1/status/chains (messages never carry node URLs or keys). A
+ * source's failure names the variable that configures it, as a wrong chain's message does.
+ */
+export function describeError(error: unknown, chain?: string): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const info = chain === undefined ? undefined : findChain(chain)
+  if (info === undefined || !(error instanceof WdsError) || error.code !== 'upstream_error') return message
+  const variable = sourceVariable(info)
+  return message.includes(variable) ? message : `${message}; check ${variable}`
+}
+
+/**
+ * Log fields of a failure: a source's failure (expected, retried) by its message alone; anything else
+ * with its stack, which is what a bug report needs.
+ */
+export function errorFields(error: unknown): { error: string } | { err: unknown } {
+  return error instanceof WdsError && error.code === 'upstream_error' ? { error: describeError(error) } : { err: error }
 }

@@ -1,9 +1,9 @@
 import type { ChainSource } from '../chains/chain-source.ts'
 import type { ExplorerSource } from '../chains/explorers/explorer-source.ts'
-import { ChainMismatchError, connectChainSource, connectExplorerSource } from '../chains/sources.ts'
-import { findChain } from '../config/chains.ts'
+import { ChainMismatchError, connectChainSource, connectExplorerSource, isChainImplemented } from '../chains/sources.ts'
+import { CHAINS, findChain } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
-import { createIndexer, describeError } from '../ingestion/indexer.ts'
+import { createIndexer, describeError, errorFields } from '../ingestion/indexer.ts'
 import type { ProgressReporter } from '../ingestion/progress.ts'
 import { redact } from '../lib/http-client.ts'
 import type { Logger } from '../lib/logger.ts'
@@ -37,7 +37,9 @@ export type IndexingOptions = {
 export function startIndexing({ config, db, logger, progress, only, stopAtHead = false, pollIntervalMs }: IndexingOptions) {
   const controller = new AbortController()
   const store = createTransfersStore(db)
-  const slugs = Object.keys(config.chains).filter((slug) => only === undefined || only.includes(slug))
+  const slugs = indexableChains(config).filter((slug) => only === undefined || only.includes(slug))
+  /** Chains another process indexes: with stopAtHead this one gives up on them instead of standing by. */
+  const heldElsewhere: string[] = []
 
   const runChain = async (slug: string) => {
     const chain = findChain(slug)
@@ -53,11 +55,13 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
           logger: log,
           signal: controller.signal,
         })
-        if (chainSource === undefined) {
-          log.warn({ family: chain.family }, 'indexing this chain family is not available yet')
+        if (chainSource === undefined) return
+        const lease = await tryAcquireLease(db, `index:${slug}`)
+        if (lease === undefined && stopAtHead) {
+          log.warn('another process indexes this chain; not waiting for it')
+          heldElsewhere.push(slug)
           return
         }
-        const lease = await tryAcquireLease(db, `index:${slug}`)
         if (lease === undefined) {
           log.info('another process indexes this chain; standing by')
           await sleep(LEASE_RETRY_MS, controller.signal)
@@ -82,16 +86,16 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
         }
       } catch (error) {
         if (controller.signal.aborted) return
-        await store.recordError(slug, describeError(error)).catch(() => {})
+        await store.recordError(slug, describeError(error, slug)).catch(() => {})
         if (error instanceof ChainMismatchError) {
           log.error(
-            { err: error, urls: source.urls.map((url) => redact(url)) },
+            { error: error.message, urls: source.urls.map((url) => redact(url)) },
             'refusing to index: the node is of another chain',
           )
           return
         }
         const delay = backoffMs(attempt, { baseMs: 1_000, maxMs: 60_000 })
-        log.error({ err: error, retry_in_ms: Math.round(delay) }, 'could not start indexing; retrying')
+        log.error({ ...errorFields(error), retry_in_ms: Math.round(delay) }, 'could not start indexing; retrying')
         await sleep(delay, controller.signal)
       }
     }
@@ -116,7 +120,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
     }
   }
 
-  const done = Promise.all(slugs.map(runChain)).then(() => undefined)
+  const done = Promise.all(slugs.map(runChain)).then(() => ({ heldElsewhere }))
   return {
     chains: slugs,
     done,
@@ -125,6 +129,24 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
       await done
     },
   }
+}
+
+/** The slugs of the chains whose family this build implements (whether configured or not). */
+export function implementedChains(): ReadonlySet<string> {
+  return new Set(CHAINS.filter(isChainImplemented).map((chain) => chain.slug))
+}
+
+/** The chains with a configured source whose family this build implements, in configuration order. */
+export function indexableChains(config: Pick<Config, 'chains'>): string[] {
+  return Object.keys(config.chains).filter((slug) => {
+    const chain = findChain(slug)
+    return chain !== undefined && isChainImplemented(chain)
+  })
+}
+
+/** The configured chains this build cannot read yet: accepted (so a configuration outlives an upgrade), never served. */
+export function unimplementedChains(config: Pick<Config, 'chains'>): string[] {
+  return Object.keys(config.chains).filter((slug) => !indexableChains(config).includes(slug))
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Tier } from '../../src/domain/tiers.ts'
 import type { ExplorerFinder } from '../../src/ingestion/explorer-sync.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { implementedChains } from '../../src/main/indexing.ts'
 import { createFxBook } from '../../src/market/fx-book.ts'
 import { createPricer } from '../../src/market/pricer.ts'
 import { createMailer } from '../../src/portal/mailer.ts'
@@ -73,6 +74,7 @@ export async function createTestApp(
     db: database.db,
     logger,
     stores,
+    implementedChains: implementedChains(),
     onDemand: createOnDemand({
       store: stores.balances,
       findSource,

@@ -5,9 +5,17 @@ import { WdsError } from '../../../lib/errors.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import type { WalletBalances } from '../../wallet-balances.ts'
-import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam, requireConfigured } from '../../wallet-query.ts'
+import {
+  type ChainAvailability,
+  chainsForAddress,
+  explainNoChains,
+  getChainParam,
+  normalizeAddress,
+  parseDateParam,
+  requireConfigured,
+} from '../../wallet-query.ts'
 
-export type BalanceRoutesOptions = { walletBalances: WalletBalances; configuredChains: ReadonlySet<string> }
+export type BalanceRoutesOptions = { walletBalances: WalletBalances; availability: ChainAvailability }
 
 const BalancesQuery = Type.Object(
   {
@@ -27,10 +35,7 @@ const BalancesQuery = Type.Object(
 )
 
 /** A wallet's balances: the handler validates its parameters and asks the balances service. */
-export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (
-  app,
-  { walletBalances, configuredChains },
-) => {
+export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (app, { walletBalances, availability }) => {
   app.get(
     '/wallets/:address/balances',
     {
@@ -57,11 +62,12 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
       }
       const at = { block: q.atBlock, date: q.atDate === undefined ? undefined : parseDateParam(q.atDate, 'atDate') }
       const currency = getCurrencyParam(q.currency)
-      if (named !== undefined) requireConfigured(named, configuredChains)
+      if (named !== undefined) requireConfigured(named, availability)
       return walletBalances.read({
         address,
-        chains: named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named],
+        chains: named === undefined ? chainsForAddress(request.params.address, availability) : [named],
         named: named !== undefined,
+        unservedChains: named === undefined ? explainNoChains(request.params.address, availability) : [],
         atBlock: at.block,
         atDate: at.date,
         includePrices: q.includePrices,
