@@ -9,12 +9,13 @@ import type { Logger } from '../lib/logger.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Db } from '../store/db.ts'
 import { tryAcquireLease } from '../store/leases.ts'
+import { createOutputsStore } from '../store/outputs-store.ts'
 import { createTransfersStore } from '../store/transfers-store.ts'
 
 const LEASE_RETRY_MS = 5_000
 
 export type IndexingOptions = {
-  config: Pick<Config, 'chains'>
+  config: Pick<Config, 'chains'> & Partial<Pick<Config, 'bitcoinNetwork'>>
   db: Db
   logger: Logger
   progress?: ProgressReporter | undefined
@@ -31,6 +32,7 @@ export type IndexingOptions = {
 export function startIndexing({ config, db, logger, progress, only, stopAtHead = false }: IndexingOptions) {
   const controller = new AbortController()
   const store = createTransfersStore(db)
+  const outputs = createOutputsStore(db)
   const slugs = Object.keys(config.chains).filter((slug) => only === undefined || only.includes(slug))
 
   const runChain = async (slug: string) => {
@@ -40,7 +42,13 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
     const log = logger.child({ chain: slug })
     for (let attempt = 0; !controller.signal.aborted; attempt++) {
       try {
-        const chainSource = await connectChainSource(chain, { urls: source.urls, logger: log, signal: controller.signal })
+        const chainSource = await connectChainSource(chain, {
+          urls: source.urls,
+          logger: log,
+          signal: controller.signal,
+          ...(config.bitcoinNetwork === undefined ? {} : { bitcoinNetwork: config.bitcoinNetwork }),
+          findOutputs: (refs) => outputs.findOutputs(slug, refs),
+        })
         if (chainSource === undefined) {
           log.warn({ family: chain.family }, 'indexing this chain family is not available yet')
           return
@@ -95,7 +103,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
  * The chain sources the API asks opening balances of, connected on first use (and again after a
  * failure): the same checks as the indexers', with their own RPC clients.
  */
-export function createSourceFinder(config: Pick<Config, 'chains'>, logger: Logger) {
+export function createSourceFinder(config: Pick<Config, 'chains'> & Partial<Pick<Config, 'bitcoinNetwork'>>, logger: Logger) {
   const connected = new Map<string, Promise<ChainSource | undefined>>()
   return (slug: string): Promise<ChainSource | undefined> => {
     const chain = findChain(slug)
@@ -103,7 +111,11 @@ export function createSourceFinder(config: Pick<Config, 'chains'>, logger: Logge
     if (chain === undefined || source === undefined) return Promise.resolve(undefined)
     let found = connected.get(slug)
     if (found === undefined) {
-      found = connectChainSource(chain, { urls: source.urls, logger: logger.child({ chain: slug }) })
+      found = connectChainSource(chain, {
+        urls: source.urls,
+        logger: logger.child({ chain: slug }),
+        ...(config.bitcoinNetwork === undefined ? {} : { bitcoinNetwork: config.bitcoinNetwork }),
+      })
       found.catch(() => connected.delete(slug))
       connected.set(slug, found)
     }
