@@ -24,9 +24,11 @@ import type { ChainStatesStore } from '../store/chain-states-store.ts'
 import type { Db } from '../store/db.ts'
 import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
+import type { OutputsStore } from '../store/outputs-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import { createHdWallets } from './hd-wallets.ts'
 import { createMetrics } from './metrics.ts'
 import { accountOf, createPortalAuth } from './portal-auth.ts'
 import { handleError, sendProblem } from './problem.ts'
@@ -47,8 +49,11 @@ import { PRICE_SCHEMAS } from './schemas/prices.ts'
 import { ProblemSchema } from './schemas/problem.ts'
 import { TRANSFER_SCHEMAS } from './schemas/transfers.ts'
 
+/** BIP 44's gap limit: unused addresses in a row after which an extended key's chain ends. */
+const DEFAULT_HD_GAP_LIMIT = 20
+
 export type AppDeps = {
-  config: Pick<Config, 'keyPrefix' | 'chains'>
+  config: Pick<Config, 'keyPrefix' | 'chains'> & Partial<Pick<Config, 'hdGapLimit'>>
   db: Db
   logger: Logger
   stores: {
@@ -56,6 +61,7 @@ export type AppDeps = {
     chainStates: ChainStatesStore
     walletTransfers: WalletTransfersStore
     balances: BalancesStore
+    outputs: OutputsStore
     fxRates: FxRatesStore
     usage: UsageStore
     developers: DeveloperAccountsStore
@@ -204,8 +210,15 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
       v1.addHook('onRequest', authenticate)
       v1.addHook('onRequest', rateLimit)
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
-      await v1.register(walletRoutes, { store: stores.walletTransfers, configuredChains, pricer })
+      const hdWallets = createHdWallets({
+        outputs: stores.outputs,
+        history: stores.walletTransfers,
+        pricer,
+        gapLimit: config.hdGapLimit ?? DEFAULT_HD_GAP_LIMIT,
+      })
+      await v1.register(walletRoutes, { store: stores.walletTransfers, configuredChains, pricer, hdWallets })
       await v1.register(balanceRoutes, {
+        hdWallets,
         balances: stores.balances,
         history: stores.walletTransfers,
         onDemand,

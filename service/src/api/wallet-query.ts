@@ -1,4 +1,12 @@
-import { CHAINS, type ChainInfo, findChain, matchesAddressFormat, toEnvSuffix } from '../config/chains.ts'
+import {
+  type AddressFormat,
+  CHAINS,
+  type ChainInfo,
+  findChain,
+  type HdWallet,
+  matchesAddressFormat,
+  toEnvSuffix,
+} from '../config/chains.ts'
 import { WdsError } from '../lib/errors.ts'
 
 const DAY_MS = 86_400_000
@@ -114,4 +122,19 @@ export function requireConfigured(chain: ChainInfo, configuredChains: ReadonlySe
       { param: 'chain' },
     )
   }
+}
+
+/** A wallet of many addresses (an extended key or descriptor) on the chain named, or else on the first configured chain that reads it. */
+export function findHdWallet(
+  text: string,
+  named: ChainInfo | undefined,
+  configuredChains: ReadonlySet<string>,
+): { chain: ChainInfo; wallet: HdWallet } | undefined {
+  const scope = named === undefined ? CHAINS.filter((chain) => configuredChains.has(chain.slug)) : [named]
+  for (const chain of scope) {
+    const format: AddressFormat = chain.address
+    const wallet = format.parseWallet?.(text)
+    if (wallet !== undefined) return { chain, wallet }
+  }
+  return undefined
 }

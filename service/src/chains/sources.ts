@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
-import type { ChainInfo } from '../config/chains.ts'
 import { BITCOIN_NETWORKS, type BitcoinNetworkName } from '../config/addresses/bitcoin.ts'
+import type { ChainInfo } from '../config/chains.ts'
 import { createBitcoinSource } from './bitcoin/bitcoin-source.ts'
 import { createBitcoinRpc } from './bitcoin/rpc-client.ts'
 import type { ChainSource, OutputLookup } from './chain-source.ts'

@@ -59,7 +59,16 @@ export function utxoRecords(
     const wallet = address === null ? null : walletOf(address)
     let party = parties.get(wallet)
     if (party === undefined) {
-      party = { wallet, order: parties.size, inputs: 0n, outputs: 0n, fee: 0n, net: 0n, topInput: undefined, topOutput: undefined }
+      party = {
+        wallet,
+        order: parties.size,
+        inputs: 0n,
+        outputs: 0n,
+        fee: 0n,
+        net: 0n,
+        topInput: undefined,
+        topOutput: undefined,
+      }
       parties.set(wallet, party)
     }
     return party
@@ -152,8 +161,6 @@ function splitFee(fee: bigint, totalIn: bigint, parties: Party[]): void {
     left -= party.fee
     return { party, remainder: exact % totalIn }
   })
-  remainders.sort((a, b) =>
-    a.remainder === b.remainder ? a.party.order - b.party.order : a.remainder > b.remainder ? -1 : 1,
-  )
+  remainders.sort((a, b) => (a.remainder === b.remainder ? a.party.order - b.party.order : a.remainder > b.remainder ? -1 : 1))
   for (let i = 0; left > 0n; i++, left--) (remainders[i % remainders.length] as (typeof remainders)[number]).party.fee++
 }

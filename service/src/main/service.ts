@@ -20,6 +20,7 @@ import { createBillingStore } from '../store/billing-store.ts'
 import { createChainStatesStore } from '../store/chain-states-store.ts'
 import { createDeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
+import { createOutputsStore } from '../store/outputs-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createUsageStore } from '../store/usage-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
@@ -55,6 +56,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       chainStates: createChainStatesStore(database.db),
       walletTransfers: createWalletTransfersStore(database.db),
       balances,
+      outputs: createOutputsStore(database.db),
       fxRates,
       usage: createUsageStore(database.db),
       developers: createDeveloperAccountsStore(database.db),

@@ -36,6 +36,11 @@ export const BalanceListSchema = Type.Object(
       { description: 'The block each chain’s balances are of' },
     ),
     balances: Type.Array(Type.Ref('Balance')),
+    addresses: Type.Optional(
+      Type.Array(Type.Object({ address: Type.String(), balance: Type.String() }), {
+        description: 'For an extended public key or descriptor: each derived address that holds coins, with its balance',
+      }),
+    ),
     total_value_usd: Type.Optional(Type.Number({ description: 'With includePrices=true: the sum over priced balances only' })),
     ...otherCurrencyFields(['total_value']),
   },

@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox'
+import { ALL_RECORD_TYPES } from '../../domain/records.ts'
 import { Nullable, otherCurrencyFields } from './nullable.ts'
 
 const Direction = Type.Union([Type.Literal('in'), Type.Literal('out')], { description: 'Relative to the queried address' })
@@ -10,8 +11,13 @@ export const TransferSchema = Type.Object(
     txHash: Type.String(),
     blockNumber: Type.Integer(),
     timestamp: Type.String({ format: 'date-time' }),
-    type: Type.Union(['native', 'internal', 'erc20', 'erc721', 'erc1155', 'fee'].map((t) => Type.Literal(t))),
-    from: Type.String(),
+    type: Type.Union(
+      ALL_RECORD_TYPES.map((t) => Type.Literal(t)),
+      {
+        description: 'The movement (DESIGN, "Records across chain families"); a coinbase output is `reward`',
+      },
+    ),
+    from: Nullable(Type.String({ description: 'null where value has no sender (a coinbase)' })),
     to: Nullable(Type.String({ description: 'null for fee records' })),
     value: Type.String({
       description:
@@ -23,6 +29,12 @@ export const TransferSchema = Type.Object(
     tokenDecimals: Nullable(Type.Integer()),
     logIndex: Nullable(Type.Integer({ description: 'null for native, internal and fee records' })),
     direction: Direction,
+    counterparties: Type.Optional(
+      Type.Array(Type.Object({ address: Type.String(), value: Type.String() }), {
+        description:
+          'UTXO chains: every recipient (of an `out`) or sender (of an `in`) with its net value, largest first; `to`/`from` is the first',
+      }),
+    ),
     price_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
     value_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
     // price_<ccy> / value_<ccy> for a currency other than USD (DESIGN §4)

@@ -57,7 +57,9 @@ export function createBitcoinSource({ chain, rpc, network, logger, findOutputs }
           const key = outputKey(input)
           if (input.prevout === undefined && !known.has(key)) wanted.push(input)
         }
-        tx.outputs.forEach((output, outputIndex) => known.set(outputKey({ txHash: tx.hash, outputIndex }), output))
+        tx.outputs.forEach((output, outputIndex) => {
+          known.set(outputKey({ txHash: tx.hash, outputIndex }), output)
+        })
       }
     }
     if (wanted.length === 0) return known
@@ -89,7 +91,8 @@ export function createBitcoinSource({ chain, rpc, network, logger, findOutputs }
         Array.from({ length: to - from + 1 }, (_, i) => ({ method: 'getblockhash', params: [from + i] })),
       )
       const calls = hashes.map((hash, i) => {
-        if (hash instanceof BitcoinRpcError) throw new BitcoinTransportError(`block ${from + i} is not available yet: ${hash.message}`)
+        if (hash instanceof BitcoinRpcError)
+          throw new BitcoinTransportError(`block ${from + i} is not available yet: ${hash.message}`)
         return { method: 'getblock', params: [hash, 3] }
       })
       const blocks: ChainBlock[] = []
@@ -99,7 +102,9 @@ export function createBitcoinSource({ chain, rpc, network, logger, findOutputs }
           const decoded = decodeBlock(answer, network)
           const previous = blocks.at(-1)
           if (decoded.number !== from + blocks.length || (previous !== undefined && previous.hash !== decoded.parentHash)) {
-            throw new BitcoinTransportError(`block ${decoded.number} does not link to the block before it (a reorg while fetching)`)
+            throw new BitcoinTransportError(
+              `block ${decoded.number} does not link to the block before it (a reorg while fetching)`,
+            )
           }
           const block: ChainBlock = {
             number: decoded.number,
@@ -160,7 +165,8 @@ export function createBitcoinSource({ chain, rpc, network, logger, findOutputs }
 
     async fetchBalances(_address, _contracts, blockNumber): Promise<Balances> {
       // Indexing starts at block 0, so a balance is all indexed rows; the genesis coinbase is unspendable.
-      if (blockNumber !== 0) throw new Error(`${chain} is indexed from block 0: there is no opening balance at block ${blockNumber}`)
+      if (blockNumber !== 0)
+        throw new Error(`${chain} is indexed from block 0: there is no opening balance at block ${blockNumber}`)
       return { native: 0n, tokens: new Map() }
     },
 

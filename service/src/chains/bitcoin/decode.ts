@@ -82,7 +82,8 @@ export function decodeBlock(block: RpcBlock, network: BitcoinNetwork): DecodedBl
     if (!coinbase) {
       for (const input of tx.vin) {
         if (input.ismweb === true) continue
-        if (input.txid === undefined || input.vout === undefined) throw new Error(`transaction ${tx.txid}: an input without its outpoint`)
+        if (input.txid === undefined || input.vout === undefined)
+          throw new Error(`transaction ${tx.txid}: an input without its outpoint`)
         const prevout =
           input.prevout === undefined
             ? undefined

@@ -110,10 +110,15 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
         text = await response.text()
       } catch (error) {
         if (signal?.aborted) throw error
-        throw new BitcoinTransportError(timedOut ? `no answer within ${timeoutMs} ms` : `connection failed: ${(error as Error).message}`)
+        throw new BitcoinTransportError(
+          timedOut ? `no answer within ${timeoutMs} ms` : `connection failed: ${(error as Error).message}`,
+        )
       }
       if (response.status === 401 || response.status === 403) {
-        throw new BitcoinTransportError(`the node refused the credentials (HTTP ${response.status}): check the URL's user and password`, response.status)
+        throw new BitcoinTransportError(
+          `the node refused the credentials (HTTP ${response.status}): check the URL's user and password`,
+          response.status,
+        )
       }
       // Bitcoin Core answers a failed call with HTTP 500 (404 for an unknown method) and the error in the body
       let message: unknown
@@ -127,7 +132,11 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
         )
       }
       if (!response.ok && !hasError(message) && !Array.isArray(message)) {
-        throw new BitcoinTransportError(`HTTP ${response.status}`, response.status, parseRetryAfterMs(response.headers.get('retry-after')))
+        throw new BitcoinTransportError(
+          `HTTP ${response.status}`,
+          response.status,
+          parseRetryAfterMs(response.headers.get('retry-after')),
+        )
       }
       return message
     } finally {
@@ -186,7 +195,9 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
         )
         if (!Array.isArray(answer)) {
           const single = readResponse(answer)
-          throw single instanceof BitcoinRpcError ? single : new BitcoinTransportError('a batch was answered with a single response')
+          throw single instanceof BitcoinRpcError
+            ? single
+            : new BitcoinTransportError('a batch was answered with a single response')
         }
         const byId = new Map<number, unknown>()
         for (const message of answer) byId.set((message as { id?: number })?.id ?? -1, message)

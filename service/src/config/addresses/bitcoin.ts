@@ -230,7 +230,8 @@ function addressOfKey(publicKey: Uint8Array, script: HdScript, network: BitcoinN
   return payment.address
 }
 
-const DESCRIPTOR = /^(pkh|wpkh|sh\(wpkh|tr)\((?:\[[0-9a-fA-F]{8}(?:\/\d+['h]?)*\])?([1-9A-HJ-NP-Za-km-z]{100,120})((?:\/\d+)*)\/(?:<(\d+);(\d+)>|(\d+))\/\*\)\)?$/
+const DESCRIPTOR =
+  /^(pkh|wpkh|sh\(wpkh|tr)\((?:\[[0-9a-fA-F]{8}(?:\/\d+['h]?)*\])?([1-9A-HJ-NP-Za-km-z]{100,120})((?:\/\d+)*)\/(?:<(\d+);(\d+)>|(\d+))\/\*\)\)?$/
 const DESCRIPTOR_SCRIPT: Record<string, HdScript> = { pkh: 'p2pkh', wpkh: 'p2wpkh', 'sh(wpkh': 'p2sh-p2wpkh', tr: 'p2tr' }
 
 /**

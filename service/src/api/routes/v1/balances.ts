@@ -11,8 +11,16 @@ import type { BalancesStore } from '../../../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { addFiatValues, pricedAsset } from '../../fiat-values.ts'
+import type { HdWallets } from '../../hd-wallets.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam, requireConfigured } from '../../wallet-query.ts'
+import {
+  chainsForAddress,
+  findHdWallet,
+  getChainParam,
+  normalizeAddress,
+  parseDateParam,
+  requireConfigured,
+} from '../../wallet-query.ts'
 
 export type BalanceRoutesOptions = {
   balances: BalancesStore
@@ -20,6 +28,8 @@ export type BalanceRoutesOptions = {
   onDemand: OnDemand
   configuredChains: ReadonlySet<string>
   pricer: Pricer
+  /** Wallets of many addresses (Bitcoin's extended keys). */
+  hdWallets: HdWallets
 }
 
 const DAY_MS = 86_400_000
@@ -52,7 +62,7 @@ type ChainBalances = {
  */
 export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (
   app,
-  { balances, history, onDemand, configuredChains, pricer },
+  { balances, history, onDemand, configuredChains, pricer, hdWallets },
 ) => {
   /** The block a chain's balances are of: atBlock, the last block of atDate, or the indexed head. */
   async function asOfBlock(
@@ -151,23 +161,56 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
     async (request) => {
       const q = request.query
       const named = q.chain === undefined ? undefined : getChainParam(q.chain)
-      const address = normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
+      const hd = findHdWallet(request.params.address, named, configuredChains)
+      const address = hd?.wallet.id ?? normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
       if (q.atBlock !== undefined && q.atDate !== undefined) {
         throw new WdsError('invalid_parameter', 'give atBlock or atDate, not both', { param: 'atDate' })
       }
-      if (q.atBlock !== undefined && named === undefined) {
+      if (q.atBlock !== undefined && named === undefined && hd === undefined) {
         throw new WdsError('invalid_parameter', 'atBlock is a block of one chain: give chain too', { param: 'atBlock' })
       }
       const at = { block: q.atBlock, date: q.atDate === undefined ? undefined : parseDateParam(q.atDate, 'atDate') }
       const currency = getCurrencyParam(q.currency)
       if (named !== undefined) requireConfigured(named, configuredChains)
-      const chains = named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named]
+      if (hd !== undefined) requireConfigured(hd.chain, configuredChains)
+      const chains =
+        hd !== undefined ? [hd.chain] : named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named]
       const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
 
       const results: ChainBalances[] = []
       const unavailableChains: { chain: string; code: string }[] = []
+      let perAddress: { address: string; balance: string }[] | undefined
+      if (hd !== undefined) {
+        const { chain } = hd
+        const state = states.get(chain.slug)
+        if (state?.indexedBlock == null || state.indexedFrom == null || !state.historyIndexed) {
+          throw new WdsError(
+            'chain_unavailable',
+            `${chain.name} (${chain.slug}) is still backfilling; see GET /v1/status/chains`,
+            {
+              param: 'chain',
+            },
+          )
+        }
+        const blockNumber = await asOfBlock(
+          chain,
+          { ...state, indexedFrom: state.indexedFrom, indexedBlock: state.indexedBlock },
+          at,
+        )
+        const held = await hdWallets.readBalances(hd, blockNumber)
+        const time = await history.findBlockTime(chain.slug, blockNumber)
+        perAddress = held.addresses.map((a) => ({
+          address: a.address,
+          balance: formatUnits(a.balance, chain.nativeAsset.decimals),
+        }))
+        results.push({
+          asOf: { chain: chain.slug, blockNumber, timestamp: (time ?? new Date(0)).toISOString() },
+          balances: held.total === 0n ? [] : [{ chain, asset: NATIVE_ASSET, amount: held.total }],
+        })
+      }
       await Promise.all(
         chains.map(async (chain) => {
+          if (hd !== undefined) return
           try {
             results.push(await readChain(chain, address, states.get(chain.slug), at))
           } catch (error) {
@@ -238,6 +281,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
         ...(q.includePrices ? { currency } : {}),
         asOf: results.map((r) => r.asOf),
         balances: records,
+        ...(perAddress === undefined ? {} : { addresses: perAddress }),
         ...totals,
       }
     },

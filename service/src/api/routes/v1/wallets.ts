@@ -1,27 +1,40 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { CHAINS, type ChainInfo, findChain } from '../../../config/chains.ts'
+import { CHAINS, type ChainInfo } from '../../../config/chains.ts'
 import type { RecordType, Token } from '../../../domain/records.ts'
 import { formatUnits } from '../../../lib/decimal.ts'
 import type { Pricer } from '../../../market/pricer.ts'
 import type { StoredTransfer, WalletTransfersStore } from '../../../store/wallet-transfers-store.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { hashQuery } from '../../cursor.ts'
-import { addFiatValues, pricedAsset } from '../../fiat-values.ts'
+import type { HdWallets } from '../../hd-wallets.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+import { ALL_BUT_FEES, COIN_TYPES, directionOf, priceTransfers, shapeTransfer } from '../../transfer-records.ts'
 import { createWalletHistory, type HistoryPage } from '../../wallet-history.ts'
 import {
   chainsForAddress,
   checkBlockRange,
+  findHdWallet,
   getChainParam,
   normalizeAddress,
   parseDateRange,
   requireConfigured,
 } from '../../wallet-query.ts'
 
-export type WalletRoutesOptions = { store: WalletTransfersStore; configuredChains: ReadonlySet<string>; pricer: Pricer }
+export type WalletRoutesOptions = {
+  store: WalletTransfersStore
+  configuredChains: ReadonlySet<string>
+  pricer: Pricer
+  /** Wallets of many addresses (Bitcoin's extended keys). */
+  hdWallets: HdWallets
+}
 
-const Address = Type.Object({ address: Type.String({ description: 'Wallet address; EVM addresses in any case' }) })
+const Address = Type.Object({
+  address: Type.String({
+    description:
+      'Wallet address (EVM addresses in any case), or on bitcoin an extended public key (xpub/ypub/zpub) or output descriptor: all its derived addresses as one wallet',
+  }),
+})
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Results per page, 1..1000' })
 const Cursor = Type.String({ description: 'The cursor of the previous page, with the same other parameters' })
 const DateParam = (what: string) =>
@@ -74,9 +87,10 @@ const tokenRecord = (t: StoredTransfer, chain: ChainInfo) => ({
   contractAddress: t.contractAddress as string,
 })
 
-const directionOf = (t: StoredTransfer, address: string) => (t.type === 'fee' || t.from === address ? 'out' : 'in')
-
-export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { store, configuredChains, pricer }) => {
+export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (
+  app,
+  { store, configuredChains, pricer, hdWallets },
+) => {
   const history = createWalletHistory({ store })
 
   /** Token metadata for the records of a page, by chain and contract. */
@@ -154,6 +168,8 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
     async (request) => {
       const q = request.query
       const named = q.chain === undefined ? undefined : getChainParam(q.chain)
+      const hd = findHdWallet(request.params.address, named, configuredChains)
+      if (hd !== undefined) return hdWallets.readTransfers(hd, q)
       const scope = named === undefined ? CHAINS : [named]
       const address = normalizeAddress(request.params.address, scope)
       checkBlockRange(q.fromBlock, q.toBlock)
@@ -168,8 +184,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       if (named !== undefined) requireConfigured(named, configuredChains)
       const chains = named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named]
 
-      const coinTypes: RecordType[] = q.includeFees ? ['native', 'internal', 'fee'] : ['native', 'internal']
-      const allButFees: RecordType[] = ['native', 'internal', 'erc20', 'erc721', 'erc1155']
+      const coinTypes = q.includeFees ? COIN_TYPES : COIN_TYPES.filter((type) => type !== 'fee')
       const page = await history.readPage({
         address,
         chains: chains.map((chain) => chain.slug),
@@ -178,7 +193,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         fromBlock: q.fromBlock,
         toBlock: q.toBlock,
         ...dates,
-        types: asset === 'native' ? coinTypes : q.includeFees ? undefined : allButFees,
+        types: asset === 'native' ? coinTypes : q.includeFees ? undefined : ALL_BUT_FEES,
         contractAddress: asset === 'native' ? undefined : asset,
         limit: q.limit,
         cursor: q.cursor,
@@ -198,41 +213,10 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         }),
       })
       const tokens = await tokensOf(page)
-      const records = page.transfers.map((t) => {
-        const chain = findChain(t.chain) as ChainInfo
-        const token = t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)
-        const coin = t.contractAddress === null
-        const decimals = coin ? chain.nativeAsset.decimals : t.type === 'erc20' ? (token?.decimals ?? null) : null
-        return {
-          chain: t.chain,
-          chainId: chain.chainId,
-          txHash: t.txHash,
-          blockNumber: t.blockNumber,
-          timestamp: t.blockTime.toISOString(),
-          type: t.type,
-          from: t.from,
-          to: t.to,
-          value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
-          asset: coin ? chain.nativeAsset.symbol : (token?.symbol ?? null),
-          contractAddress: t.contractAddress,
-          tokenId: t.tokenId,
-          tokenDecimals: decimals,
-          logIndex: t.logIndex,
-          direction: directionOf(t, address),
-        }
-      })
-      if (q.includePrices) {
-        await addFiatValues(
-          pricer,
-          records,
-          page.transfers.map((t, i) => ({
-            pricedAs: pricedAsset(findChain(t.chain) as ChainInfo, t.type, t.contractAddress),
-            date: records[i]?.timestamp.slice(0, 10) ?? '',
-            amount: records[i]?.tokenDecimals === null ? null : (records[i]?.value ?? null),
-          })),
-          currency,
-        )
-      }
+      const records = page.transfers.map((t) =>
+        shapeTransfer(t, address, t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)),
+      )
+      if (q.includePrices) await priceTransfers(pricer, records, page.transfers, currency)
       const transfers = records
       return {
         address,
