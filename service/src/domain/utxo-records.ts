@@ -93,9 +93,13 @@ export function utxoRecords(
   for (const party of parties.values()) party.net = party.outputs - party.inputs + party.fee
 
   const addressed = [...parties.values()].filter((p) => p.wallet !== null)
-  const byNet = (a: Party, b: Party) => (a.net === b.net ? a.order - b.order : a.net > b.net ? -1 : 1)
-  const receivers = addressed.filter((p) => p.net > 0n).sort(byNet)
-  const senders = addressed.filter((p) => p.net < 0n).sort((a, b) => byNet(b, a))
+  // largest movement first (the most received, the most sent), ties in order of appearance
+  const bySize = (a: Party, b: Party) => {
+    const [x, y] = [a.net < 0n ? -a.net : a.net, b.net < 0n ? -b.net : b.net]
+    return x === y ? a.order - b.order : x > y ? -1 : 1
+  }
+  const receivers = addressed.filter((p) => p.net > 0n).sort(bySize)
+  const senders = addressed.filter((p) => p.net < 0n).sort(bySize)
   const listed = (list: Party[], self: Party, sign: bigint): Counterparty[] =>
     list
       .filter((p) => p !== self)
