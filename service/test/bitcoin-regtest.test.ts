@@ -1,0 +1,276 @@
+import type { AddressInfo } from 'node:net'
+import { HDKey } from '@scure/bip32'
+import { p2tr } from '@scure/btc-signer'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { connectChainSource } from '../src/chains/sources.ts'
+import { BITCOIN_NETWORKS, useBitcoinNetwork } from '../src/config/addresses/bitcoin.ts'
+import { findChain } from '../src/config/chains.ts'
+import { formatUnits } from '../src/lib/decimal.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { startIndexing } from '../src/main/indexing.ts'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { type Litecoind, startLitecoind } from './helpers/litecoind.ts'
+
+/**
+ * Bitcoin indexing end to end on a real node: Debian's litecoind (Bitcoin Core 0.21's RPC and
+ * scripts) in regtest, indexed by the real ingestion (`startIndexing`, as `wds index`) into
+ * PostgreSQL and read through the HTTP API, compared with the node's own answers: `scantxoutset`
+ * for every address's balance, the wallets' `listtransactions` for what they received and sent.
+ */
+
+const logger = createLogger('silent')
+const NETWORK = 'litecoin-regtest'
+
+let node: Litecoind
+let t: TestApp
+let baseUrl: string
+let key: string
+/** Named addresses and transactions of the scripted history. */
+const a: Record<string, string> = {}
+const tx: Record<string, string> = {}
+
+async function get(path: string) {
+  const response = await fetch(`${baseUrl}${path}`, { headers: { 'x-api-key': key } })
+  return { status: response.status, body: (await response.json()) as ReturnType<typeof JSON.parse> }
+}
+
+/** Indexes the node up to its head through the same wiring as `wds index --once`. */
+async function indexToHead(): Promise<void> {
+  const indexing = startIndexing({
+    config: { chains: { bitcoin: { urls: [node.url], startBlock: 0 } }, bitcoinNetwork: NETWORK },
+    db: t.db,
+    logger,
+    stopAtHead: true,
+  })
+  await indexing.done
+}
+
+const coins = (amount: number | string) => BigInt(Math.round(Number(amount) * 1e8))
+const decimal = (satoshis: bigint) => formatUnits(satoshis, 8)
+
+/** What the node's UTXO set holds for an address. */
+async function nodeBalance(address: string): Promise<string> {
+  const scan = await node.call<{ total_amount: number }>('scantxoutset', ['start', [`addr(${address})`]])
+  return decimal(coins(scan.total_amount))
+}
+
+/** Every address WDS holds an output of. */
+async function indexedAddresses(): Promise<string[]> {
+  const { rows } = await t.db.query<{ address: string }>(
+    "SELECT DISTINCT address FROM outputs WHERE chain = 'bitcoin' AND address IS NOT NULL",
+  )
+  return rows.map((r) => r.address).sort()
+}
+
+async function expectBalancesEqualTheNode(): Promise<number> {
+  const addresses = await indexedAddresses()
+  for (const address of addresses) {
+    const { status, body } = await get(`/v1/wallets/${address}/balances?chain=bitcoin`)
+    expect(status).toBe(200)
+    const held = body.balances.find((b: { asset: string }) => b.asset === 'BTC')?.balance ?? '0.00000000'
+    expect({ address, balance: held }).toEqual({ address, balance: await nodeBalance(address) })
+  }
+  return addresses.length
+}
+
+beforeAll(async () => {
+  useBitcoinNetwork(NETWORK)
+  node = await startLitecoind()
+  for (const name of ['miner', 'alice', 'bob', 'carol']) await node.call('createwallet', [name])
+  a.miner = await node.call<string>('getnewaddress', ['', 'bech32'], 'miner')
+  await node.mine(101, a.miner)
+
+  // every script type the node's wallet makes, and a taproot output it can pay to
+  a.aliceLegacy = await node.call<string>('getnewaddress', ['', 'legacy'], 'alice')
+  a.aliceP2sh = await node.call<string>('getnewaddress', ['', 'p2sh-segwit'], 'alice')
+  a.aliceBech32 = await node.call<string>('getnewaddress', ['', 'bech32'], 'alice')
+  const taprootKey = HDKey.fromMasterSeed(new Uint8Array(32).fill(7)).publicKey as Uint8Array
+  const network = BITCOIN_NETWORKS[NETWORK]
+  a.taproot = p2tr(taprootKey.subarray(1), undefined, {
+    bech32: network.bech32,
+    pubKeyHash: network.pubKeyHash,
+    scriptHash: network.scriptHash,
+    wif: 0x80,
+  }).address as string
+  tx.fund = await node.call<string>(
+    'sendmany',
+    ['', { [a.aliceLegacy]: 1, [a.aliceP2sh]: 1, [a.aliceBech32]: 1, [a.taproot]: 0.5 }],
+    'miner',
+  )
+  await node.mine(1, a.miner)
+
+  // a payment with change back to alice's change address
+  a.bob = await node.call<string>('getnewaddress', ['', 'bech32'], 'bob')
+  tx.aliceToBob = await node.call<string>('sendtoaddress', [a.bob, 1.5], 'alice')
+  await node.mine(1, a.miner)
+
+  // a transaction funded by two wallets: one input each, change back to each
+  a.carol = await node.call<string>('getnewaddress', ['', 'bech32'], 'carol')
+  type Coin = { txid: string; vout: number; amount: number; address: string }
+  const aliceCoin = (await node.call<Coin[]>('listunspent', [], 'alice')).find((c) => c.amount >= 0.9)
+  const bobCoin = (await node.call<Coin[]>('listunspent', [], 'bob')).find((c) => c.amount >= 0.9)
+  if (aliceCoin === undefined || bobCoin === undefined) throw new Error('no coins to spend')
+  a.aliceShared = aliceCoin.address
+  const fee = 0.0001
+  const raw = await node.call<string>('createrawtransaction', [
+    [
+      { txid: aliceCoin.txid, vout: aliceCoin.vout },
+      { txid: bobCoin.txid, vout: bobCoin.vout },
+    ],
+    {
+      [a.carol]: 1,
+      [aliceCoin.address]: Number((aliceCoin.amount - 0.5 - fee / 2).toFixed(8)),
+      [a.bob]: Number((bobCoin.amount - 0.5 - fee / 2).toFixed(8)),
+    },
+  ])
+  const byAlice = await node.call<{ hex: string }>('signrawtransactionwithwallet', [raw], 'alice')
+  const byBoth = await node.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [byAlice.hex], 'bob')
+  if (!byBoth.complete) throw new Error('the shared transaction is not fully signed')
+  tx.shared = await node.call<string>('sendrawtransaction', [byBoth.hex])
+  await node.mine(1, a.miner)
+
+  // a coinbase, spent once mature (100 blocks)
+  a.carolCoinbase = await node.call<string>('getnewaddress', ['', 'legacy'], 'carol')
+  const [coinbaseBlock] = await node.mine(1, a.carolCoinbase)
+  tx.coinbase = (await node.call<{ tx: string[] }>('getblock', [coinbaseBlock, 1])).tx[0] as string
+  await node.mine(100, a.miner)
+  tx.carolSpends = await node.call<string>('sendtoaddress', [a.miner, 30], 'carol')
+  await node.mine(1, a.miner)
+
+  t = await createTestApp(
+    { chains: { bitcoin: { urls: [node.url], startBlock: 0 } } },
+    {
+      findSource: () =>
+        connectChainSource(findChain('bitcoin') as NonNullable<ReturnType<typeof findChain>>, {
+          urls: [node.url],
+          logger,
+          bitcoinNetwork: NETWORK,
+        }),
+    },
+  )
+  await indexToHead()
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+  key = (await t.createKey('bitcoin@example.com', 'pro')).key
+}, 240_000)
+
+afterAll(async () => {
+  await t?.close()
+  await node?.stop()
+})
+
+describe('a regtest node indexed through the real ingestion and read through the API', () => {
+  test('every indexed address’s balance equals the node’s UTXO set (scantxoutset)', async () => {
+    expect(await expectBalancesEqualTheNode()).toBeGreaterThan(8)
+  })
+
+  test('/v1/status/chains shows bitcoin live at the node’s head', async () => {
+    const { body } = await get('/v1/status/chains')
+    const bitcoin = body.chains.find((c: { chain: string }) => c.chain === 'bitcoin')
+    const head = await node.call<number>('getblockcount')
+    expect({ status: bitcoin.status, indexedBlock: bitcoin.indexedBlock }).toEqual({ status: 'live', indexedBlock: head })
+  })
+
+  test('bob’s records: what he received equals his wallet’s listtransactions; a shared transaction charges him his fee share', async () => {
+    const listed = await node.call<{ txid: string; category: string; amount: number; address: string }[]>(
+      'listtransactions',
+      ['*', 100],
+      'bob',
+    )
+    const received = listed.find((e) => e.txid === tx.aliceToBob && e.category === 'receive')
+    const { status, body } = await get(`/v1/wallets/${a.bob}/transfers?chain=bitcoin`)
+    expect(status).toBe(200)
+    const fromAlice = body.transfers.find((r: { txHash: string }) => r.txHash === tx.aliceToBob)
+    expect(fromAlice).toMatchObject({
+      type: 'native',
+      direction: 'in',
+      to: a.bob,
+      value: decimal(coins(received?.amount ?? 0)),
+      asset: 'BTC',
+      chainId: null,
+    })
+    // the senders are alice's addresses (her wallet spent from two and took its change at a third)
+    for (const sender of fromAlice.counterparties as { address: string }[]) {
+      expect(await node.call<{ ismine: boolean }>('getaddressinfo', [sender.address], 'alice')).toMatchObject({ ismine: true })
+    }
+    expect(fromAlice.from).toBe(fromAlice.counterparties[0].address)
+    // the shared transaction: bob paid 0.5 of his input to carol and half the fee
+    const shared = body.transfers.filter((r: { txHash: string }) => r.txHash === tx.shared)
+    expect(shared.map((r: Record<string, unknown>) => [r.type, r.direction, r.value, r.to])).toEqual([
+      ['fee', 'out', '0.00005000', null],
+      ['native', 'out', '0.49995000', a.carol],
+    ])
+  })
+
+  test('carol received from both funders, listed largest first; the fees of both funders sum to the transaction’s fee', async () => {
+    const { body } = await get(`/v1/wallets/${a.carol}/transfers?chain=bitcoin`)
+    const shared = body.transfers.find((r: { txHash: string }) => r.txHash === tx.shared)
+    expect(shared.value).toBe('1.00000000')
+    expect(new Set(shared.counterparties.map((c: { address: string }) => c.address))).toEqual(new Set([a.aliceShared, a.bob]))
+    const info = await node.call<{ fee: number }>('getmempoolentry', [tx.shared]).catch(() => undefined)
+    expect(info).toBeUndefined() // mined
+    const fees = await t.db.query<{ total: string }>(
+      "SELECT sum(value)::text AS total FROM transfers WHERE chain = 'bitcoin' AND tx_hash = $1 AND type = 'fee'",
+      [tx.shared],
+    )
+    expect(fees.rows[0]?.total).toBe('10000')
+  })
+
+  test('a coinbase is a reward from no one; spent once mature, with the fee the node reports', async () => {
+    const { body } = await get(`/v1/wallets/${a.carolCoinbase}/transfers?chain=bitcoin`)
+    const reward = body.transfers.find((r: { txHash: string }) => r.txHash === tx.coinbase)
+    expect(reward).toMatchObject({ type: 'reward', from: null, to: a.carolCoinbase, direction: 'in' })
+    const spent = await node.call<{ fee: number; amount: number }>('gettransaction', [tx.carolSpends], 'carol')
+    const records = body.transfers.filter((r: { txHash: string }) => r.txHash === tx.carolSpends)
+    expect(records.find((r: { type: string }) => r.type === 'fee')?.value).toBe(decimal(coins(-spent.fee)))
+  })
+
+  test('an address in another encoding, with a bad checksum, or of another network is refused with 400 invalid_address', async () => {
+    const bad = `${a.bob.slice(0, -1)}${a.bob.endsWith('q') ? 'p' : 'q'}`
+    const { status, body } = await get(`/v1/wallets/${bad}/transfers?chain=bitcoin`)
+    expect({ status, code: body.code }).toEqual({ status: 400, code: 'invalid_address' })
+    const mainnet = await get('/v1/wallets/bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq/balances?chain=bitcoin')
+    expect(mainnet.status).toBe(400)
+    const upper = await get(`/v1/wallets/${a.bob.toUpperCase()}/balances?chain=bitcoin`)
+    expect({ status: upper.status, address: upper.body.address }).toEqual({ status: 200, address: a.bob })
+  })
+
+  test('a reorg (invalidateblock, then reconsiderblock) rolls back records and outputs; balances equal the node again', async () => {
+    const head = await node.call<number>('getblockcount')
+    const replaced = await node.call<string>('getblockhash', [head - 1])
+    await node.call('invalidateblock', [replaced])
+    // the other branch: one block paying someone else; carol's spend is mined again in it
+    a.reorgMiner = await node.call<string>('getnewaddress', ['', 'legacy'], 'bob')
+    await node.mine(1, a.reorgMiner)
+    await indexToHead()
+    expect(await expectBalancesEqualTheNode()).toBeGreaterThan(8)
+    // back to the longer branch
+    await node.call('reconsiderblock', [replaced])
+    expect(await node.call<number>('getblockcount')).toBe(head)
+    await indexToHead()
+    expect(await expectBalancesEqualTheNode()).toBeGreaterThan(8)
+    const stored = await t.db.query<{ n: string }>(
+      "SELECT count(*)::text AS n FROM outputs WHERE chain = 'bitcoin' AND block_number > $1",
+      [head],
+    )
+    expect(stored.rows[0]?.n).toBe('0')
+  }, 120_000)
+
+  test('after a node restart, indexing goes on from the checkpoint with nothing lost or doubled', async () => {
+    await node.restart()
+    await node.call<string>('sendtoaddress', [a.carol, 2], 'miner')
+    await node.mine(2, a.miner)
+    await indexToHead()
+    expect(await expectBalancesEqualTheNode()).toBeGreaterThan(8)
+    const dupes = await t.db.query<{ n: string }>(
+      "SELECT count(*)::text AS n FROM (SELECT block_number, tx_index, seq FROM transfers WHERE chain = 'bitcoin' GROUP BY 1, 2, 3 HAVING count(*) > 1) d",
+    )
+    expect(dupes.rows[0]?.n).toBe('0')
+  }, 120_000)
+
+  test('balances with includePrices value the coin from the bundled series', async () => {
+    const { status, body } = await get(`/v1/wallets/${a.carol}/balances?chain=bitcoin&includePrices=true`)
+    expect(status).toBe(200)
+    expect(body.balances[0]).toMatchObject({ chain: 'bitcoin', type: 'native', tokenDecimals: 8, priced: expect.any(Boolean) })
+  })
+})
