@@ -26,8 +26,20 @@ let t: TestApp
 let baseUrl: string
 let key: string
 /** Named addresses and transactions of the scripted history. */
-const a: Record<string, string> = {}
-const tx: Record<string, string> = {}
+const a = {} as Record<
+  | 'aliceBech32'
+  | 'aliceLegacy'
+  | 'aliceP2sh'
+  | 'aliceShared'
+  | 'bob'
+  | 'carol'
+  | 'carolCoinbase'
+  | 'miner'
+  | 'reorgMiner'
+  | 'taproot',
+  string
+>
+const tx = {} as Record<'aliceToBob' | 'carolSpends' | 'coinbase' | 'fund' | 'shared', string>
 
 async function get(path: string) {
   const response = await fetch(`${baseUrl}${path}`, { headers: { 'x-api-key': key } })
@@ -194,11 +206,11 @@ describe('a regtest node indexed through the real ingestion and read through the
       expect(await node.call<{ ismine: boolean }>('getaddressinfo', [sender.address], 'alice')).toMatchObject({ ismine: true })
     }
     expect(fromAlice.from).toBe(fromAlice.counterparties[0].address)
-    // the shared transaction: bob paid 0.5 of his input to carol and half the fee
+    // the shared transaction: bob (1.5 of the 2.5 in) left 0.50005 of his input and is charged 3/5 of the 0.0001 fee
     const shared = body.transfers.filter((r: { txHash: string }) => r.txHash === tx.shared)
     expect(shared.map((r: Record<string, unknown>) => [r.type, r.direction, r.value, r.to])).toEqual([
-      ['fee', 'out', '0.00005000', null],
-      ['native', 'out', '0.49995000', a.carol],
+      ['fee', 'out', '0.00006000', null],
+      ['native', 'out', '0.49999000', a.carol],
     ])
   })
 
