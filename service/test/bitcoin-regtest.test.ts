@@ -3,7 +3,7 @@ import { HDKey } from '@scure/bip32'
 import { p2tr } from '@scure/btc-signer'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { connectChainSource } from '../src/chains/sources.ts'
-import { BITCOIN_NETWORKS, useBitcoinNetwork } from '../src/config/addresses/bitcoin.ts'
+import { BITCOIN_NETWORKS, parseHdWallet, useBitcoinNetwork } from '../src/config/addresses/bitcoin.ts'
 import { findChain } from '../src/config/chains.ts'
 import { formatUnits } from '../src/lib/decimal.ts'
 import { createLogger } from '../src/lib/logger.ts'
@@ -39,7 +39,11 @@ const a = {} as Record<
   | 'taproot',
   string
 >
-const tx = {} as Record<'aliceToBob' | 'carolSpends' | 'coinbase' | 'fund' | 'shared', string>
+const hd = { descriptor: '' }
+const tx = {} as Record<
+  'hdFunded' | 'hdPays' | 'hdToItself' | 'aliceToBob' | 'carolSpends' | 'coinbase' | 'fund' | 'shared',
+  string
+>
 
 async function get(path: string) {
   const response = await fetch(`${baseUrl}${path}`, { headers: { 'x-api-key': key } })
@@ -147,6 +151,54 @@ beforeAll(async () => {
   tx.coinbase = (await node.call<{ tx: string[] }>('getblock', [coinbaseBlock, 1])).tx[0] as string
   await node.mine(100, a.miner)
   tx.carolSpends = await node.call<string>('sendtoaddress', [a.miner, 30], 'carol')
+  await node.mine(1, a.miner)
+
+  // an HD wallet (BIP 84 over a tprv of our own): the node holds its keys, WDS gets only its descriptor
+  const account = HDKey.fromMasterSeed(new Uint8Array(32).fill(9), { private: 0x04358394, public: 0x043587cf }).derive(
+    "m/84'/1'/0'",
+  )
+  hd.descriptor = `wpkh(${account.publicExtendedKey}/<0;1>/*)`
+  await node.call('createwallet', ['hd'])
+  const withChecksum = async (descriptor: string) =>
+    `${descriptor}#${(await node.call<{ checksum: string }>('getdescriptorinfo', [descriptor])).checksum}`
+  const privateDescriptors = [
+    await withChecksum(`wpkh(${account.privateExtendedKey}/0/*)`),
+    await withChecksum(`wpkh(${account.privateExtendedKey}/1/*)`),
+  ]
+  const imported = await node.call<{ success: boolean; error?: { message: string } }[]>(
+    'importmulti',
+    [
+      [0, 1].map((chain) => ({
+        desc: privateDescriptors[chain],
+        range: [0, 40],
+        timestamp: 'now',
+        internal: chain === 1,
+        watchonly: false,
+      })),
+    ],
+    'hd',
+  )
+  if (!imported.every((r) => r.success)) throw new Error(`importmulti: ${JSON.stringify(imported)}`)
+  const wallet = parseHdWallet(hd.descriptor, BITCOIN_NETWORKS[NETWORK])
+  if (wallet === undefined) throw new Error('not a descriptor')
+  const receive = (i: number) => wallet.deriveAddress(0, i)
+  const change = (i: number) => wallet.deriveAddress(1, i)
+  // receive 0, 1, 2 and 6 (within the gap); spend to an outsider and to itself, change on the change chain
+  tx.hdFunded = await node.call<string>(
+    'sendmany',
+    ['', { [receive(0)]: 2, [receive(1)]: 1, [receive(2)]: 0.5, [receive(6)]: 0.25 }],
+    'miner',
+  )
+  await node.mine(1, a.miner)
+  const spend = async (to: string, amount: number, changeAddress: string) => {
+    const raw = await node.call<string>('createrawtransaction', [[], { [to]: amount }])
+    const funded = await node.call<{ hex: string }>('fundrawtransaction', [raw, { changeAddress, includeWatching: false }], 'hd')
+    const signed = await node.call<{ hex: string }>('signrawtransactionwithwallet', [funded.hex], 'hd')
+    return node.call<string>('sendrawtransaction', [signed.hex])
+  }
+  tx.hdPays = await spend(a.carol, 2.2, change(0))
+  await node.mine(1, a.miner)
+  tx.hdToItself = await spend(receive(3), 0.3, change(1))
   await node.mine(1, a.miner)
 
   t = await createTestApp(
@@ -279,6 +331,55 @@ describe('a regtest node indexed through the real ingestion and read through the
     )
     expect(dupes.rows[0]?.n).toBe('0')
   }, 120_000)
+
+  test('a descriptor is one wallet: its records per transaction net to what the node’s wallet says (listtransactions)', async () => {
+    const listed = await node.call<{ txid: string }[]>('listtransactions', ['*', 1000, 0, true], 'hd')
+    const { status, body } = await get(`/v1/wallets/${encodeURIComponent(hd.descriptor)}/transfers?chain=bitcoin&limit=1000`)
+    expect({ status, detail: body.detail }).toEqual({ status: 200, detail: undefined })
+    const wdsNet = new Map<string, bigint>()
+    for (const r of body.transfers as { txHash: string; direction: string; value: string }[]) {
+      const value = coins(r.value)
+      wdsNet.set(r.txHash, (wdsNet.get(r.txHash) ?? 0n) + (r.direction === 'in' ? value : -value))
+    }
+    // the wallet's balance change in each transaction: gettransaction's amount plus its (negative) fee
+    const nodeNet = new Map<string, bigint>()
+    for (const txid of wdsNet.keys()) {
+      const info = await node.call<{ amount: number; fee?: number }>('gettransaction', [txid, true], 'hd')
+      nodeNet.set(txid, coins(info.amount) + coins(info.fee ?? 0))
+    }
+    expect(wdsNet).toEqual(nodeNet)
+    expect(new Set(listed.map((e) => e.txid))).toEqual(new Set(wdsNet.keys()))
+    // receive 6, past three unused addresses (within the gap limit of 20), is the wallet's too
+    expect(body.transfers.find((r: { txHash: string }) => r.txHash === tx.hdFunded)?.value).toBe('3.75000000')
+    // paying itself is only its fee; paying carol is one out record to her and one fee record
+    expect(
+      body.transfers.filter((r: { txHash: string }) => r.txHash === tx.hdToItself).map((r: { type: string }) => r.type),
+    ).toEqual(['fee'])
+    expect(
+      body.transfers
+        .filter((r: { txHash: string }) => r.txHash === tx.hdPays)
+        .map((r: Record<string, unknown>) => [r.type, r.to, r.value]),
+    ).toEqual([
+      ['fee', null, expect.any(String)],
+      ['native', a.carol, '2.20000000'],
+    ])
+  })
+
+  test('a descriptor’s balance is the sum over its derived addresses, listed per address, equal to the node (scantxoutset)', async () => {
+    const { status, body } = await get(`/v1/wallets/${encodeURIComponent(hd.descriptor)}/balances?chain=bitcoin`)
+    expect(status).toBe(200)
+    const tpub = hd.descriptor.slice('wpkh('.length, hd.descriptor.indexOf('/'))
+    const scan = await node.call<{ total_amount: number; unspents: { scriptPubKey: string; amount: number }[] }>('scantxoutset', [
+      'start',
+      [
+        { desc: `wpkh(${tpub}/0/*)`, range: 100 },
+        { desc: `wpkh(${tpub}/1/*)`, range: 100 },
+      ],
+    ])
+    expect(body.balances.map((b: { balance: string }) => b.balance)).toEqual([decimal(coins(scan.total_amount))])
+    const perAddress = (body.addresses as { balance: string }[]).reduce((sum, row) => sum + coins(row.balance), 0n)
+    expect(perAddress).toBe(coins(scan.total_amount))
+  })
 
   test('balances with includePrices value the coin from the bundled series', async () => {
     const { status, body } = await get(`/v1/wallets/${a.carol}/balances?chain=bitcoin&includePrices=true`)
