@@ -26,8 +26,8 @@ import { createAccountsStore } from '../service/src/store/accounts-store.ts'
 import { createTransfersStore } from '../service/src/store/transfers-store.ts'
 import { startLitecoind } from '../service/test/helpers/litecoind.ts'
 
-const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 4)
-const TXS_PER_BLOCK = Number(process.env.BENCH_TXS_PER_BLOCK ?? 1_000)
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 3)
+const TXS_PER_BLOCK = Number(process.env.BENCH_TXS_PER_BLOCK ?? 300)
 const OUTPUTS = Number(process.env.BENCH_OUTPUTS ?? 25)
 const HD_ADDRESSES = 200
 const HD_TXS_PER_ADDRESS = 50
@@ -45,11 +45,11 @@ async function main() {
     await node.call('createwallet', ['miner'])
     const miner = await node.call<string>('getnewaddress', ['', 'bech32'], 'miner')
     await node.mine(110, miner)
-    const targets = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        node.call<string>('getnewaddress', ['', i % 3 === 0 ? 'legacy' : i % 3 === 1 ? 'p2sh-segwit' : 'bech32'], 'miner'),
-      ),
-    )
+    const targets: string[] = []
+    for (let i = 0; i < 200; i++) {
+      const type = i % 3 === 0 ? 'legacy' : i % 3 === 1 ? 'p2sh-segwit' : 'bech32'
+      targets.push(await node.call<string>('getnewaddress', ['', type], 'miner'))
+    }
     // coins to spend: fan-outs to the wallet's own addresses
     for (let i = 0; i < Math.ceil((BLOCKS * TXS_PER_BLOCK) / 400); i++) {
       const outputs = Object.fromEntries(
@@ -71,6 +71,7 @@ async function main() {
         }
       }
       await node.mine(1, miner)
+      console.log(`block ${b + 1}/${BLOCKS} generated (${Math.round((performance.now() - generating) / 1000)} s)`)
     }
     const head = await node.call<number>('getblockcount')
     console.log(
