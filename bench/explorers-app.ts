@@ -16,6 +16,7 @@ import { createChainStatesStore } from '../service/src/store/chain-states-store.
 import type { Db } from '../service/src/store/db.ts'
 import { createDeveloperAccountsStore } from '../service/src/store/developer-accounts-store.ts'
 import { createFxRatesStore } from '../service/src/store/fx-rates-store.ts'
+import { createOutputsStore } from '../service/src/store/outputs-store.ts'
 import { createPlansStore } from '../service/src/store/plans-store.ts'
 import { createUsageStore } from '../service/src/store/usage-store.ts'
 import { createWalletTransfersStore } from '../service/src/store/wallet-transfers-store.ts'
@@ -45,6 +46,7 @@ export async function createTestAppOn(
       developers: createDeveloperAccountsStore(db),
       billing: createBillingStore(db),
       plans: createPlansStore(db),
+      outputs: createOutputsStore(db),
     },
     onDemand: createOnDemand({ store: balances, findSource: async () => undefined, explorers }),
     fxBook,

@@ -1,8 +1,11 @@
 import type { Logger } from 'pino'
+import { BITCOIN_NETWORKS, type BitcoinNetworkName } from '../config/addresses/bitcoin.ts'
 import { type ChainInfo, sourceVariable } from '../config/chains.ts'
 import { WdsError } from '../lib/errors.ts'
 import { createHttpClient } from '../lib/http-client.ts'
-import type { ChainSource } from './chain-source.ts'
+import { createBitcoinSource } from './bitcoin/bitcoin-source.ts'
+import { createBitcoinRpc } from './bitcoin/rpc-client.ts'
+import type { ChainSource, OutputLookup } from './chain-source.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
@@ -27,6 +30,10 @@ export type SourceOptions = {
   rpc?: { timeoutMs?: number; retryBaseMs?: number; maxAttempts?: number }
   /** The provider's API key (Tron: sent as TRON-PRO-API-KEY), never logged. */
   apiKey?: string | undefined
+  /** UTXO chains: the network the node must be of (default `bitcoin`, mainnet). */
+  bitcoinNetwork?: BitcoinNetworkName
+  /** UTXO chains: the stored outputs, to value the inputs of the blocks indexed. */
+  findOutputs?: OutputLookup
 }
 
 type Connector = {
@@ -43,6 +50,7 @@ type Connector = {
 const CONNECTORS: readonly Connector[] = [
   { reads: (chain) => chain.family === 'evm' && chain.chainId !== null, connect: connectEvmSource },
   { reads: (chain) => chain.slug === 'tron', connect: connectTronSource },
+  { reads: (chain) => chain.family === 'utxo' && chain.source === 'rpc', connect: connectBitcoinSource },
 ]
 
 /**
@@ -107,6 +115,40 @@ async function connectTronSource(chain: ChainInfo, options: SourceOptions): Prom
     const network = Object.entries(TRON_GENESIS_BLOCK_IDS).find(([, id]) => id === genesis)?.[0]
     throw new ChainMismatchError(
       `the node serves ${network === undefined ? `a chain with genesis block ${genesis}` : `Tron's ${network} test network`}, not ${chain.name} (genesis block ${TRON_GENESIS_BLOCK_IDS.mainnet}); fix ${sourceVariable(chain)}`,
+    )
+  }
+  return source
+}
+
+/**
+ * A Bitcoin Core node (`WDS_RPC_BITCOIN`), checked to be of the configured network: mainnet
+ * (`getblockchaininfo.chain` = `main`) unless the operator names another (`WDS_BITCOIN_NETWORK`).
+ */
+async function connectBitcoinSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource> {
+  const network = BITCOIN_NETWORKS[options.bitcoinNetwork ?? 'bitcoin']
+  const rpcOptions = {
+    urls: options.urls,
+    logger: options.logger,
+    ...options.rpc,
+    ...(options.signal ? { signal: options.signal } : {}),
+  }
+  const source = createBitcoinSource({
+    chain: chain.slug,
+    rpc: createBitcoinRpc(rpcOptions),
+    network,
+    logger: options.logger,
+    findOutputs: options.findOutputs,
+  })
+  const probe = createBitcoinSource({
+    chain: chain.slug,
+    rpc: createBitcoinRpc({ ...rpcOptions, maxAttempts: options.urls.length }),
+    network,
+    logger: options.logger,
+  })
+  const served = await probe.getChainName()
+  if (served !== network.chain) {
+    throw new ChainMismatchError(
+      `the node serves the "${served}" chain, not ${network.name}'s "${network.chain}"; fix ${sourceVariable(chain)}, or set WDS_BITCOIN_NETWORK for a test network`,
     )
   }
   return source

@@ -23,6 +23,7 @@ import { createChainStatesStore } from '../store/chain-states-store.ts'
 import { createDeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
+import { createOutputsStore } from '../store/outputs-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createUsageStore } from '../store/usage-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
@@ -68,6 +69,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       chainStates: createChainStatesStore(database.db),
       walletTransfers: createWalletTransfersStore(database.db),
       balances,
+      outputs: createOutputsStore(database.db),
       fxRates,
       usage: createUsageStore(database.db),
       developers: createDeveloperAccountsStore(database.db),
