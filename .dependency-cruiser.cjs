@@ -21,7 +21,7 @@ module.exports = {
     ),
     forbid(
       'domain',
-      ['lib', 'config', 'chains', 'store', 'ingestion', 'market', 'access', 'api', 'portal', 'main'],
+      ['config', 'chains', 'store', 'ingestion', 'market', 'access', 'api', 'portal', 'main'],
       'domain is the shared vocabulary: it imports only lib',
     ),
     forbid(
