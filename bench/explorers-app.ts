@@ -16,6 +16,7 @@ import { createChainStatesStore } from '../service/src/store/chain-states-store.
 import type { Db } from '../service/src/store/db.ts'
 import { createDeveloperAccountsStore } from '../service/src/store/developer-accounts-store.ts'
 import { createFxRatesStore } from '../service/src/store/fx-rates-store.ts'
+import { createOutputsStore } from '../service/src/store/outputs-store.ts'
 import { createPlansStore } from '../service/src/store/plans-store.ts'
 import { createUsageStore } from '../service/src/store/usage-store.ts'
 import { createWalletTransfersStore } from '../service/src/store/wallet-transfers-store.ts'
@@ -32,6 +33,7 @@ export async function createTestAppOn(
   const fxBook = createFxBook(fxRates)
   const app = await buildApp({
     config: { keyPrefix: 'wds', chains },
+    implementedChains: implementedChains(),
     db,
     logger,
     stores: {
@@ -44,8 +46,8 @@ export async function createTestAppOn(
       developers: createDeveloperAccountsStore(db),
       billing: createBillingStore(db),
       plans: createPlansStore(db),
+      outputs: createOutputsStore(db),
     },
-    implementedChains: implementedChains(),
     onDemand: createOnDemand({ store: balances, findSource: async () => undefined, explorers }),
     fxBook,
     pricer: createPricer({ prices: createAssetPricesStore(db), fxBook }),

@@ -80,9 +80,6 @@ describe('start-up refuses what cannot work, at once', () => {
   })
 })
 
-// each spawned wds takes seconds (tens of them on a loaded machine): tests running several get room
-const SPAWNS_TIMEOUT_MS = 240_000
-
 describe('wds start with a node that is down and sources for chains this version does not implement', () => {
   let dataDir: string
   let env: NodeJS.ProcessEnv
@@ -100,8 +97,8 @@ describe('wds start with a node that is down and sources for chains this version
       PORT: '0',
       HOST: '127.0.0.1',
       WDS_RPC_ETHEREUM: `http://127.0.0.1:${await closedPort()}`,
-      WDS_RPC_BITCOIN: 'http://127.0.0.1:8332',
-      WDS_EXPLORER_CARDANO: 'https://cardano.example',
+      WDS_EXPLORER_NEAR: 'https://near.example',
+      WDS_EXPLORER_APTOS: 'https://aptos.example',
     })
     service = await startService(env)
     const created = await runCli(['keys', 'create', '--email', 'first@example.com', '--tier', 'pro', '--json'], env)
@@ -116,32 +113,30 @@ describe('wds start with a node that is down and sources for chains this version
 
   test('the banner counts only ethereum as a data source and names the unsupported ones', () => {
     expect(service.output()).toContain('Chains with a data source: 1 of 29: ethereum\n')
-    expect(service.output()).toContain('Not supported by this version yet (their sources are not used): bitcoin, cardano\n')
+    expect(service.output()).toContain('Not supported by this version yet (their sources are not used): near, aptos\n')
   })
 
-  test('/v1/status/chains: bitcoin and cardano are unsupported, configured or not; near too; tron and solana are not', async () => {
+  test('/v1/status/chains: chains without an implementation are unsupported, configured or not', async () => {
     const { status, body } = await get('/v1/status/chains')
     expect(status).toBe(200)
     const statusOf = Object.fromEntries((body.chains as { chain: string; status: string }[]).map((c) => [c.chain, c.status]))
-    expect([statusOf.bitcoin, statusOf.cardano, statusOf.near, statusOf.tron, statusOf.solana, statusOf.base]).toEqual([
+    expect([statusOf.near, statusOf.aptos, statusOf.tron, statusOf.base]).toEqual([
       'unsupported',
       'unsupported',
-      'unsupported',
-      'unconfigured',
       'unconfigured',
       'unconfigured',
     ])
   })
 
   test('data requests on an unsupported chain: 503 chain_unavailable saying the family is not implemented', async () => {
-    const address = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'
-    const { status, body } = await get(`/v1/wallets/${address}/balances?chain=bitcoin`)
+    const address = 'root.near'
+    const { status, body } = await get(`/v1/wallets/${address}/balances?chain=near`)
     expect({ status, code: body.code, param: body.param, detail: body.detail }).toEqual({
       status: 503,
       code: 'chain_unavailable',
       param: 'chain',
       detail:
-        'Bitcoin (bitcoin) is not supported by this version of WDS yet: its chain family (utxo) has no implementation, so it is neither indexed nor served',
+        'NEAR Protocol (near) is not supported by this version of WDS yet: its chain family (account) has no implementation, so it is neither indexed nor served',
     })
     // without a chain: 200, and why nothing was read
     const all = await get(`/v1/wallets/${address}/transfers`)
@@ -151,7 +146,7 @@ describe('wds start with a node that is down and sources for chains this version
         chains: [],
         unavailableChains: [
           {
-            chain: 'bitcoin',
+            chain: 'near',
             code: 'chain_unavailable',
             detail: expect.stringContaining('is not supported by this version of WDS yet'),
           },
@@ -168,17 +163,11 @@ describe('wds start with a node that is down and sources for chains this version
       chains: ['ethereum'],
       unavailableChains: [{ chain: 'ethereum', code: 'chain_unavailable', detail: expect.stringContaining('Ethereum') }],
     })
-    // a Cosmos address: its only chain has no source here
+    // a Cosmos address: its only chain has no source
     const cosmos = await get('/v1/wallets/cosmos1xxkueklal9vejv9unqu80w9vptyepfa95pd53u/transfers')
     expect(cosmos.body).toMatchObject({
       chains: [],
-      unavailableChains: [
-        {
-          chain: 'cosmos',
-          code: 'chain_unavailable',
-          detail: expect.stringMatching(/\(cosmos\) has no configured source on this service \(WDS_EXPLORER_COSMOS\)$/),
-        },
-      ],
+      unavailableChains: [{ chain: 'cosmos', code: 'chain_unavailable', detail: expect.stringContaining('Cosmos') }],
     })
   })
 
@@ -189,14 +178,16 @@ describe('wds start with a node that is down and sources for chains this version
       const { body } = await get('/v1/status/chains')
       lastError = (body.chains as { chain: string; lastError: string | null }[]).find((c) => c.chain === 'ethereum')?.lastError
     }
-    expect(lastError).toMatch(/^POST \/ failed: ECONNREFUSED; check WDS_RPC_ETHEREUM$/)
+    // the reason once (not "fetch failed: … fetch failed"), and the variable to fix
+    expect(lastError).toMatch(/ECONNREFUSED.*; check WDS_RPC_ETHEREUM$/)
+    expect(String(lastError).split('ECONNREFUSED')).toHaveLength(2)
     const retries = service
       .output()
       .split('\n')
       .filter((line) => line.includes('could not start indexing'))
     expect(retries.length).toBeGreaterThan(0)
     for (const line of retries) {
-      expect(JSON.parse(line)).toMatchObject({ error: 'POST / failed: ECONNREFUSED' })
+      expect(JSON.parse(line)).toMatchObject({ error: expect.stringMatching(/^[^\n]*ECONNREFUSED[^\n]*$/) })
       expect(line).not.toContain('"stack"')
     }
   })
@@ -209,27 +200,23 @@ describe('wds start with a node that is down and sources for chains this version
   })
 
   test('wds index refuses chains it cannot index, with the reason', async () => {
-    expect(await runCli(['index', '--chain', 'bitcoin', '--once'], env)).toMatchObject({
+    expect(await runCli(['index', '--chain', 'near', '--once'], env)).toMatchObject({
       code: 2,
       stderr: expect.stringContaining(
-        'wds: bitcoin cannot be indexed yet: this version has no implementation of its chain family (utxo)',
+        'wds: near cannot be indexed yet: this version has no implementation of its chain family (account)',
       ),
     })
   })
 
-  test(
-    'keys: --help is usage, a second revoke says it changed nothing',
-    async () => {
-      expect(await runCli(['keys', '--help'], env)).toMatchObject({ code: 0, stdout: expect.stringContaining('keys revoke ID') })
-      const created = await runCli(['keys', 'create', '--email', 'twice@example.com', '--tier', 'free', '--json'], env)
-      const { id } = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
-      expect((await runCli(['keys', 'revoke', id], env)).stdout).toMatch(new RegExp(`^Revoked key ${id} `))
-      expect((await runCli(['keys', 'revoke', id], env)).stdout).toMatch(
-        new RegExp(`^Key ${id} \\(wds_free_…[0-9a-f]{4}\\) of twice@example.com was already revoked at .*; nothing changed\\n$`),
-      )
-    },
-    SPAWNS_TIMEOUT_MS,
-  )
+  test('keys: --help is usage, a second revoke says it changed nothing', async () => {
+    expect(await runCli(['keys', '--help'], env)).toMatchObject({ code: 0, stdout: expect.stringContaining('keys revoke ID') })
+    const created = await runCli(['keys', 'create', '--email', 'twice@example.com', '--tier', 'free', '--json'], env)
+    const { id } = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
+    expect((await runCli(['keys', 'revoke', id], env)).stdout).toMatch(new RegExp(`^Revoked key ${id} `))
+    expect((await runCli(['keys', 'revoke', id], env)).stdout).toMatch(
+      new RegExp(`^Key ${id} \\(wds_free_…[0-9a-f]{4}\\) of twice@example.com was already revoked at .*; nothing changed\\n$`),
+    )
+  })
 
   test('a second wds start on the data dir: the reason, without a stack trace', async () => {
     const second = await runCli(['start'], { ...env, PORT: '0' })
@@ -240,36 +227,28 @@ describe('wds start with a node that is down and sources for chains this version
 })
 
 describe('the CLI says which database it uses', () => {
-  test(
-    'a data dir with no database: a warning that a new one was created; the next run, that no service runs there',
-    async () => {
-      const dataDir = await newDataDir()
-      const env = cliEnv({ WDS_DATA_DIR: dataDir })
-      const first = await runCli(['keys', 'list'], env)
-      expect(first).toMatchObject({ code: 0, stdout: 'no keys\n' })
-      expect(first.stderr).toContain(`wds: warning: ${dataDir} held no database, so a new, empty one was created there.`)
-      expect(first.stderr).toContain("run this command with that service's WDS_DATA_DIR")
-      const second = await runCli(['keys', 'list'], env)
-      expect(second.stderr).toBe(
-        `wds: warning: no wds service is running on the data dir ${dataDir}; this command started its database itself\n`,
-      )
-    },
-    SPAWNS_TIMEOUT_MS,
-  )
+  test('a data dir with no database: a warning that a new one was created; the next run, that no service runs there', async () => {
+    const dataDir = await newDataDir()
+    const env = cliEnv({ WDS_DATA_DIR: dataDir })
+    const first = await runCli(['keys', 'list'], env)
+    expect(first).toMatchObject({ code: 0, stdout: 'no keys\n' })
+    expect(first.stderr).toContain(`wds: warning: ${dataDir} held no database, so a new, empty one was created there.`)
+    expect(first.stderr).toContain("run this command with that service's WDS_DATA_DIR")
+    const second = await runCli(['keys', 'list'], env)
+    expect(second.stderr).toBe(
+      `wds: warning: no wds service is running on the data dir ${dataDir}; this command started its database itself\n`,
+    )
+  })
 
-  test(
-    'wds migrate says what it applied, then that nothing was left',
-    async () => {
-      const dataDir = await newDataDir()
-      const env = cliEnv({ WDS_DATA_DIR: dataDir })
-      const first = await runCli(['migrate'], env)
-      expect(first.stdout).toMatch(
-        /^applied \d+ migrations \(0001_accounts_and_api_keys\.sql … 00\d\d_\w+\.sql\); migrations are up to date\n$/,
-      )
-      expect((await runCli(['migrate'], env)).stdout).toBe('migrations are up to date: nothing to apply\n')
-    },
-    SPAWNS_TIMEOUT_MS,
-  )
+  test('wds migrate says what it applied, then that nothing was left', async () => {
+    const dataDir = await newDataDir()
+    const env = cliEnv({ WDS_DATA_DIR: dataDir })
+    const first = await runCli(['migrate'], env)
+    expect(first.stdout).toMatch(
+      /^applied \d+ migrations \(0001_accounts_and_api_keys\.sql … 00\d\d_\w+\.sql\); migrations are up to date\n$/,
+    )
+    expect((await runCli(['migrate'], env)).stdout).toBe('migrations are up to date: nothing to apply\n')
+  })
 
   test('on a terminal the logs are readable lines, not JSON', async () => {
     const dataDir = await newDataDir()
@@ -301,60 +280,56 @@ describe('wds index --once on an anvil chain', () => {
   })
   afterAll(() => anvil.close())
 
-  test(
-    'ends with a summary; beside a running service that holds the chain, exits 1 saying so',
-    async () => {
-      const dataDir = await newDataDir()
-      const env = cliEnv({ WDS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WDS_RPC_ETHEREUM: anvil.url })
-      const alone = await runCli(['index', '--chain', 'ethereum', '--once'], env)
-      expect(alone.code).toBe(0)
-      const summary = alone.stdout
-        .split('\n')
-        .filter((line) => line.includes('"backfill summary"'))
-        .map((line) => JSON.parse(line))
-      expect(summary).toEqual([
-        // the creation's fee and the value it moved to the new contract
-        expect.objectContaining({
-          chain: 'ethereum',
-          indexed_block: 32,
-          head_block: 32,
-          blocks: 33,
-          transfers: 2,
-          duration_s: expect.any(Number),
-          blocks_per_s: expect.any(Number),
-        }),
+  test('ends with a summary; beside a running service that holds the chain, exits 1 saying so', async () => {
+    const dataDir = await newDataDir()
+    const env = cliEnv({ WDS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WDS_RPC_ETHEREUM: anvil.url })
+    const alone = await runCli(['index', '--chain', 'ethereum', '--once'], env)
+    expect(alone.code).toBe(0)
+    const summary = alone.stdout
+      .split('\n')
+      .filter((line) => line.includes('"backfill summary"'))
+      .map((line) => JSON.parse(line))
+    expect(summary).toEqual([
+      // the creation's fee and the value it moved to the new contract
+      expect.objectContaining({
+        chain: 'ethereum',
+        indexed_block: 32,
+        head_block: 32,
+        blocks: 33,
+        transfers: 2,
+        duration_s: expect.any(Number),
+        blocks_per_s: expect.any(Number),
+      }),
+    ])
+
+    const service = await startService(env)
+    try {
+      // the service's indexer holds the chain once it has reported the head
+      await outputIncludes(service, '"msg":"indexer started"')
+      const beside = await runCli(['index', '--chain', 'ethereum', '--once'], env)
+      expect(beside).toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(
+          'wds: another process indexes ethereum on this database (a wds start or wds index); --once does not wait for it',
+        ),
+      })
+
+      // a contract creation shows the value it moved to the new contract, not only its fee
+      const created = await runCli(['keys', 'create', '--email', 'creator@example.com', '--tier', 'pro', '--json'], env)
+      const { key } = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
+      const answer = await fetch(`${service.url}/v1/wallets/${creation.from}/transfers?chain=ethereum`, {
+        headers: { 'X-API-Key': key },
+      })
+      const { transfers } = (await answer.json()) as { transfers: Record<string, unknown>[] }
+      expect(
+        transfers.filter((t) => t.txHash === creation.hash).map(({ type, from, to, value }) => ({ type, from, to, value })),
+      ).toEqual([
+        { type: 'native', from: creation.from, to: creation.contract, value: '1.000000000000000000' },
+        { type: 'fee', from: creation.from, to: null, value: expect.stringMatching(/^0\.\d{18}$/) },
       ])
-
-      const service = await startService(env)
-      try {
-        // the service's indexer holds the chain once it has reported the head
-        await outputIncludes(service, '"msg":"indexer started"')
-        const beside = await runCli(['index', '--chain', 'ethereum', '--once'], env)
-        expect(beside).toMatchObject({
-          code: 1,
-          stderr: expect.stringContaining(
-            'wds: another process indexes ethereum on this database (a wds start or wds index); --once does not wait for it',
-          ),
-        })
-
-        // a contract creation shows the value it moved to the new contract, not only its fee
-        const created = await runCli(['keys', 'create', '--email', 'creator@example.com', '--tier', 'pro', '--json'], env)
-        const { key } = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
-        const answer = await fetch(`${service.url}/v1/wallets/${creation.from}/transfers?chain=ethereum`, {
-          headers: { 'X-API-Key': key },
-        })
-        const { transfers } = (await answer.json()) as { transfers: Record<string, unknown>[] }
-        expect(
-          transfers.filter((t) => t.txHash === creation.hash).map(({ type, from, to, value }) => ({ type, from, to, value })),
-        ).toEqual([
-          { type: 'native', from: creation.from, to: creation.contract, value: '1.000000000000000000' },
-          { type: 'fee', from: creation.from, to: null, value: expect.stringMatching(/^0\.\d{18}$/) },
-        ])
-      } finally {
-        service.child.kill('SIGTERM')
-        await service.exited
-      }
-    },
-    SPAWNS_TIMEOUT_MS,
-  )
+    } finally {
+      service.child.kill('SIGTERM')
+      await service.exited
+    }
+  }, 240_000) // five wds processes, one after the other, on a shared machine
 })

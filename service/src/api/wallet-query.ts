@@ -1,4 +1,12 @@
-import { CHAINS, type ChainInfo, findChain, matchesAddressFormat, sourceVariable } from '../config/chains.ts'
+import {
+  type AddressFormat,
+  CHAINS,
+  type ChainInfo,
+  findChain,
+  type HdWallet,
+  matchesAddressFormat,
+  sourceVariable,
+} from '../config/chains.ts'
 import { DAY_MS } from '../lib/dates.ts'
 import { WdsError } from '../lib/errors.ts'
 
@@ -115,7 +123,7 @@ export function chainsForAddress(address: string, availability: ChainAvailabilit
   return CHAINS.filter((chain) => isServed(chain, availability) && matchesAddressFormat(chain, address))
 }
 
-export type UnavailableChain = { chain: string; code: 'chain_unavailable' | 'upstream_error'; detail: string }
+export type UnavailableChain = { chain: string; code: 'chain_unavailable'; detail: string }
 
 /**
  * When an all-chains request reads no chain at all, why: each chain of the address's format, with
@@ -142,4 +150,19 @@ export function requireConfigured(chain: ChainInfo, availability: ChainAvailabil
   if (!isServed(chain, availability)) {
     throw new WdsError('chain_unavailable', unservedDetail(chain, availability), { param: 'chain' })
   }
+}
+
+/** A wallet of many addresses (an extended key or descriptor) on the chain named, or else on the first configured chain that reads it. */
+export function findHdWallet(
+  text: string,
+  named: ChainInfo | undefined,
+  availability: ChainAvailability,
+): { chain: ChainInfo; wallet: HdWallet } | undefined {
+  const scope = named === undefined ? CHAINS.filter((chain) => isServed(chain, availability)) : [named]
+  for (const chain of scope) {
+    const format: AddressFormat = chain.address
+    const wallet = format.parseWallet?.(text)
+    if (wallet !== undefined) return { chain, wallet }
+  }
+  return undefined
 }

@@ -208,6 +208,15 @@ export function createWalletRecords({
           tokenDecimals: decimals,
           logIndex: t.logIndex,
           direction: directionOf(t, address),
+          // UTXO records: every sender of an `in`, every recipient of an `out`, with its share
+          ...(t.counterparties === null
+            ? {}
+            : {
+                counterparties: t.counterparties.map((c) => ({
+                  address: c.address,
+                  value: decimals === null ? c.value : formatUnits(BigInt(c.value), decimals),
+                })),
+              }),
         }
       })
       if (request.includePrices) {

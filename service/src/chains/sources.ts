@@ -1,8 +1,11 @@
 import type { Logger } from 'pino'
+import { BITCOIN_NETWORKS, type BitcoinNetworkName } from '../config/addresses/bitcoin.ts'
 import { type ChainInfo, sourceVariable } from '../config/chains.ts'
 import { WdsError } from '../lib/errors.ts'
 import { createHttpClient } from '../lib/http-client.ts'
-import type { ChainSource } from './chain-source.ts'
+import { createBitcoinSource } from './bitcoin/bitcoin-source.ts'
+import { createBitcoinRpc } from './bitcoin/rpc-client.ts'
+import type { ChainSource, OutputLookup } from './chain-source.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
@@ -27,6 +30,10 @@ export type SourceOptions = {
   rpc?: { timeoutMs?: number; retryBaseMs?: number; maxAttempts?: number }
   /** The provider's API key (Tron: sent as TRON-PRO-API-KEY), never logged. */
   apiKey?: string | undefined
+  /** UTXO chains: the network the node must be of (default `bitcoin`, mainnet). */
+  bitcoinNetwork?: BitcoinNetworkName
+  /** UTXO chains: the stored outputs, to value the inputs of the blocks indexed. */
+  findOutputs?: OutputLookup
 }
 
 type Connector = {
@@ -36,24 +43,28 @@ type Connector = {
 }
 
 /**
- * The chains this build indexes from a node, one connector per family: with the explorer adapters
- * below, the one fact behind a chain's `unsupported` status, its 503 on data requests and the start-up
- * banner. A family that lands adds its connector here, and everything else follows.
+ * The chain families this build can read, one connector each: the one fact behind a chain's
+ * `unsupported` status, its 503 on data requests and the start-up banner. A family that lands adds its
+ * connector here, and everything else follows.
  */
 const CONNECTORS: readonly Connector[] = [
   { reads: (chain) => chain.family === 'evm' && chain.chainId !== null, connect: connectEvmSource },
   { reads: (chain) => chain.slug === 'tron', connect: connectTronSource },
+  { reads: (chain) => chain.family === 'utxo' && chain.source === 'rpc', connect: connectBitcoinSource },
 ]
 
-/** Whether this build can read the chain: a node connector for its family, or an explorer adapter. */
+/**
+ * Whether this build has an implementation for the chain (and so can index or read and serve it): a
+ * node connector, or an explorer adapter for an "Explorer API" chain.
+ */
 export function isChainImplemented(chain: ChainInfo): boolean {
-  return CONNECTORS.some((connector) => connector.reads(chain)) || findExplorer(chain) !== undefined
+  if (chain.source === 'explorer') return EXPLORERS[chain.slug] !== undefined
+  return CONNECTORS.some((connector) => connector.reads(chain))
 }
 
 /**
  * The source of a chain's data, checked against the registry before any indexing (an EVM node must
- * answer the chain's own chain ID, a Tron node have its genesis block). Chains read through an
- * explorer, and families without an implementation yet, give undefined.
+ * answer the chain's own chain ID). Families without an implementation yet give undefined.
  */
 export async function connectChainSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource | undefined> {
   return CONNECTORS.find((connector) => connector.reads(chain))?.connect(chain, options)
@@ -109,6 +120,40 @@ async function connectTronSource(chain: ChainInfo, options: SourceOptions): Prom
   return source
 }
 
+/**
+ * A Bitcoin Core node (`WDS_RPC_BITCOIN`), checked to be of the configured network: mainnet
+ * (`getblockchaininfo.chain` = `main`) unless the operator names another (`WDS_BITCOIN_NETWORK`).
+ */
+async function connectBitcoinSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource> {
+  const network = BITCOIN_NETWORKS[options.bitcoinNetwork ?? 'bitcoin']
+  const rpcOptions = {
+    urls: options.urls,
+    logger: options.logger,
+    ...options.rpc,
+    ...(options.signal ? { signal: options.signal } : {}),
+  }
+  const source = createBitcoinSource({
+    chain: chain.slug,
+    rpc: createBitcoinRpc(rpcOptions),
+    network,
+    logger: options.logger,
+    findOutputs: options.findOutputs,
+  })
+  const probe = createBitcoinSource({
+    chain: chain.slug,
+    rpc: createBitcoinRpc({ ...rpcOptions, maxAttempts: options.urls.length }),
+    network,
+    logger: options.logger,
+  })
+  const served = await probe.getChainName()
+  if (served !== network.chain) {
+    throw new ChainMismatchError(
+      `the node serves the "${served}" chain, not ${network.name}'s "${network.chain}"; fix ${sourceVariable(chain)}, or set WDS_BITCOIN_NETWORK for a test network`,
+    )
+  }
+  return source
+}
+
 export type ExplorerOptions = {
   urls: readonly string[]
   apiKey?: string | undefined
@@ -126,7 +171,7 @@ const limiters = new Map<string, () => Promise<void>>()
  * undefined when the chain is not one or has no adapter.
  */
 export function connectExplorerSource(chain: ChainInfo, options: ExplorerOptions): ExplorerSource | undefined {
-  const explorer = findExplorer(chain)
+  const explorer = chain.source === 'explorer' ? EXPLORERS[chain.slug] : undefined
   if (explorer === undefined) return undefined
   const callsPerSecond = options.callsPerSecond ?? explorer.callsPerSecond
   let take = limiters.get(`${chain.slug}:${callsPerSecond}`)
@@ -143,8 +188,4 @@ export function connectExplorerSource(chain: ChainInfo, options: ExplorerOptions
     ...options.http,
   })
   return explorer.create(limited(http, take), chain.slug)
-}
-
-function findExplorer(chain: ChainInfo) {
-  return chain.source === 'explorer' ? EXPLORERS[chain.slug] : undefined
 }

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { SetupError } from '../lib/errors.ts'
+import { BITCOIN_NETWORK_NAMES, useBitcoinNetwork } from './addresses/bitcoin.ts'
 import { CHAINS, findChain, toEnvSuffix } from './chains.ts'
 
 const url = (protocols: readonly string[]) =>
@@ -56,6 +57,13 @@ export const ConfigSchema = Type.Object({
   stripeApiUrl: Type.Optional(url(['http', 'https'])),
   /** How many blocks back a reorg is followed; a deeper one stalls the chain. Unset: 256. */
   reorgWindowBlocks: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of blocks, at least 1' })),
+  /**
+   * The network a `bitcoin` node must be of (its `getblockchaininfo.chain`) and whose addresses the API
+   * reads: `bitcoin` (mainnet); the others are for tests (a regtest node) and must be asked for.
+   */
+  bitcoinNetwork: Type.Enum(BITCOIN_NETWORK_NAMES, { description: `one of ${BITCOIN_NETWORK_NAMES.join(', ')}` }),
+  /** Unused addresses in a row after which an extended key's chain of addresses ends (BIP 44's gap limit). */
+  hdGapLimit: Type.Integer({ minimum: 1, maximum: 1000, description: 'an integer from 1 to 1000' }),
   /** Chains with a configured source, by slug. Chains not listed here are `unconfigured`. */
   chains: Type.Record(Type.String(), ChainEndpointSchema),
 })
@@ -89,6 +97,8 @@ const SETTINGS = {
   stripePricePro: { env: 'STRIPE_PRICE_PRO', kind: 'string' },
   stripeApiUrl: { env: 'STRIPE_API_URL', kind: 'string' },
   reorgWindowBlocks: { env: 'WDS_REORG_WINDOW', kind: 'integer' },
+  bitcoinNetwork: { env: 'WDS_BITCOIN_NETWORK', kind: 'string', default: 'bitcoin' },
+  hdGapLimit: { env: 'WDS_HD_GAP_LIMIT', kind: 'integer', default: 20 },
 } as const satisfies Record<Exclude<keyof Config, 'chains'>, { env: string; kind: string; default?: unknown }>
 
 /** Per-chain settings: `<prefix><CHAIN>`, e.g. `WDS_RPC_POLYGON_ZKEVM`. */
@@ -208,6 +218,8 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
 
   const config = raw as Config
   config.dataDir = isAbsolute(config.dataDir) ? config.dataDir : resolve(cwd, config.dataDir)
+  // the registry's Bitcoin address format is the configured network's: a process serves one network
+  useBitcoinNetwork(config.bitcoinNetwork)
   return deepFreeze(config)
 }
 

@@ -76,6 +76,7 @@ export function createIndexer(options: IndexerOptions) {
       maxDepth: reorgWindowBlocks,
     })
     const removed = await store.rollbackTo(chain, ancestor)
+    source.rollbackTo?.(ancestor)
     totals.reorgs++
     logger.warn(
       { chain, common_ancestor: ancestor, reorg_depth: checkpoint.indexedBlock - ancestor, removed_transfers: removed.transfers },
@@ -139,12 +140,14 @@ export function createIndexer(options: IndexerOptions) {
         const parent = checkParent(lastBlock, first)
         if (parent.type !== 'linked') throw new ReorgDetected(`block ${first.number} does not build on the stored block`)
       }
-      await store.appendBlocks(chain, checkpoint.indexedBlock, blocks, tokens)
+      // records that depend on earlier blocks (a UTXO chain's spent outputs) are completed in storage order
+      const completed = source.completeBlocks === undefined ? blocks : await source.completeBlocks(blocks)
+      await store.appendBlocks(chain, checkpoint.indexedBlock, completed, tokens)
       for (const t of tokens) {
         knownTokens.add(t.contractAddress)
         fetchingTokens.delete(t.contractAddress)
       }
-      const transfers = blocks.reduce((n, b) => n + b.transfers.length, 0)
+      const transfers = completed.reduce((n, b) => n + b.transfers.length, 0)
       const { number, hash, parentHash, timestamp } = blocks.at(-1) as ChainBlock
       lastBlock = { number, hash, parentHash, timestamp }
       checkpoint = { ...checkpoint, indexedBlock: lastBlock.number }

@@ -292,8 +292,8 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
     rewind: { type: 'string' },
   })
   const only = values.chain
-  const indexable = indexableChains(config)
   const rewind = values.rewind === undefined ? undefined : parseRewind(values.rewind, only)
+  const indexable = indexableChains(config)
   for (const slug of only ?? []) {
     const chain = findChain(slug)
     if (chain === undefined) throw new UsageError(`unknown chain "${slug}"`)
@@ -345,10 +345,6 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
   return 0
 }
 
-function notImplemented(slug: string): string {
-  return `${slug} cannot be indexed yet: this version has no implementation of its chain family (${findChain(slug)?.family})`
-}
-
 /** `--rewind N`: a whole number of blocks, for exactly one chain. */
 function parseRewind(value: string, chains: string[] | undefined): { chain: string; blocks: number } {
   const blocks = /^\d+$/.test(value) ? Number(value) : Number.NaN
@@ -377,6 +373,10 @@ async function rewindChain(db: Db, chain: string, blocks: number): Promise<void>
   } finally {
     await lease.release()
   }
+}
+
+function notImplemented(slug: string): string {
+  return `${slug} cannot be indexed yet: this version has no implementation of its chain family (${findChain(slug)?.family})`
 }
 
 /** Admin commands use the database of a running `wds start` when there is one, else open (and close) their own. */

@@ -11,6 +11,7 @@ import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Db } from '../store/db.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { tryAcquireLease } from '../store/leases.ts'
+import { createOutputsStore } from '../store/outputs-store.ts'
 import { createTransfersStore } from '../store/transfers-store.ts'
 
 const LEASE_RETRY_MS = 5_000
@@ -18,7 +19,7 @@ const LEASE_RETRY_MS = 5_000
 const EXPLORER_HEAD_INTERVAL_MS = 30_000
 
 export type IndexingOptions = {
-  config: Pick<Config, 'chains' | 'reorgWindowBlocks'>
+  config: Pick<Config, 'chains' | 'reorgWindowBlocks'> & Partial<Pick<Config, 'bitcoinNetwork'>>
   db: Db
   logger: Logger
   progress?: ProgressReporter | undefined
@@ -37,6 +38,7 @@ export type IndexingOptions = {
 export function startIndexing({ config, db, logger, progress, only, stopAtHead = false, pollIntervalMs }: IndexingOptions) {
   const controller = new AbortController()
   const store = createTransfersStore(db)
+  const outputs = createOutputsStore(db)
   const slugs = indexableChains(config).filter((slug) => only === undefined || only.includes(slug))
   /** Chains another process indexes: with stopAtHead this one gives up on them instead of standing by. */
   const heldElsewhere: string[] = []
@@ -54,6 +56,8 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
           apiKey: source.apiKey,
           logger: log,
           signal: controller.signal,
+          ...(config.bitcoinNetwork === undefined ? {} : { bitcoinNetwork: config.bitcoinNetwork }),
+          findOutputs: (refs) => outputs.findOutputs(slug, refs),
         })
         if (chainSource === undefined) return
         const lease = await tryAcquireLease(db, `index:${slug}`)
@@ -113,10 +117,9 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
       try {
         await explorers.recordHead(slug, await explorer.getHead())
       } catch (error) {
-        await explorers.recordError(slug, describeError(error, slug)).catch(() => {})
-        log.warn(errorFields(error), 'the explorer did not answer its head')
+        await explorers.recordError(slug, describeError(error)).catch(() => {})
+        log.warn({ err: error }, 'the explorer did not answer its head')
       }
-      if (stopAtHead) return
       await sleep(EXPLORER_HEAD_INTERVAL_MS, controller.signal)
     }
   }
@@ -132,12 +135,12 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
   }
 }
 
-/** The slugs of the chains this build can read (whether configured or not). */
+/** The slugs of the chains whose family this build implements (whether configured or not). */
 export function implementedChains(): ReadonlySet<string> {
   return new Set(CHAINS.filter(isChainImplemented).map((chain) => chain.slug))
 }
 
-/** The chains with a configured source that this build can read, in configuration order. */
+/** The chains with a configured source whose family this build implements, in configuration order. */
 export function indexableChains(config: Pick<Config, 'chains'>): string[] {
   return Object.keys(config.chains).filter((slug) => {
     const chain = findChain(slug)
@@ -154,7 +157,7 @@ export function unimplementedChains(config: Pick<Config, 'chains'>): string[] {
  * The chain sources the API asks opening balances of, connected on first use (and again after a
  * failure): the same checks as the indexers', with their own RPC clients.
  */
-export function createSourceFinder(config: Pick<Config, 'chains'>, logger: Logger) {
+export function createSourceFinder(config: Pick<Config, 'chains'> & Partial<Pick<Config, 'bitcoinNetwork'>>, logger: Logger) {
   const connected = new Map<string, Promise<ChainSource | undefined>>()
   return (slug: string): Promise<ChainSource | undefined> => {
     const chain = findChain(slug)
@@ -162,7 +165,12 @@ export function createSourceFinder(config: Pick<Config, 'chains'>, logger: Logge
     if (chain === undefined || source === undefined) return Promise.resolve(undefined)
     let found = connected.get(slug)
     if (found === undefined) {
-      found = connectChainSource(chain, { urls: source.urls, apiKey: source.apiKey, logger: logger.child({ chain: slug }) })
+      found = connectChainSource(chain, {
+        urls: source.urls,
+        apiKey: source.apiKey,
+        logger: logger.child({ chain: slug }),
+        ...(config.bitcoinNetwork === undefined ? {} : { bitcoinNetwork: config.bitcoinNetwork }),
+      })
       found.catch(() => connected.delete(slug))
       connected.set(slug, found)
     }

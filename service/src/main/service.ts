@@ -4,7 +4,7 @@ import { buildApp } from '../api/app.ts'
 import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createOnDemand } from '../ingestion/on-demand.ts'
-import { SetupError } from '../lib/errors.ts'
+import { WdsError } from '../lib/errors.ts'
 import { findPortProblem } from '../lib/free-port.ts'
 import type { Logger } from '../lib/logger.ts'
 import { loadBundledFxRates } from '../market/bundled-fx-rates.ts'
@@ -23,6 +23,7 @@ import { createChainStatesStore } from '../store/chain-states-store.ts'
 import { createDeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
+import { createOutputsStore } from '../store/outputs-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createUsageStore } from '../store/usage-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
@@ -68,6 +69,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       chainStates: createChainStatesStore(database.db),
       walletTransfers: createWalletTransfersStore(database.db),
       balances,
+      outputs: createOutputsStore(database.db),
       fxRates,
       usage: createUsageStore(database.db),
       developers: createDeveloperAccountsStore(database.db),
@@ -200,7 +202,7 @@ function banner({
 }
 
 /** A port that cannot be listened on: an operator's set-up problem, reported without a stack trace. */
-function portError(config: Pick<Config, 'host' | 'port'>, problem: string, cause?: unknown): SetupError {
+function portError(config: Pick<Config, 'host' | 'port'>, problem: string, cause?: unknown): WdsError {
   const where = `port ${config.port}${config.host === '0.0.0.0' ? '' : ` on ${config.host}`}`
   const detail =
     problem === 'EADDRINUSE'
@@ -208,7 +210,7 @@ function portError(config: Pick<Config, 'host' | 'port'>, problem: string, cause
       : problem === 'EACCES'
         ? `${where} needs privileges this process lacks; set PORT to a port above 1023`
         : `cannot listen on ${where} (${problem}); check PORT and HOST`
-  return new SetupError(detail, cause === undefined ? {} : { cause })
+  return new WdsError('internal', detail, cause === undefined ? {} : { cause })
 }
 
 /** Stripe billing when STRIPE_SECRET_KEY is set (the configuration checks its companions are too). */

@@ -21,6 +21,7 @@ import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
 import { createDeveloperAccountsStore } from '../../src/store/developer-accounts-store.ts'
 import { createExplorerWalletsStore } from '../../src/store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
+import { createOutputsStore } from '../../src/store/outputs-store.ts'
 import { createPlansStore } from '../../src/store/plans-store.ts'
 import { createUsageStore } from '../../src/store/usage-store.ts'
 import { createWalletTransfersStore } from '../../src/store/wallet-transfers-store.ts'
@@ -58,6 +59,7 @@ export async function createTestApp(
     chainStates: createChainStatesStore(database.db),
     walletTransfers: createWalletTransfersStore(database.db),
     balances: createBalancesStore(database.db),
+    outputs: createOutputsStore(database.db),
     fxRates: createFxRatesStore(database.db),
     usage: createUsageStore(database.db),
     assetPrices: createAssetPricesStore(database.db),

@@ -41,6 +41,11 @@ export const BalanceListSchema = Type.Object(
       { description: 'The block each chain’s balances are of' },
     ),
     balances: Type.Array(Type.Ref('Balance')),
+    addresses: Type.Optional(
+      Type.Array(Type.Object({ address: Type.String(), balance: Type.String() }), {
+        description: 'For an extended public key or descriptor: each derived address that holds coins, with its balance',
+      }),
+    ),
     priced: Type.Optional(
       Type.Boolean({
         description:

@@ -18,7 +18,7 @@ export const TransferSchema = Type.Object(
       ALL_RECORD_TYPES.map((t) => Type.Literal(t)),
       {
         description:
-          'The movement: native, internal, fee, a token standard (erc20, trc20, spl…) or deposit, withdrawal, reward, yield',
+          'The movement: native, internal, fee, a token standard (erc20, trc20, spl…) or deposit, withdrawal, reward (a coinbase output too), yield',
       },
     ),
     from: Nullable(Type.String({ description: 'null where value has no sender (a coinbase, a reward, a withdrawal)' })),
@@ -36,6 +36,12 @@ export const TransferSchema = Type.Object(
     tokenDecimals: Nullable(Type.Integer()),
     logIndex: Nullable(Type.Integer({ description: 'null for native, internal and fee records' })),
     direction: Direction,
+    counterparties: Type.Optional(
+      Type.Array(Type.Object({ address: Type.String(), value: Type.String() }), {
+        description:
+          'UTXO chains: every recipient (of an `out`) or sender (of an `in`) with its net value, largest first; `to`/`from` is the first',
+      }),
+    ),
     price_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
     value_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
     // price_<ccy> / value_<ccy> for a currency other than USD (DESIGN §4)

@@ -9,6 +9,7 @@ import {
   type ChainAvailability,
   chainsForAddress,
   explainNoChains,
+  findHdWallet,
   getChainParam,
   normalizeAddress,
   parseDateParam,
@@ -53,17 +54,20 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
     async (request) => {
       const q = request.query
       const named = q.chain === undefined ? undefined : getChainParam(q.chain)
-      const address = normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
+      const hd = findHdWallet(request.params.address, named, availability)
+      const address = hd?.wallet.id ?? normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
       if (q.atBlock !== undefined && q.atDate !== undefined) {
         throw new WdsError('invalid_parameter', 'give atBlock or atDate, not both', { param: 'atDate' })
       }
-      if (q.atBlock !== undefined && named === undefined) {
+      if (q.atBlock !== undefined && named === undefined && hd === undefined) {
         throw new WdsError('invalid_parameter', 'atBlock is a block of one chain: give chain too', { param: 'atBlock' })
       }
       const at = { block: q.atBlock, date: q.atDate === undefined ? undefined : parseDateParam(q.atDate, 'atDate') }
       const currency = getCurrencyParam(q.currency)
       if (named !== undefined) requireConfigured(named, availability)
+      if (hd !== undefined) requireConfigured(hd.chain, availability)
       return walletBalances.read({
+        hd,
         address,
         chains: named === undefined ? chainsForAddress(request.params.address, availability) : [named],
         named: named !== undefined,

@@ -3,12 +3,14 @@ import { Type } from 'typebox'
 import { CHAINS } from '../../../config/chains.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import { getCurrencyParam } from '../../currencies.ts'
+import type { HdWallets } from '../../hd-wallets.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import {
   type ChainAvailability,
   chainsForAddress,
   checkBlockRange,
   explainNoChains,
+  findHdWallet,
   getChainParam,
   normalizeAddress,
   parseDateRange,
@@ -16,7 +18,12 @@ import {
 } from '../../wallet-query.ts'
 import type { TokenTransfersRequest, WalletRecords } from '../../wallet-records.ts'
 
-export type WalletRoutesOptions = { records: WalletRecords; availability: ChainAvailability }
+export type WalletRoutesOptions = {
+  records: WalletRecords
+  availability: ChainAvailability
+  /** Wallets of many addresses (Bitcoin's extended keys and descriptors). */
+  hdWallets: HdWallets
+}
 
 const Address = Type.Object({ address: Type.String({ description: 'Wallet address; EVM addresses in any case' }) })
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Results per page, 1..1000' })
@@ -81,7 +88,7 @@ const NftTransfersQuery = Type.Object(
 )
 
 /** A wallet's transfers: each handler validates its parameters and asks the records service for the page. */
-export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { records, availability }) => {
+export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { records, availability, hdWallets }) => {
   /** The parameters of the single-chain token endpoints (SPEC 4.2, 4.3), checked. */
   function tokenRequest(
     params: { address: string },
@@ -113,6 +120,11 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
     async (request) => {
       const q = request.query
       const named = q.chain === undefined ? undefined : getChainParam(q.chain)
+      const hd = findHdWallet(request.params.address, named, availability)
+      if (hd !== undefined) {
+        requireConfigured(hd.chain, availability)
+        return hdWallets.readTransfers(hd, q)
+      }
       const scope = named === undefined ? CHAINS : [named]
       const address = normalizeAddress(request.params.address, scope)
       checkBlockRange(q.fromBlock, q.toBlock)
