@@ -1,6 +1,7 @@
 import type { ChainInfo } from '../config/chains.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
 import { WdsError } from '../lib/errors.ts'
+import type { UnavailableChain } from './wallet-query.ts'
 
 /**
  * Before a first page is read, the wallet's history on each "Explorer API" chain among `chains` is
@@ -12,8 +13,8 @@ export async function syncExplorerChains(
   chains: readonly ChainInfo[],
   address: string,
   named: boolean,
-): Promise<{ chains: ChainInfo[]; unavailableChains: { chain: string; code: 'upstream_error' | 'chain_unavailable' }[] }> {
-  const unavailableChains: { chain: string; code: 'upstream_error' | 'chain_unavailable' }[] = []
+): Promise<{ chains: ChainInfo[]; unavailableChains: UnavailableChain[] }> {
+  const unavailableChains: UnavailableChain[] = []
   const failed = new Set<string>()
   await Promise.all(
     chains
@@ -27,6 +28,7 @@ export async function syncExplorerChains(
           unavailableChains.push({
             chain: chain.slug,
             code: error.code === 'chain_unavailable' ? 'chain_unavailable' : 'upstream_error',
+            detail: error.message,
           })
         }
       }),

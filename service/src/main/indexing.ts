@@ -117,9 +117,11 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
       try {
         await explorers.recordHead(slug, await explorer.getHead())
       } catch (error) {
-        await explorers.recordError(slug, describeError(error)).catch(() => {})
-        log.warn({ err: error }, 'the explorer did not answer its head')
+        await explorers.recordError(slug, describeError(error, slug)).catch(() => {})
+        log.warn(errorFields(error), 'the explorer did not answer its head')
       }
+      // `wds index --once`: one look at the head is all an explorer chain has to do
+      if (stopAtHead) return
       await sleep(EXPLORER_HEAD_INTERVAL_MS, controller.signal)
     }
   }
