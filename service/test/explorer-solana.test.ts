@@ -227,7 +227,6 @@ describe('Solana through the API on a local JSON-RPC server', () => {
     const all = await get(`/v1/wallets/${RAYDIUM_WALLET}/transfers`)
     expect({ status: all.status, unavailable: all.body.unavailableChains, chains: all.body.chains }).toEqual({
       status: 200,
-      // with what the named request's 502 says
       unavailable: [{ chain: 'solana', code: 'upstream_error', detail: expect.stringContaining('503') }],
       chains: ['solana'],
     })

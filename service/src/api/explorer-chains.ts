@@ -1,7 +1,6 @@
 import type { ChainInfo } from '../config/chains.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
 import { WdsError } from '../lib/errors.ts'
-import type { UnavailableChain } from './wallet-query.ts'
 
 /**
  * Before a first page is read, the wallet's history on each "Explorer API" chain among `chains` is
@@ -13,8 +12,11 @@ export async function syncExplorerChains(
   chains: readonly ChainInfo[],
   address: string,
   named: boolean,
-): Promise<{ chains: ChainInfo[]; unavailableChains: UnavailableChain[] }> {
-  const unavailableChains: UnavailableChain[] = []
+): Promise<{
+  chains: ChainInfo[]
+  unavailableChains: { chain: string; code: 'upstream_error' | 'chain_unavailable'; detail: string }[]
+}> {
+  const unavailableChains: { chain: string; code: 'upstream_error' | 'chain_unavailable'; detail: string }[] = []
   const failed = new Set<string>()
   await Promise.all(
     chains

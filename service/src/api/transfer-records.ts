@@ -1,5 +1,5 @@
 import { type ChainInfo, findChain } from '../config/chains.ts'
-import { type RecordType, recordTypesOf, type Token } from '../domain/records.ts'
+import { type RecordType, recordId, recordTypesOf, type Token } from '../domain/records.ts'
 import { formatUnits } from '../lib/decimal.ts'
 import type { Pricer } from '../market/pricer.ts'
 import type { StoredTransfer } from '../store/wallet-transfers-store.ts'
@@ -23,6 +23,7 @@ export function shapeTransfer(t: StoredTransfer, address: string, token: Token |
   const decimals = coin ? chain.nativeAsset.decimals : t.type === 'erc20' ? (token?.decimals ?? null) : null
   const amount = (value: string) => (decimals === null ? value : formatUnits(BigInt(value), decimals))
   return {
+    id: recordId(t.chain, t.txHash, t.seq),
     chain: t.chain,
     chainId: chain.chainId,
     txHash: t.txHash,
@@ -32,6 +33,7 @@ export function shapeTransfer(t: StoredTransfer, address: string, token: Token |
     from: t.from,
     to: t.to,
     value: amount(t.value),
+    valueRaw: t.value,
     asset: coin ? chain.nativeAsset.symbol : (token?.symbol ?? null),
     contractAddress: t.contractAddress,
     tokenId: t.tokenId,

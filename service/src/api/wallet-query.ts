@@ -123,7 +123,7 @@ export function chainsForAddress(address: string, availability: ChainAvailabilit
   return CHAINS.filter((chain) => isServed(chain, availability) && matchesAddressFormat(chain, address))
 }
 
-export type UnavailableChain = { chain: string; code: 'chain_unavailable' | 'upstream_error'; detail: string }
+export type UnavailableChain = { chain: string; code: 'chain_unavailable'; detail: string }
 
 /**
  * When an all-chains request reads no chain at all, why: each chain of the address's format, with
