@@ -333,3 +333,17 @@ describe('wds index --once on an anvil chain', () => {
     }
   }, 240_000) // five wds processes, one after the other, on a shared machine
 })
+
+test('wds index --once on an explorer chain whose API is down: one look at its head, then exit, the failure logged once without a stack', async () => {
+  const dataDir = await newDataDir()
+  const env = cliEnv({ WDS_DATA_DIR: dataDir, WDS_EXPLORER_SOLANA: `http://127.0.0.1:${await closedPort()}` })
+  const result = await runCli(['index', '--chain', 'solana', '--once'], env)
+  expect(result.code).toBe(0)
+  const warnings = result.stdout
+    .split('\n')
+    .filter((line) => line.includes('the explorer did not answer its head'))
+    .map((line) => JSON.parse(line))
+  // logged by its message alone (no stack), once
+  expect(warnings).toEqual([expect.objectContaining({ chain: 'solana', error: expect.stringContaining('ECONNREFUSED') })])
+  expect(JSON.stringify(warnings)).not.toContain('"stack"')
+}, 120_000)
