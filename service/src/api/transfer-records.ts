@@ -1,5 +1,5 @@
 import { type ChainInfo, findChain } from '../config/chains.ts'
-import { type RecordType, recordId, recordTypesOf, type Token } from '../domain/records.ts'
+import { RECORD_TYPES, type RecordType, recordId, recordTypesOf, type Token } from '../domain/records.ts'
 import { formatUnits } from '../lib/decimal.ts'
 import type { Pricer } from '../market/pricer.ts'
 import type { StoredTransfer } from '../store/wallet-transfers-store.ts'
@@ -20,7 +20,7 @@ export const directionOf = (t: Pick<StoredTransfer, 'type' | 'from'>, address: s
 export function shapeTransfer(t: StoredTransfer, address: string, token: Token | undefined, direction = directionOf(t, address)) {
   const chain = findChain(t.chain) as ChainInfo
   const coin = t.contractAddress === null
-  const decimals = coin ? chain.nativeAsset.decimals : t.type === 'erc20' ? (token?.decimals ?? null) : null
+  const decimals = coin ? chain.nativeAsset.decimals : RECORD_TYPES[t.type] === 'token' ? (token?.decimals ?? null) : null
   const amount = (value: string) => (decimals === null ? value : formatUnits(BigInt(value), decimals))
   return {
     id: recordId(t.chain, t.txHash, t.seq),

@@ -17,6 +17,7 @@ import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-trans
 import { hashQuery } from './cursor.ts'
 import { syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
+import { shapeTransfer } from './transfer-records.ts'
 import { createWalletHistory, type HistoryPage } from './wallet-history.ts'
 import type { UnavailableChain } from './wallet-query.ts'
 
@@ -184,41 +185,9 @@ export function createWalletRecords({
         }),
       })
       const tokens = await tokensOf(page)
-      const transfers = page.transfers.map((t) => {
-        const chain = chainOf(t)
-        const token = t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)
-        const coin = t.contractAddress === null
-        const kind = RECORD_TYPES[t.type]
-        const decimals = coin ? chain.nativeAsset.decimals : kind === 'token' ? (token?.decimals ?? null) : null
-        return {
-          id: recordId(t.chain, t.txHash, t.seq),
-          chain: t.chain,
-          chainId: chain.chainId,
-          txHash: t.txHash,
-          blockNumber: t.blockNumber,
-          timestamp: t.blockTime.toISOString(),
-          type: t.type,
-          from: t.from,
-          to: t.to,
-          value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
-          valueRaw: t.value,
-          asset: coin ? chain.nativeAsset.symbol : (token?.symbol ?? null),
-          contractAddress: t.contractAddress,
-          tokenId: t.tokenId,
-          tokenDecimals: decimals,
-          logIndex: t.logIndex,
-          direction: directionOf(t, address),
-          // UTXO records: every sender of an `in`, every recipient of an `out`, with its share
-          ...(t.counterparties === null
-            ? {}
-            : {
-                counterparties: t.counterparties.map((c) => ({
-                  address: c.address,
-                  value: decimals === null ? c.value : formatUnits(BigInt(c.value), decimals),
-                })),
-              }),
-        }
-      })
+      const transfers = page.transfers.map((t) =>
+        shapeTransfer(t, address, t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)),
+      )
       if (request.includePrices) {
         await addFiatValues(
           pricer,
