@@ -5,7 +5,6 @@ import {
   type Direction,
   ERC20_STANDARD_TYPES,
   NFT_TYPES,
-  RECORD_TYPES,
   type RecordType,
   recordId,
   recordTypesOf,
