@@ -1,22 +1,13 @@
 import { type ChainInfo, findChain } from '../config/chains.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
-import {
-  ALL_RECORD_TYPES,
-  type Direction,
-  ERC20_STANDARD_TYPES,
-  NFT_TYPES,
-  type RecordType,
-  recordId,
-  recordTypesOf,
-  type Token,
-} from '../domain/records.ts'
+import { type Direction, ERC20_STANDARD_TYPES, NFT_TYPES, type RecordType, recordId, type Token } from '../domain/records.ts'
 import { formatUnits } from '../lib/decimal.ts'
 import type { Pricer } from '../market/pricer.ts'
 import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { hashQuery } from './cursor.ts'
 import { syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
-import { shapeTransfer } from './transfer-records.ts'
+import { ALL_BUT_FEES, COIN_TYPES, directionOf, priceTransfers, shapeTransfer } from './transfer-records.ts'
 import { createWalletHistory, type HistoryPage } from './wallet-history.ts'
 import type { UnavailableChain } from './wallet-query.ts'
 
@@ -56,18 +47,14 @@ export type TokenTransfersRequest = {
 /** `/erc20-transfers` also values its records, as `/transfers` does. */
 export type Erc20TransfersRequest = TokenTransfersRequest & { includePrices: boolean; currency: string }
 
-const COIN_TYPES = recordTypesOf('coin')
-
-const chainOf = (t: StoredTransfer) => findChain(t.chain) as ChainInfo
+const _chainOf = (t: StoredTransfer) => findChain(t.chain) as ChainInfo
 
 /** `out` for what the wallet sent or paid, `in` for what it received (a self-transfer is `out`). */
-const directionOf = (t: StoredTransfer, address: string) => (t.type === 'fee' || t.from === address ? 'out' : 'in')
 
 /** The record types a `/transfers` request reads. */
-function typesFor(asset: string | undefined, includeFees: boolean): RecordType[] | undefined {
-  const withoutFees = (types: RecordType[]) => (includeFees ? types : types.filter((type) => type !== 'fee'))
-  if (asset === 'native') return withoutFees(COIN_TYPES)
-  return includeFees ? undefined : withoutFees(ALL_RECORD_TYPES)
+function typesFor(asset: string | undefined, includeFees: boolean): readonly RecordType[] | undefined {
+  if (asset === 'native') return includeFees ? COIN_TYPES : COIN_TYPES.filter((type) => type !== 'fee')
+  return includeFees ? undefined : ALL_BUT_FEES
 }
 
 /**
@@ -187,18 +174,7 @@ export function createWalletRecords({
       const transfers = page.transfers.map((t) =>
         shapeTransfer(t, address, t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)),
       )
-      if (request.includePrices) {
-        await addFiatValues(
-          pricer,
-          transfers,
-          page.transfers.map((t, i) => ({
-            pricedAs: pricedAsset(chainOf(t), t.type, t.contractAddress),
-            date: transfers[i]?.timestamp.slice(0, 10) ?? '',
-            amount: transfers[i]?.tokenDecimals === null ? null : (transfers[i]?.value ?? null),
-          })),
-          currency,
-        )
-      }
+      if (request.includePrices) await priceTransfers(pricer, transfers, page.transfers, currency)
       return {
         address,
         chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
