@@ -204,7 +204,11 @@ describe('an expired session', () => {
     const page = await browser.newPage()
     const errors = watchPageErrors(page)
     const account = await t.stores.developers.findByEmail(email)
-    const expired = await issueToken(t.jwtSecret, account?.id ?? '', new Date(Date.now() - 25 * 3_600_000))
+    const expired = await issueToken(
+      t.jwtSecret,
+      { id: account?.id ?? '', sessionEpoch: 0 },
+      new Date(Date.now() - 25 * 3_600_000),
+    )
     // The log-in answers a token that expired an hour ago (as after a day away with the tab open).
     await page.route('**/v1/developer/login', async (route) => {
       const response = await route.fetch()

@@ -3,12 +3,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
 import { type AccessOptions, createAccessControl } from '../access/access-control.ts'
 import { redactUrl } from '../access/auth.ts'
+import { createMemoryThrottle, type Throttle } from '../access/throttle.ts'
 import type { Config } from '../config/config.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { FxBook } from '../market/fx-book.ts'
 import type { Pricer } from '../market/pricer.ts'
+import type { PortalLimits } from '../portal/accounts.ts'
 import type { Mailer } from '../portal/mailer.ts'
 import type { StripeBilling } from '../portal/stripe-billing.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
@@ -64,7 +66,15 @@ export type AppDeps = {
   /** Asset prices by symbol and day, in any supported currency. */
   pricer: Pricer
   /** The developer portal: its mail, its JWT secret, and Stripe when configured. */
-  portal: { mailer: Mailer; jwtSecret: Uint8Array; stripe?: StripeBilling | undefined }
+  portal: {
+    mailer: Mailer
+    jwtSecret: Uint8Array
+    stripe?: StripeBilling | undefined
+    /** Counters of the portal's abuse limits (sign-ups, codes, log-ins, mails): in Redis when REDIS_URL is set. */
+    throttle?: Throttle
+    limits?: PortalLimits
+    now?: () => Date
+  }
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -119,7 +129,13 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     { prefix: '/v1' },
   )
   // The portal: its own credential (a JWT), never an API key, and no data-endpoint rate limits.
-  const requireAccount = createPortalAuth({ developers: stores.developers, jwtSecret: portal.jwtSecret })
+  const portalThrottle = portal.throttle ?? createMemoryThrottle()
+  app.addHook('onClose', () => portalThrottle.close())
+  const requireAccount = createPortalAuth({
+    developers: stores.developers,
+    jwtSecret: portal.jwtSecret,
+    ...(portal.now === undefined ? {} : { now: portal.now }),
+  })
   await app.register(
     async (developer) => {
       await developer.register(developerRoutes, {
@@ -128,6 +144,9 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
         mailer: portal.mailer,
         keyPrefix: config.keyPrefix,
         jwtSecret: portal.jwtSecret,
+        throttle: portalThrottle,
+        ...(portal.limits === undefined ? {} : { limits: portal.limits }),
+        ...(portal.now === undefined ? {} : { now: portal.now }),
         requireAccount,
         onAuthChange: access.evictAccount,
       })

@@ -43,6 +43,12 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
   const fastifyError = error as FastifyError
   if (fastifyError.validation !== undefined) return sendProblem(reply, fromValidation(fastifyError))
   const status = fastifyError.statusCode
+  const transport = describeTransportError(fastifyError)
+  if (transport !== undefined)
+    return sendProblem(
+      reply,
+      new WdsError('invalid_parameter', transport.detail, { cause: error, status: transport.status, param: 'body' }),
+    )
   if (status !== undefined && status >= 400 && status < 500) {
     const code: ErrorCode = status === 404 ? 'not_found' : 'invalid_parameter'
     return sendProblem(reply, new WdsError(code, fastifyError.message, { cause: error, status }))
@@ -52,6 +58,24 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
     reply,
     new WdsError('internal', `An internal error occurred; quote request id ${request.id} when reporting it.`),
   )
+}
+
+/** Fastify's body errors in words a caller can act on. */
+function describeTransportError(error: FastifyError): { status: number; detail: string } | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        status: 415,
+        detail: 'this endpoint takes a JSON body: send it with the header content-type: application/json',
+      }
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, detail: 'the JSON body is empty: send a JSON object, e.g. {"email": "…"}' }
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, detail: `the body is not valid JSON: ${error.message}` }
+    default:
+      return undefined
+  }
 }
 
 /** A schema validation failure as a 400 naming the parameter. */
@@ -65,6 +89,12 @@ function fromValidation(error: FastifyError): WdsError {
     (typeof params.missingProperty === 'string' && params.missingProperty) ||
     fromPath ||
     where
+  if (where === 'body' && fromPath === '' && params.type === 'object') {
+    return new WdsError('invalid_parameter', 'this endpoint needs a JSON object body, sent with content-type: application/json', {
+      param: 'body',
+      cause: error,
+    })
+  }
   const detail =
     typeof params.additionalProperty === 'string'
       ? `unknown ${where} parameter "${name}"`

@@ -1,5 +1,6 @@
 import { createMemoryCounters } from '../access/counters.ts'
 import { createRedisCounters } from '../access/redis-counters.ts'
+import { createMemoryThrottle, createRedisThrottle } from '../access/throttle.ts'
 import { buildApp } from '../api/app.ts'
 import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
@@ -72,6 +73,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
       jwtSecret: await loadJwtSecret(config),
       stripe: createStripeFromConfig(config),
+      throttle: config.redisUrl === undefined ? createMemoryThrottle() : createRedisThrottle({ url: config.redisUrl, logger }),
     },
   })
 

@@ -30,12 +30,15 @@ export async function createTestApp(
     rateLimits,
     smtpUrl,
     stripe,
+    portal = {},
   }: {
     findSource?: SourceFinder
     rateLimits?: AppDeps['rateLimits']
     /** Where the portal's mail goes; unset: to the log. */
     smtpUrl?: string
     stripe?: StripeBilling
+    /** The portal's abuse-limit counters, limits and clock; unset: in memory, PORTAL_LIMITS, the real clock. */
+    portal?: Pick<AppDeps['portal'], 'throttle' | 'limits' | 'now'>
   } = {},
 ) {
   const database = await createTestDatabase()
@@ -71,7 +74,7 @@ export async function createTestApp(
     ...(rateLimits === undefined ? {} : { rateLimits }),
     fxBook,
     pricer: createPricer({ prices: stores.assetPrices, fxBook }),
-    portal: { mailer: createMailer({ smtpUrl, from: 'WDS <no-reply@wds.test>', logger }), jwtSecret, stripe },
+    portal: { mailer: createMailer({ smtpUrl, from: 'WDS <no-reply@wds.test>', logger }), jwtSecret, stripe, ...portal },
   })
   return {
     app,
