@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import { type AccessOptions, createAccessControl } from '../access/access-control.ts'
 import { redactUrl } from '../access/auth.ts'
 import { createMemoryThrottle, type Throttle } from '../access/throttle.ts'
@@ -17,12 +17,13 @@ import type { AccountsStore } from '../store/accounts-store.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { BillingStore } from '../store/billing-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
-import type { Db } from '../store/db.ts'
+import { type Db, runInQueryScope } from '../store/db.ts'
 import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import { answerClientError } from './client-errors.ts'
 import { createMetrics } from './metrics.ts'
 import { registerOpenApi } from './openapi.ts'
 import { accountOf, createPortalAuth } from './portal-auth.ts'
@@ -39,11 +40,18 @@ import { priceRoutes } from './routes/v1/prices.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
 import { webPageRoutes } from './routes/web-pages.ts'
+import { addCors, addSecurityHeaders } from './security-headers.ts'
+import { createValidatorBuilder } from './validation.ts'
 import { createWalletBalances } from './wallet-balances.ts'
 import { createWalletRecords } from './wallet-records.ts'
 
+/** The HTTP-level settings, each with its default when a test leaves it out. */
+type HttpSettings = Pick<Config, 'requestTimeoutMs' | 'accountConcurrency' | 'metricsToken' | 'corsOrigins'>
+
+const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, accountConcurrency: 2, corsOrigins: [] } as const
+
 export type AppDeps = {
-  config: Pick<Config, 'keyPrefix' | 'chains'>
+  config: Pick<Config, 'keyPrefix' | 'chains'> & Partial<HttpSettings>
   db: Db
   logger: Logger
   stores: {
@@ -82,8 +90,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 export async function buildApp({ config, db, logger, stores, onDemand, fxBook, pricer, portal, rateLimits = {} }: AppDeps) {
   const configuredChains = new Set(Object.keys(config.chains))
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
+  const http = { ...HTTP_DEFAULTS, ...config }
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // the whole request must arrive within requestTimeoutMs (408 otherwise); an idle socket goes after a minute
+    requestTimeout: http.requestTimeoutMs,
+    connectionTimeout: 60_000,
+    // Node checks request timeouts on this interval (30 s by default), which would let a slow client overstay
+    http: { connectionsCheckingInterval: 1_000, headersTimeout: http.requestTimeoutMs },
+    clientErrorHandler: answerClientError,
+    // Fastify's types describe Ajv's own compile signature; ours takes Fastify's route-schema object as Fastify passes it
+    schemaController: { compilersFactory: { buildValidator: createValidatorBuilder as never } },
     // A caller's own X-Request-Id is kept when it is sane, so that logs on both sides can be joined.
     genReqId: (request) => {
       const given = request.headers['x-request-id']
@@ -91,7 +108,6 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     },
     // Fastify's own request lines would log URLs unredacted; one line per request is written below.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: true } },
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id)
       sendProblem(reply, new WdsError('invalid_parameter', error.message, { cause: error, status: 400 }))
@@ -99,19 +115,33 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setErrorHandler(handleError)
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new WdsError('not_found', `there is no route ${request.method} ${redactUrl(request.url).split('?')[0]}`)),
-  )
+  const routes = collectRoutes(app)
+  app.setNotFoundHandler((request, reply) => {
+    const path = redactUrl(request.url).split('?')[0] ?? '/'
+    const allowed = routes.methodsOf(path)
+    if (allowed.length === 0) return sendProblem(reply, new WdsError('not_found', `there is no route ${request.method} ${path}`))
+    const allow = [...allowed, 'OPTIONS'].join(', ')
+    if (request.method === 'OPTIONS') return reply.code(204).header('allow', allow).send()
+    return sendProblem(
+      reply,
+      new WdsError('method_not_allowed', `${request.method} is not allowed on ${path}; it allows ${allow}`, {
+        headers: { allow },
+      }),
+    )
+  })
 
   addRequestHooks(app, metrics)
+  addSecurityHeaders(app)
+  addCors(app, http.corsOrigins)
+  cancelQueriesOfAbandonedRequests(app)
 
   await registerOpenApi(app)
 
-  await app.register(systemRoutes, { db, metrics })
+  await app.register(systemRoutes, { db, metrics, metricsToken: http.metricsToken })
   await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, configuredChains })
   const access = createAccessControl(
     { db, logger, accounts: stores.accounts, usage: stores.usage, keyPrefix: config.keyPrefix, registry: metrics.registry },
-    rateLimits,
+    { maxConcurrentPerAccount: http.accountConcurrency, ...rateLimits },
   )
   app.addHook('onClose', () => access.close())
   const records = createWalletRecords({ store: stores.walletTransfers, pricer })
@@ -120,6 +150,7 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     async (v1) => {
       v1.addHook('onRequest', access.authenticate)
       v1.addHook('onRequest', access.rateLimit)
+      v1.addHook('onRequest', access.limitConcurrency)
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
       await v1.register(walletRoutes, { records, configuredChains })
       await v1.register(balanceRoutes, { walletBalances, configuredChains })
@@ -179,3 +210,39 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>
+
+/** Every route's path pattern and methods, as they are added: what a 405's Allow header lists. */
+function collectRoutes(app: FastifyInstance) {
+  const routes: { pattern: RegExp; methods: string[] }[] = []
+  app.addHook('onRoute', (route) => {
+    const source = route.url
+      .split(/(:[A-Za-z0-9_]+|\*)/)
+      .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+      .join('')
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    routes.push({ pattern: new RegExp(`^${source}/?$`), methods: methods.map(String) })
+  })
+  return {
+    methodsOf(path: string): string[] {
+      const methods = new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods))
+      return [...methods].sort()
+    },
+  }
+}
+
+/**
+ * Every handler runs in a query scope of its request: when the client hangs up before the answer is
+ * sent, the statements the request has running are cancelled on the server (store/db.ts).
+ */
+function cancelQueriesOfAbandonedRequests(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler
+    route.handler = function (this: FastifyInstance, request, reply) {
+      const abandoned = new AbortController()
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) abandoned.abort(new Error('the client closed the connection'))
+      })
+      return runInQueryScope(abandoned.signal, () => handler.call(this, request, reply))
+    }
+  })
+}

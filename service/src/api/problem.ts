@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ERROR_TITLES, type ErrorCode, WdsError } from '../lib/errors.ts'
+import { PoolWaitTimeoutError } from '../store/db.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -40,6 +41,11 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
     if (error.status >= 500) request.log.error({ err: error }, 'request failed')
     return sendProblem(reply, error)
   }
+  const overload = describeOverload(error)
+  if (overload !== undefined) {
+    request.log.warn({ err: error }, 'request refused: database work bounded')
+    return sendProblem(reply, overload)
+  }
   const fastifyError = error as FastifyError
   if (fastifyError.validation !== undefined) return sendProblem(reply, fromValidation(fastifyError))
   const status = fastifyError.statusCode
@@ -58,6 +64,34 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
     reply,
     new WdsError('internal', `An internal error occurred; quote request id ${request.id} when reporting it.`),
   )
+}
+
+/** SQLSTATE query_canceled: the statement timeout (or a cancel after the client hung up). */
+const QUERY_CANCELED = '57014'
+
+/** A statement cut by the statement timeout, or no pool connection in time: 503 with Retry-After, never a hung socket. */
+function describeOverload(error: Error): WdsError | undefined {
+  if (
+    error.name === 'AbortError' ||
+    (error as { cause?: { message?: string } }).cause?.message === 'the client closed the connection'
+  ) {
+    // nobody is left to read this answer; 499 (as nginx logs it) marks it in the log
+    return new WdsError('invalid_parameter', 'the client closed the connection', { cause: error, status: 499 })
+  }
+  if (error instanceof PoolWaitTimeoutError) {
+    return new WdsError('overloaded', 'the service is busy (no database connection came free in time); retry in 1 s', {
+      cause: error,
+      headers: { 'retry-after': '1' },
+    })
+  }
+  if ((error as { code?: unknown }).code === QUERY_CANCELED) {
+    return new WdsError(
+      'query_timeout',
+      'the request ran past the statement timeout and was cancelled; narrow it (a chain, a shorter date range, a smaller limit) or retry later',
+      { cause: error, headers: { 'retry-after': '5' } },
+    )
+  }
+  return undefined
 }
 
 /** Fastify's body errors in words a caller can act on. */

@@ -144,6 +144,13 @@ export function createWalletBalances(deps: {
 
   return {
     async read(request: BalancesRequest) {
+      // a date no chain can have reached is the caller's mistake on every chain: 400, never a 200 listing every chain as unavailable
+      const { atDate } = request
+      if (atDate !== undefined && atDate.instant.getTime() + (atDate.dateOnly ? DAY_MS : 1) > Date.now() + DAY_MS) {
+        throw new WdsError('invalid_parameter', `atDate ${atDate.instant.toISOString().slice(0, 10)} is in the future`, {
+          param: 'atDate',
+        })
+      }
       const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
       const results: ChainBalances[] = []
       const unavailableChains: { chain: string; code: string }[] = []

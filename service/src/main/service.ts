@@ -39,28 +39,34 @@ export type ServiceRole = 'start' | 'serve'
  */
 export async function runService(config: Readonly<Config>, logger: Logger, role: ServiceRole): Promise<void> {
   const database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
-  const balances = createBalancesStore(database.db)
-  const fxRates = createFxRatesStore(database.db)
+  // The API's own pool: its statements are cut at the statement timeout and it waits a bounded time for a
+  // connection, unlike start-up loading and the market sync, which use database.db.
+  const apiDb = database.createPool(`wds-${role}-api`, 10, {
+    statementTimeoutMs: config.statementTimeoutMs,
+    poolWaitMs: config.poolWaitMs,
+  })
+  const balances = createBalancesStore(apiDb)
   // FX answers offline: the bundled ECB history goes in on first start (an empty fx_rates table).
-  await loadBundledFxRates(fxRates, logger)
-  const assetPrices = createAssetPricesStore(database.db)
-  await loadBundledPrices(assetPrices, logger)
+  await loadBundledFxRates(createFxRatesStore(database.db), logger)
+  await loadBundledPrices(createAssetPricesStore(database.db), logger)
+  const fxRates = createFxRatesStore(apiDb)
+  const assetPrices = createAssetPricesStore(apiDb)
   const fxBook = createFxBook(fxRates)
   const pricer = createPricer({ prices: assetPrices, fxBook })
   const app = await buildApp({
     config,
-    db: database.db,
+    db: apiDb,
     logger,
     stores: {
-      accounts: createAccountsStore(database.db),
-      chainStates: createChainStatesStore(database.db),
-      walletTransfers: createWalletTransfersStore(database.db),
+      accounts: createAccountsStore(apiDb),
+      chainStates: createChainStatesStore(apiDb),
+      walletTransfers: createWalletTransfersStore(apiDb),
       balances,
       fxRates,
-      usage: createUsageStore(database.db),
-      developers: createDeveloperAccountsStore(database.db),
-      billing: createBillingStore(database.db),
-      plans: createPlansStore(database.db),
+      usage: createUsageStore(apiDb),
+      developers: createDeveloperAccountsStore(apiDb),
+      billing: createBillingStore(apiDb),
+      plans: createPlansStore(apiDb),
     },
     rateLimits: {
       counters:

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { createKey } from '../../src/access/keys.ts'
 import { type AppDeps, buildApp } from '../../src/api/app.ts'
-import type { Config } from '../../src/config/config.ts'
 import type { Tier } from '../../src/domain/tiers.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
 import { createLogger } from '../../src/lib/logger.ts'
@@ -15,6 +14,7 @@ import { createAssetPricesStore } from '../../src/store/asset-prices-store.ts'
 import { createBalancesStore } from '../../src/store/balances-store.ts'
 import { createBillingStore } from '../../src/store/billing-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
+import { type CreateDbOptions, createDb } from '../../src/store/db.ts'
 import { createDeveloperAccountsStore } from '../../src/store/developer-accounts-store.ts'
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
 import { createPlansStore } from '../../src/store/plans-store.ts'
@@ -24,13 +24,15 @@ import { createTestDatabase } from './database.ts'
 
 /** The real app on a database of its own, with its log lines kept for assertions. */
 export async function createTestApp(
-  config: Partial<Pick<Config, 'keyPrefix' | 'chains'>> = {},
+  config: Partial<AppDeps['config']> = {},
   {
     findSource = async () => undefined,
     rateLimits,
     smtpUrl,
     stripe,
     portal = {},
+    bounds,
+    databaseUrl,
   }: {
     findSource?: SourceFinder
     rateLimits?: AppDeps['rateLimits']
@@ -39,9 +41,19 @@ export async function createTestApp(
     stripe?: StripeBilling
     /** The portal's abuse-limit counters, limits and clock; unset: in memory, PORTAL_LIMITS, the real clock. */
     portal?: Pick<AppDeps['portal'], 'throttle' | 'limits' | 'now'>
+    /** The statement timeout and pool wait of the app's pool (the service's API pool has both). */
+    bounds?: Pick<CreateDbOptions, 'statementTimeoutMs' | 'poolWaitMs'>
+    /** Another test app's database, shared (a second replica); unset: a database of its own. */
+    databaseUrl?: string
   } = {},
 ) {
-  const database = await createTestDatabase()
+  const database =
+    databaseUrl === undefined
+      ? await createTestDatabase(bounds === undefined ? {} : { bounds })
+      : (() => {
+          const db = createDb({ url: databaseUrl, applicationName: 'wds-test', ...bounds })
+          return { db, url: databaseUrl, drop: () => db.end() }
+        })()
   const logLines: Record<string, unknown>[] = []
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -66,7 +78,7 @@ export async function createTestApp(
   const keyPrefix = config.keyPrefix ?? 'wds'
   const fxBook = createFxBook(stores.fxRates)
   const app = await buildApp({
-    config: { keyPrefix, chains: config.chains ?? {} },
+    config: { ...config, keyPrefix, chains: config.chains ?? {} },
     db: database.db,
     logger,
     stores,
@@ -79,6 +91,7 @@ export async function createTestApp(
   return {
     app,
     db: database.db,
+    databaseUrl: database.url,
     stores,
     logLines,
     jwtSecret,
