@@ -12,7 +12,10 @@ import { createRateLimitHook } from './rate-limits.ts'
 import { createUsageMeter } from './usage-meter.ts'
 
 export type AccessOptions = {
-  /** Rate-limit counters (default: in this process; Redis when REDIS_URL is set), closed with access control. */
+  /**
+   * Rate-limit counters (default: in this process, the day's count read back from usage_daily after a
+   * restart; Redis when REDIS_URL is set), closed with access control.
+   */
   counters?: RateLimitCounters
   /** The clock the rate-limit windows follow. */
   now?: () => number
@@ -42,7 +45,7 @@ export function createAccessControl(
     onChange: (accountId) => owners.evictAccount(accountId),
     onListening: (listening) => owners.setTrusted(listening),
   })
-  const counters = options.counters ?? createMemoryCounters()
+  const counters = options.counters ?? createMemoryCounters({ readDayCount: (accountId, day) => usage.countDay(accountId, day) })
   const meter = createUsageMeter({
     store: usage,
     logger,

@@ -24,6 +24,7 @@ import type { PlansStore } from '../store/plans-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { answerClientError } from './client-errors.ts'
+import { deriveCursorKey } from './cursor.ts'
 import { createMetrics } from './metrics.ts'
 import { registerOpenApi } from './openapi.ts'
 import { accountOf, createPortalAuth } from './portal-auth.ts'
@@ -144,7 +145,11 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     { maxConcurrentPerAccount: http.accountConcurrency, ...rateLimits },
   )
   app.addHook('onClose', () => access.close())
-  const records = createWalletRecords({ store: stores.walletTransfers, pricer })
+  const records = createWalletRecords({
+    store: stores.walletTransfers,
+    pricer,
+    cursorKey: deriveCursorKey(portal.jwtSecret),
+  })
   const walletBalances = createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer })
   await app.register(
     async (v1) => {

@@ -66,8 +66,17 @@ function typesFor(asset: string | undefined, includeFees: boolean): RecordType[]
  * A wallet's records as the API serves them: read a page of the store's rows, then shape each into
  * its public record (stable `id`, exact decimal amounts, token metadata, direction, fiat values).
  */
-export function createWalletRecords({ store, pricer }: { store: WalletTransfersStore; pricer: Pricer }) {
-  const history = createWalletHistory({ store })
+export function createWalletRecords({
+  store,
+  pricer,
+  cursorKey,
+}: {
+  store: WalletTransfersStore
+  pricer: Pricer
+  /** Signs cursors (deriveCursorKey of the server secret). */
+  cursorKey: Uint8Array
+}) {
+  const history = createWalletHistory({ store, cursorKey })
 
   /** Token metadata for the records of a page, by `chain:contract`. */
   async function tokensOf(page: HistoryPage): Promise<Map<string, Token>> {

@@ -1,4 +1,3 @@
-import { createMemoryCounters } from '../access/counters.ts'
 import { createRedisCounters } from '../access/redis-counters.ts'
 import { createMemoryThrottle, createRedisThrottle } from '../access/throttle.ts'
 import { buildApp } from '../api/app.ts'
@@ -68,10 +67,8 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       billing: createBillingStore(apiDb),
       plans: createPlansStore(apiDb),
     },
-    rateLimits: {
-      counters:
-        config.redisUrl === undefined ? createMemoryCounters() : await createRedisCounters({ url: config.redisUrl, logger }),
-    },
+    // without Redis, access control keeps the counters in this process (seeded from usage_daily)
+    rateLimits: config.redisUrl === undefined ? {} : { counters: await createRedisCounters({ url: config.redisUrl, logger }) },
     onDemand: createOnDemand({ store: balances, findSource: createSourceFinder(config, logger) }),
     fxBook,
     pricer,
