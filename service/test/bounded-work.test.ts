@@ -2,7 +2,7 @@ import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createDb, type Db } from '../src/store/db.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
-import { MINNOW, seedBigWallet, UNTOUCHED_TOKEN, WHALE } from './helpers/big-wallet.ts'
+import { MINNOW, seedBigWallet, WHALE } from './helpers/big-wallet.ts'
 
 /**
  * Bounded work per request (issue 11, findings 3, 4 and 9) through real HTTP: the statement timeout,

@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createPlansStore } from '../src/store/plans-store.ts'
@@ -87,7 +86,7 @@ describe('client errors are 4xx problem+json naming the parameter (findings 5, 8
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       })
-      const problem = await response.json()
+      const problem = (await response.json()) as { code: string; detail: string; param: string }
       expect([response.status, problem.code, problem.detail]).toEqual([400, 'invalid_parameter', expect.stringContaining('NUL')])
     }
   })
@@ -99,7 +98,7 @@ describe('client errors are 4xx problem+json naming the parameter (findings 5, 8
       body: JSON.stringify({ name: true }),
     })
     // the body is checked before the token: 400 naming the field
-    const problem = await response.json()
+    const problem = (await response.json()) as { param: string }
     expect([response.status, problem.param]).toEqual([400, 'name'])
   })
 
@@ -133,7 +132,7 @@ describe('client errors are 4xx problem+json naming the parameter (findings 5, 8
 
   test('a known path with another method is 405 with Allow; OPTIONS lists the methods', async () => {
     const response = await fetch(`${baseUrl}/v1/fx/rate?from=EUR&to=USD&date=2024-01-02`, { method: 'POST' })
-    expect([response.status, response.headers.get('allow'), (await response.json()).code]).toEqual([
+    expect([response.status, response.headers.get('allow'), ((await response.json()) as { code: string }).code]).toEqual([
       405,
       'GET, HEAD, OPTIONS',
       'method_not_allowed',
