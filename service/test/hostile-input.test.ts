@@ -1,5 +1,6 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { OPERATION_IDS } from '../src/api/openapi.ts'
 import { createPlansStore } from '../src/store/plans-store.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { MINNOW, seedBigWallet } from './helpers/big-wallet.ts'
@@ -245,5 +246,26 @@ describe('quota counters (finding 6)', () => {
       await again.close()
     }
     expect(record.accountId).toBeTruthy()
+  })
+})
+
+describe('/openapi.json is the truth (finding 12)', () => {
+  test('every operation has a named operationId; enums are enums; defaults are never required', async () => {
+    const document = (await get('/openapi.json', {})).body
+    const operations = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) =>
+      Object.values(ops),
+    )
+    const ids = operations.map((operation) => operation.operationId)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ids.sort()).toEqual(Object.values(OPERATION_IDS).sort())
+    const transfers = document.paths['/v1/wallets/{address}/transfers'].get
+    const parameter = (name: string) => transfers.parameters.find((p: { name: string }) => p.name === name)
+    expect(parameter('direction')).toMatchObject({
+      required: false,
+      schema: { type: 'string', enum: ['in', 'out', 'both'], default: 'both' },
+    })
+    for (const name of ['limit', 'includePrices', 'includeFees']) expect(parameter(name).required).toBe(false)
+    expect(document.components.schemas.Problem.properties.code.enum).toContain('query_timeout')
+    expect(JSON.stringify(document)).not.toContain('"const"')
   })
 })
