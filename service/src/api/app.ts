@@ -88,6 +88,9 @@ export type AppDeps = {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+/** The methods some route of the service answers. */
+const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'])
+
 export async function buildApp({ config, db, logger, stores, onDemand, fxBook, pricer, portal, rateLimits = {} }: AppDeps) {
   const configuredChains = new Set(Object.keys(config.chains))
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
@@ -131,6 +134,16 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     )
   })
 
+  // a method no route has (QUERY, PROPFIND…) is answered before any body is parsed: 405 on a known path, else 404
+  app.addHook('onRequest', async (request, reply) => {
+    if (SERVED_METHODS.has(request.method)) return
+    const path = redactUrl(request.url).split('?')[0] ?? '/'
+    const allowed = routes.methodsOf(path)
+    if (allowed.length === 0) throw new WdsError('not_found', `there is no route ${request.method} ${path}`)
+    const allow = [...allowed, 'OPTIONS'].join(', ')
+    reply.header('allow', allow)
+    throw new WdsError('method_not_allowed', `${request.method} is not allowed on ${path}; it allows ${allow}`)
+  })
   addRequestHooks(app, metrics)
   addSecurityHeaders(app)
   addCors(app, http.corsOrigins)
