@@ -14,6 +14,8 @@ import { MINNOW, seedBigWallet } from './helpers/big-wallet.ts'
 let t: TestApp
 let baseUrl: string
 let key: string
+/** Every time the app looked for a chain's node to ask an opening balance. */
+const sourceAsks: string[] = []
 const PROBLEM = 'application/problem+json; charset=utf-8'
 
 async function get(path: string, headers: Record<string, string> = { 'x-api-key': key }) {
@@ -44,7 +46,12 @@ function raw(request: string): Promise<string> {
 beforeAll(async () => {
   t = await createTestApp(
     { chains: { ethereum: { urls: ['http://127.0.0.1:9'], startBlock: 0 } }, metricsToken: 'a-metrics-token-of-32-characters' },
-    {},
+    {
+      findSource: async (chain) => {
+        sourceAsks.push(chain)
+        return undefined
+      },
+    },
   )
   await seedBigWallet(t.db, 1_000)
   key = (await t.createKey('hostile@example.com', 'pro')).key
@@ -267,5 +274,22 @@ describe('/openapi.json is the truth (finding 12)', () => {
     for (const name of ['limit', 'includePrices', 'includeFees']) expect(parameter(name).required).toBe(false)
     expect(document.components.schemas.Problem.properties.code.enum).toContain('query_timeout')
     expect(JSON.stringify(document)).not.toContain('"const"')
+  })
+})
+
+describe('opening balances (finding 13)', () => {
+  test('an all-chains request about an address with no history asks no node and writes nothing', async () => {
+    const random = '0x1234567890123456789012345678901234567890'
+    sourceAsks.length = 0
+    const all = await get(`/v1/wallets/${random}/balances`)
+    expect([all.status, all.body.balances, sourceAsks]).toEqual([200, [], []])
+    // an address with history, or a chain named by the caller: the node is asked (here it has none: 503)
+    expect((await get(`/v1/wallets/${MINNOW}/balances`)).body.unavailableChains).toEqual([
+      expect.objectContaining({ chain: 'ethereum', code: 'chain_unavailable' }),
+    ])
+    expect((await get(`/v1/wallets/${random}/balances?chain=ethereum`)).status).toBe(503)
+    expect(sourceAsks).toEqual(['ethereum', 'ethereum'])
+    const { rows } = await t.db.query('SELECT count(*)::int AS n FROM opening_balances WHERE address = $1', [random])
+    expect(rows[0].n).toBe(0)
   })
 })
