@@ -83,7 +83,9 @@ describe('the developer portal in a real browser', () => {
 
     await page.getByLabel('Code').fill(code === '000000' ? '111111' : '000000')
     await page.getByRole('button', { name: 'Verify' }).click()
-    expect(await alertText(page)).toBe('Wrong code; 4 attempts left.')
+    expect(await alertText(page)).toBe(
+      'Wrong or expired code (codes last 15 minutes; sign up again for a new one); 4 attempts left before a wait.',
+    )
     expect(await page.getByLabel('Code').getAttribute('aria-invalid')).toBe('true')
     await screenshotBoth(page, 'portal-verify-wrong-code')
 

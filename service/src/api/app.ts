@@ -123,7 +123,9 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
   app.setNotFoundHandler((request, reply) => {
     const path = redactUrl(request.url).split('?')[0] ?? '/'
     const allowed = routes.methodsOf(path)
-    if (allowed.length === 0) return sendProblem(reply, new WdsError('not_found', `there is no route ${request.method} ${path}`))
+    // a route of this method that found nothing (a missing asset) is a 404 too
+    if (allowed.length === 0 || allowed.includes(request.method))
+      return sendProblem(reply, new WdsError('not_found', `there is no route ${request.method} ${path}`))
     const allow = [...allowed, 'OPTIONS'].join(', ')
     if (request.method === 'OPTIONS') return reply.code(204).header('allow', allow).send()
     return sendProblem(

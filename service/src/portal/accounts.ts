@@ -230,7 +230,8 @@ export async function logIn(
     await deps.developers.recordLoginFailure(email, now)
     throw new WdsError(
       'invalid_credentials',
-      'wrong email or password (an account signed up but not verified has no password yet: enter the code from the mail)',
+      // the same words for an account not verified yet, whose password is set by its code: nothing is revealed
+      'wrong email or password',
       { param: 'password' },
     )
   }
