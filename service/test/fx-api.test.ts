@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../src/lib/logger.ts'
 import { BUNDLED_ECB_HISTORY, loadBundledFxRates } from '../src/market/bundled-fx-rates.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
+import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
 
 /**
  * FX rates through the HTTP API on the bundled ECB history, checked against the published values the
@@ -37,7 +36,7 @@ function perEur(date: string, currency: string): number {
 
 const close = (expected: number) => ({ asymmetricMatch: (actual: number) => Math.abs(actual / expected - 1) < 1e-10 })
 
-let t: TestApp
+let t: ServedTestApp
 let baseUrl: string
 let key: string
 
@@ -48,12 +47,11 @@ async function get(path: string) {
 }
 
 beforeAll(async () => {
-  t = await createTestApp()
+  t = await createServedTestApp()
   const rows = await loadBundledFxRates(t.stores.fxRates, createLogger('silent'))
   expect(rows).toBeGreaterThan(150_000)
   expect(await loadBundledFxRates(t.stores.fxRates, createLogger('silent'))).toBe(0)
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+  baseUrl = t.baseUrl
   key = (await t.createKey('fx@example.com', 'pro')).key
 })
 

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../src/lib/logger.ts'
 import { BUNDLED_ECB_HISTORY, loadBundledFxRates } from '../src/market/bundled-fx-rates.ts'
 import { BUNDLED_PRICES_DIR, loadBundledPrices } from '../src/market/bundled-prices.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
+import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
 
 /**
  * /v1/prices through the HTTP API on the bundled price series and ECB rates, checked against the closes
@@ -48,7 +47,7 @@ function disagreementDeduction(chosen: number, others: (number | undefined)[]): 
 const two = (n: number) => Math.round(n * 100) / 100
 const close12 = (expected: number) => ({ asymmetricMatch: (actual: number) => Math.abs(actual / expected - 1) < 1e-11 })
 
-let t: TestApp
+let t: ServedTestApp
 let baseUrl: string
 let key: string
 
@@ -59,12 +58,11 @@ async function get(path: string) {
 }
 
 beforeAll(async () => {
-  t = await createTestApp()
+  t = await createServedTestApp()
   await loadBundledFxRates(t.stores.fxRates, createLogger('silent'))
   expect(await loadBundledPrices(t.stores.assetPrices, createLogger('silent'))).toBeGreaterThan(30_000)
   expect(await loadBundledPrices(t.stores.assetPrices, createLogger('silent'))).toBe(0)
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+  baseUrl = t.baseUrl
   key = (await t.createKey('prices@example.com', 'pro')).key
 })
 

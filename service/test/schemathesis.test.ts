@@ -12,7 +12,7 @@ import { seedBigWallet } from './helpers/big-wallet.ts'
 
 /**
  * The hostile-input run of issue 11 in the project's own suite: Schemathesis (from PyPI, in the venv
- * scripts/python-venv.sh makes) against the running service, every check, a fixed seed. Any 5xx, any
+ * scripts/tools-venv.sh makes) against the running service, every check, a fixed seed. Any 5xx, any
  * answer /openapi.json does not describe, any error that is not problem+json fails it.
  * WDS_FUZZ_EXAMPLES sets the examples per operation (npm run test:fuzz runs many more).
  */
@@ -46,7 +46,7 @@ afterAll(async () => {
 
 test(`Schemathesis, every check, seed 1, ${EXAMPLES} examples an operation: no failure`, async () => {
   const requestsBefore = t.logLines.filter((line) => line.msg === 'request completed').length
-  const { stdout: bin } = await run(join(ROOT, 'scripts/python-venv.sh'), { timeout: 600_000 })
+  const { stdout: bin } = await run(join(ROOT, 'scripts/tools-venv.sh'), { timeout: 600_000 })
   const st = join(bin.trim(), 'st')
   const args = [
     '--config-file',

@@ -1,18 +1,14 @@
 import { readFileSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { type Address, type Hash, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createEvmSource } from '../src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
-import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { BUNDLED_ECB_HISTORY, loadBundledFxRates } from '../src/market/bundled-fx-rates.ts'
 import { BUNDLED_PRICES_DIR, loadBundledPrices } from '../src/market/bundled-prices.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
+import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
 import { compileFixtures } from './helpers/contracts.ts'
+import { evmSourceFor, indexToHead } from './helpers/indexing.ts'
 import { clientsFor } from './helpers/scripted-chain.ts'
 
 /**
@@ -47,7 +43,7 @@ const near = (expected: number) => ({
 })
 
 let anvil: Anvil
-let t: TestApp
+let t: ServedTestApp
 let baseUrl: string
 let key: string
 let alice: Address
@@ -96,21 +92,15 @@ beforeAll(async () => {
   await anvil.rpc('evm_setNextBlockTimestamp', [Date.parse(`${SATURDAY}T10:00:00Z`) / 1000])
   await mined('eth2', await wallet.sendTransaction({ account: alice, to: bob, value: parseEther('2'), chain: null }))
 
-  const source = createEvmSource({ chain: 'ethereum', rpc: createRpcClient({ urls: [anvil.url], logger }), logger })
-  t = await createTestApp({ chains: { ethereum: { urls: [anvil.url], startBlock: 0 } } }, { findSource: async () => source })
+  const source = evmSourceFor('ethereum', anvil.url, logger)
+  t = await createServedTestApp(
+    { chains: { ethereum: { urls: [anvil.url], startBlock: 0 } } },
+    { findSource: async () => source },
+  )
   await loadBundledFxRates(t.stores.fxRates, logger)
   await loadBundledPrices(t.stores.assetPrices, logger)
-  await createIndexer({
-    chain: 'ethereum',
-    source,
-    store: createTransfersStore(t.db),
-    logger,
-    startBlock: 0,
-    rangeSize: 5,
-    stopAtHead: true,
-  }).run(new AbortController().signal)
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+  await indexToHead(t.db, 'ethereum', anvil.url, { logger })
+  baseUrl = t.baseUrl
   key = (await t.createKey('values@example.com', 'pro')).key
 }, 120_000)
 
@@ -165,6 +155,36 @@ describe('transfers with includePrices', () => {
     expect([fake.price_eur, fake.value_eur]).toEqual([null, null])
   })
 
+  test('/erc20-transfers takes includePrices and currency as /transfers does: the listed token valued, the spam token never', async () => {
+    const { status, body } = await get(`/v1/wallets/${bob}/erc20-transfers?chain=ethereum&includePrices=true&currency=EUR`)
+    expect([status, body.currency]).toEqual([200, 'EUR'])
+    const byTx = (name: string) => body.transfers.find((r: { txHash: string }) => r.txHash === tx[name])
+    const usdc = cmcClose('coin_USDCoin.csv', FRIDAY)
+    expect(byTx('usdcTransfer')).toMatchObject({
+      value: '250.500000',
+      valueRaw: '250500000',
+      price_usd: near(usdc),
+      value_usd: near(250.5 * usdc),
+      price_eur: near(usdc / ecbPerEur(FRIDAY, 'USD')),
+    })
+    expect(byTx('spamTransfer')).toMatchObject({ value: '100.000000', price_usd: null, value_usd: null, price_eur: null })
+    const plain = await get(`/v1/wallets/${bob}/erc20-transfers?chain=ethereum`)
+    expect(plain.body.currency).toBeUndefined()
+    expect(Object.keys(plain.body.transfers[0]).filter((k) => k.includes('_'))).toEqual([])
+  })
+
+  test('/nft-transfers refuses includePrices and currency with the reason NFTs are not priced', async () => {
+    for (const query of ['includePrices=true', 'currency=EUR']) {
+      const { status, body } = await get(`/v1/wallets/${bob}/nft-transfers?chain=ethereum&${query}`)
+      expect({ status, code: body.code, param: body.param, detail: body.detail }).toEqual({
+        status: 400,
+        code: 'invalid_parameter',
+        param: query.split('=')[0],
+        detail: expect.stringMatching(/^NFT transfers are not priced: an NFT has no daily market price/),
+      })
+    }
+  })
+
   test('without includePrices there are no price fields', async () => {
     const { body } = await get(`/v1/wallets/${bob}/transfers?chain=ethereum`)
     expect(body.currency).toBeUndefined()
@@ -188,6 +208,7 @@ describe('balances with includePrices', () => {
     expect(eth.price_jpy).toEqual(near(ethUsd * jpyPerUsd))
     expect(usdc).toMatchObject({ balance: '250.500000', priced: true, value_usd: near(250.5 * usdcUsd) })
     expect(fake).toMatchObject({ balance: '100.000000', priced: false, price_usd: null, value_usd: null, price_jpy: null })
+    expect(body.priced).toBe(true)
     expect(body.total_value_usd).toEqual(near(eth.value_usd + usdc.value_usd))
     expect(body.total_value_jpy).toEqual(near(eth.value_jpy + usdc.value_jpy))
   })

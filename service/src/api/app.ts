@@ -20,11 +20,13 @@ import type { ChainStatesStore } from '../store/chain-states-store.ts'
 import { type Db, runInQueryScope } from '../store/db.ts'
 import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
+import type { OutputsStore } from '../store/outputs-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { answerClientError } from './client-errors.ts'
 import { deriveCursorKey } from './cursor.ts'
+import { createHdWallets } from './hd-wallets.ts'
 import { createMetrics } from './metrics.ts'
 import { registerOpenApi } from './openapi.ts'
 import { accountOf, createPortalAuth } from './portal-auth.ts'
@@ -51,8 +53,11 @@ type HttpSettings = Pick<Config, 'requestTimeoutMs' | 'accountConcurrency' | 'me
 
 const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, accountConcurrency: 2, corsOrigins: [] } as const
 
+/** BIP 44's gap limit: unused addresses in a row after which an extended key's chain ends. */
+const DEFAULT_HD_GAP_LIMIT = 20
+
 export type AppDeps = {
-  config: Pick<Config, 'keyPrefix' | 'chains'> & Partial<HttpSettings>
+  config: Pick<Config, 'keyPrefix' | 'chains'> & Partial<HttpSettings> & Partial<Pick<Config, 'hdGapLimit'>>
   db: Db
   logger: Logger
   stores: {
@@ -60,6 +65,7 @@ export type AppDeps = {
     chainStates: ChainStatesStore
     walletTransfers: WalletTransfersStore
     balances: BalancesStore
+    outputs: OutputsStore
     fxRates: FxRatesStore
     usage: UsageStore
     developers: DeveloperAccountsStore
@@ -74,6 +80,8 @@ export type AppDeps = {
   fxBook: FxBook
   /** Asset prices by symbol and day, in any supported currency. */
   pricer: Pricer
+  /** The chains whose family this build implements (chains/sources.ts); the others are `unsupported`. */
+  implementedChains: ReadonlySet<string>
   /** The developer portal: its mail, its JWT secret, and Stripe when configured. */
   portal: {
     mailer: Mailer
@@ -91,9 +99,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 /** The methods some route of the service answers. */
 const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'])
 
-export async function buildApp({ config, db, logger, stores, onDemand, fxBook, pricer, portal, rateLimits = {} }: AppDeps) {
-  const configuredChains = new Set(Object.keys(config.chains))
-  const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
+export async function buildApp(deps: AppDeps) {
+  const { config, db, logger, stores, onDemand, fxBook, pricer, portal, implementedChains, rateLimits = {} } = deps
+  const availability = { configured: new Set(Object.keys(config.chains)), implemented: implementedChains }
+  const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, availability, new Date()) })
   const http = { ...HTTP_DEFAULTS, ...config }
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -105,6 +114,8 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     clientErrorHandler: answerClientError,
     // Fastify's types describe Ajv's own compile signature; ours takes Fastify's route-schema object as Fastify passes it
     schemaController: { compilersFactory: { buildValidator: createValidatorBuilder as never } },
+    // a path parameter may be an output descriptor over an extended key (~150 characters, more with key origins)
+    routerOptions: { maxParamLength: 500 },
     // A caller's own X-Request-Id is kept when it is sane, so that logs on both sides can be joined.
     genReqId: (request) => {
       const given = request.headers['x-request-id']
@@ -154,26 +165,36 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
   await registerOpenApi(app)
 
   await app.register(systemRoutes, { db, metrics, metricsToken: http.metricsToken })
-  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, configuredChains })
+  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, availability })
   const access = createAccessControl(
     { db, logger, accounts: stores.accounts, usage: stores.usage, keyPrefix: config.keyPrefix, registry: metrics.registry },
     { maxConcurrentPerAccount: http.accountConcurrency, ...rateLimits },
   )
   app.addHook('onClose', () => access.close())
-  const records = createWalletRecords({
-    store: stores.walletTransfers,
+  const cursorKey = deriveCursorKey(portal.jwtSecret)
+  const records = createWalletRecords({ store: stores.walletTransfers, pricer, onDemand, cursorKey })
+  const hdWallets = createHdWallets({
+    outputs: stores.outputs,
+    history: stores.walletTransfers,
     pricer,
-    cursorKey: deriveCursorKey(portal.jwtSecret),
+    gapLimit: config.hdGapLimit ?? DEFAULT_HD_GAP_LIMIT,
+    cursorKey,
   })
-  const walletBalances = createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer })
+  const walletBalances = createWalletBalances({
+    balances: stores.balances,
+    history: stores.walletTransfers,
+    onDemand,
+    pricer,
+    hdWallets,
+  })
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', access.authenticate)
       v1.addHook('onRequest', access.rateLimit)
       v1.addHook('onRequest', access.limitConcurrency)
-      await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
-      await v1.register(walletRoutes, { records, configuredChains })
-      await v1.register(balanceRoutes, { walletBalances, configuredChains })
+      await v1.register(statusRoutes, { store: stores.chainStates, availability })
+      await v1.register(walletRoutes, { records, availability, hdWallets })
+      await v1.register(balanceRoutes, { walletBalances, availability })
       await v1.register(fxRoutes, { fxBook })
       await v1.register(priceRoutes, { pricer })
     },

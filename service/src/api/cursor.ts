@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { WdsError } from '../lib/errors.ts'
 
 /** A position in one chain's history: (block, transaction index, seq) orders it, newest first. */
 export type CursorPosition = { blockNumber: number; txIndex: number; seq: number }
@@ -15,8 +16,12 @@ export type CursorState = {
   positions: Record<string, CursorPosition>
 }
 
-export class InvalidCursorError extends Error {
+/** The cursor is corrupt or was made by another query: the caller must start again without it. */
+export class InvalidCursorError extends WdsError {
   override name = 'InvalidCursorError'
+  constructor(detail: string) {
+    super('invalid_cursor', detail, { param: 'cursor' })
+  }
 }
 
 const VERSION = 1
@@ -72,11 +77,11 @@ export function decodeCursor(cursor: string, expectedQuery: string, key: Uint8Ar
   try {
     const [payload, signature, ...rest] = cursor.split('.')
     if (payload === undefined || signature === undefined || rest.length > 0 || !/^[A-Za-z0-9_-]+$/.test(payload)) {
-      throw new Error('not a cursor')
+      throw new InvalidCursorError('not a cursor')
     }
     const expected = Buffer.from(sign(payload, key))
     const given = Buffer.from(signature)
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new Error('bad signature')
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new InvalidCursorError('bad signature')
     document = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
   } catch {
     throw new InvalidCursorError('the cursor is not one this service issued')

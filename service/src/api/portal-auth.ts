@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { API_KEY_HEADER } from '../access/auth.ts'
-import { WdsError } from '../lib/errors.ts'
+import { InternalError, WdsError } from '../lib/errors.ts'
 import { type PortalToken, readToken } from '../portal/tokens.ts'
 import type { DeveloperAccountsStore, PortalAccount } from '../store/developer-accounts-store.ts'
 
@@ -41,12 +41,12 @@ export function createPortalAuth(deps: { developers: DeveloperAccountsStore; jwt
 
 /** The token `requireAccount` accepted. */
 export function sessionOf(request: FastifyRequest): PortalToken {
-  if (request.portalSession === undefined) throw new Error('requireAccount did not run before this handler')
+  if (request.portalSession === undefined) throw new InternalError('requireAccount did not run before this handler')
   return request.portalSession
 }
 
 /** The account `requireAccount` identified. */
 export function accountOf(request: FastifyRequest): PortalAccount {
-  if (request.account === undefined) throw new Error('requireAccount did not run before this handler')
+  if (request.account === undefined) throw new InternalError('requireAccount did not run before this handler')
   return request.account
 }

@@ -38,6 +38,8 @@ export function sendProblem(reply: FastifyReply, error: WdsError): FastifyReply 
  */
 export function handleError(error: FastifyError | WdsError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof WdsError) {
+    // an internal error (a bug, the operator's set-up) is told only to the log, like any unexpected one
+    if (error.code === 'internal') return sendGenericProblem(error, request, reply)
     if (error.status >= 500) request.log.error({ err: error }, 'request failed')
     return sendProblem(reply, error)
   }
@@ -59,6 +61,10 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
     const code: ErrorCode = status === 404 ? 'not_found' : 'invalid_parameter'
     return sendProblem(reply, new WdsError(code, fastifyError.message, { cause: error, status }))
   }
+  return sendGenericProblem(error, request, reply)
+}
+
+function sendGenericProblem(error: Error, request: FastifyRequest, reply: FastifyReply) {
   request.log.error({ err: error }, 'request failed')
   return sendProblem(
     reply,

@@ -1,4 +1,4 @@
-import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
+import type { BlockRef, ChainBlock, OutputRef, OutputValue, Token } from '../domain/records.ts'
 
 /**
  * What ingestion needs from a chain, whatever its family: the head, block references for reorg
@@ -32,4 +32,21 @@ export type ChainSource = {
   fetchBalances(address: string, contractAddresses: readonly string[], blockNumber: number): Promise<Balances>
 }
 
-export type Balances = { readonly native: bigint; readonly tokens: ReadonlyMap<string, bigint> }
+export type Balances = {
+  readonly native: bigint
+  readonly tokens: ReadonlyMap<string, bigint>
+  /**
+   * The block the balances are of, when the source cannot answer at the block asked (a Tron node knows
+   * only its head's state): a later block, whose indexed movements since the block asked the caller
+   * subtracts. Absent: the block asked.
+   */
+  readonly blockNumber?: number
+}
+
+/**
+ * Stored outputs by `outputKey`, for a UTXO chain's source to value the inputs of the blocks it
+ * completes; outputs not stored are missing from the answer. `main/` wires it to the store.
+ */
+export type OutputLookup = (refs: readonly OutputRef[]) => Promise<Map<string, OutputValue>>
+
+export const outputKey = (ref: OutputRef): string => `${ref.txHash}:${ref.outputIndex}`

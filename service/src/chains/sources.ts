@@ -1,12 +1,26 @@
 import type { Logger } from 'pino'
-import type { ChainInfo } from '../config/chains.ts'
-import type { ChainSource } from './chain-source.ts'
+import { BITCOIN_NETWORKS, type BitcoinNetworkName } from '../config/addresses/bitcoin.ts'
+import { type ChainInfo, sourceVariable } from '../config/chains.ts'
+import { WdsError } from '../lib/errors.ts'
+import { createHttpClient } from '../lib/http-client.ts'
+import { createBitcoinSource } from './bitcoin/bitcoin-source.ts'
+import { createBitcoinRpc } from './bitcoin/rpc-client.ts'
+import type { ChainSource, OutputLookup } from './chain-source.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
+import type { ExplorerSource } from './explorers/explorer-source.ts'
+import { EXPLORERS } from './explorers/explorers.ts'
+import { createRateLimiter, limited } from './explorers/rate-limit.ts'
+import { parseNodeJson } from './tron/node-types.ts'
+import { createTronSource, TRON_GENESIS_BLOCK_IDS } from './tron/tron-source.ts'
 
-export class ChainMismatchError extends Error {
+/** The configured node serves another chain: the operator must fix its URL; retrying cannot help. */
+export class ChainMismatchError extends WdsError {
   override name = 'ChainMismatchError'
+  constructor(detail: string) {
+    super('chain_unavailable', detail, { retryable: false })
+  }
 }
 
 export type SourceOptions = {
@@ -14,14 +28,49 @@ export type SourceOptions = {
   logger: Logger
   signal?: AbortSignal
   rpc?: { timeoutMs?: number; retryBaseMs?: number; maxAttempts?: number }
+  /** The provider's API key (Tron: sent as TRON-PRO-API-KEY), never logged. */
+  apiKey?: string | undefined
+  /** UTXO chains: the network the node must be of (default `bitcoin`, mainnet). */
+  bitcoinNetwork?: BitcoinNetworkName
+  /** UTXO chains: the stored outputs, to value the inputs of the blocks indexed. */
+  findOutputs?: OutputLookup
+}
+
+type Connector = {
+  /** Whether this implementation reads the chain. */
+  reads(chain: ChainInfo): boolean
+  connect(chain: ChainInfo, options: SourceOptions): Promise<ChainSource>
 }
 
 /**
- * The source of a chain's data, checked against the registry before any indexing: an EVM node must
- * answer the chain's own chain ID. Families without an implementation yet give undefined.
+ * The chain families this build can read, one connector each: the one fact behind a chain's
+ * `unsupported` status, its 503 on data requests and the start-up banner. A family that lands adds its
+ * connector here, and everything else follows.
+ */
+const CONNECTORS: readonly Connector[] = [
+  { reads: (chain) => chain.family === 'evm' && chain.chainId !== null, connect: connectEvmSource },
+  { reads: (chain) => chain.slug === 'tron', connect: connectTronSource },
+  { reads: (chain) => chain.family === 'utxo' && chain.source === 'rpc', connect: connectBitcoinSource },
+]
+
+/**
+ * Whether this build has an implementation for the chain (and so can index or read and serve it): a
+ * node connector, or an explorer adapter for an "Explorer API" chain.
+ */
+export function isChainImplemented(chain: ChainInfo): boolean {
+  if (chain.source === 'explorer') return EXPLORERS[chain.slug] !== undefined
+  return CONNECTORS.some((connector) => connector.reads(chain))
+}
+
+/**
+ * The source of a chain's data, checked against the registry before any indexing (an EVM node must
+ * answer the chain's own chain ID). Families without an implementation yet give undefined.
  */
 export async function connectChainSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource | undefined> {
-  if (chain.family !== 'evm' || chain.chainId === null) return undefined
+  return CONNECTORS.find((connector) => connector.reads(chain))?.connect(chain, options)
+}
+
+async function connectEvmSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource> {
   const rpcOptions = {
     urls: options.urls,
     logger: options.logger,
@@ -35,9 +84,108 @@ export async function connectChainSource(chain: ChainInfo, options: SourceOption
   const chainId = quantity(await probe.request<string>('eth_chainId'))
   if (chainId !== chain.chainId) {
     throw new ChainMismatchError(
-      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix WDS_RPC_${chain.slug.toUpperCase().replaceAll('-', '_')}`,
+      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${sourceVariable(chain)}`,
     )
   }
   await source.detectCapabilities()
   return source
+}
+
+/** A java-tron node's HTTP API (or TronGrid's), checked to be of Tron's main network by its genesis block. */
+async function connectTronSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource> {
+  const httpOptions = {
+    urls: options.urls,
+    logger: options.logger,
+    parse: parseNodeJson,
+    // TronGrid answers 403 as well as 429 while it bans a client for going too fast
+    busyStatuses: [403],
+    ...(options.rpc ?? {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.apiKey === undefined ? {} : { headers: { 'TRON-PRO-API-KEY': options.apiKey }, secrets: [options.apiKey] }),
+  }
+  const source = createTronSource({ chain: chain.slug, http: createHttpClient(httpOptions), logger: options.logger })
+  // One try per URL: a node that is down is reported at once and retried by the caller's slower schedule.
+  const probe = createTronSource({
+    chain: chain.slug,
+    http: createHttpClient({ ...httpOptions, maxAttempts: options.urls.length }),
+    logger: options.logger,
+  })
+  const genesis = await probe.getGenesisBlockId()
+  if (genesis !== TRON_GENESIS_BLOCK_IDS.mainnet) {
+    const network = Object.entries(TRON_GENESIS_BLOCK_IDS).find(([, id]) => id === genesis)?.[0]
+    throw new ChainMismatchError(
+      `the node serves ${network === undefined ? `a chain with genesis block ${genesis}` : `Tron's ${network} test network`}, not ${chain.name} (genesis block ${TRON_GENESIS_BLOCK_IDS.mainnet}); fix ${sourceVariable(chain)}`,
+    )
+  }
+  return source
+}
+
+/**
+ * A Bitcoin Core node (`WDS_RPC_BITCOIN`), checked to be of the configured network: mainnet
+ * (`getblockchaininfo.chain` = `main`) unless the operator names another (`WDS_BITCOIN_NETWORK`).
+ */
+async function connectBitcoinSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource> {
+  const network = BITCOIN_NETWORKS[options.bitcoinNetwork ?? 'bitcoin']
+  const rpcOptions = {
+    urls: options.urls,
+    logger: options.logger,
+    ...options.rpc,
+    ...(options.signal ? { signal: options.signal } : {}),
+  }
+  const source = createBitcoinSource({
+    chain: chain.slug,
+    rpc: createBitcoinRpc(rpcOptions),
+    network,
+    logger: options.logger,
+    findOutputs: options.findOutputs,
+  })
+  const probe = createBitcoinSource({
+    chain: chain.slug,
+    rpc: createBitcoinRpc({ ...rpcOptions, maxAttempts: options.urls.length }),
+    network,
+    logger: options.logger,
+  })
+  const served = await probe.getChainName()
+  if (served !== network.chain) {
+    throw new ChainMismatchError(
+      `the node serves the "${served}" chain, not ${network.name}'s "${network.chain}"; fix ${sourceVariable(chain)}, or set WDS_BITCOIN_NETWORK for a test network`,
+    )
+  }
+  return source
+}
+
+export type ExplorerOptions = {
+  urls: readonly string[]
+  apiKey?: string | undefined
+  logger: Logger
+  /** Calls per second allowed to the upstream (default: the chain's published public limit). */
+  callsPerSecond?: number
+  http?: { timeoutMs?: number; retryBaseMs?: number; maxAttempts?: number; maxRetryAfterMs?: number }
+}
+
+/** One limiter per chain for the whole process: every request shares the upstream's published rate. */
+const limiters = new Map<string, () => Promise<void>>()
+
+/**
+ * The explorer source of an "Explorer API" chain (`WDS_EXPLORER_<CHAIN>`, key in `…_KEY`), or
+ * undefined when the chain is not one or has no adapter.
+ */
+export function connectExplorerSource(chain: ChainInfo, options: ExplorerOptions): ExplorerSource | undefined {
+  const explorer = chain.source === 'explorer' ? EXPLORERS[chain.slug] : undefined
+  if (explorer === undefined) return undefined
+  const callsPerSecond = options.callsPerSecond ?? explorer.callsPerSecond
+  let take = limiters.get(`${chain.slug}:${callsPerSecond}`)
+  if (take === undefined) {
+    take = createRateLimiter(callsPerSecond)
+    limiters.set(`${chain.slug}:${callsPerSecond}`, take)
+  }
+  const apiKey = options.apiKey
+  const http = createHttpClient({
+    urls: options.urls,
+    headers: apiKey === undefined ? {} : explorer.keyHeaders(apiKey),
+    logger: options.logger,
+    secrets: apiKey === undefined ? [] : [apiKey],
+    ...options.http,
+  })
+  return explorer.create(limited(http, take), chain.slug)
 }

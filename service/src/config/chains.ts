@@ -1,7 +1,17 @@
+import { canonicalBech32 } from './addresses/bech32.ts'
+import { activeBitcoinNetwork, canonicalBitcoinAddress, type HdWallet, parseHdWallet } from './addresses/bitcoin.ts'
+import { canonicalMoveAddress } from './addresses/move.ts'
+import { canonicalNearAccount } from './addresses/near.ts'
+import { canonicalSolanaAddress } from './addresses/solana.ts'
+import { canonicalSs58 } from './addresses/ss58.ts'
 /**
  * The typed registry of the 29 chains of SPEC 2.5: facts about chains live here as code;
  * where their data comes from (URLs, keys) comes from the configuration.
  */
+import { canonicalTronAddress } from './addresses/tron.ts'
+import { canonicalXrpAddress } from './addresses/xrp.ts'
+
+export type { HdWallet } from './addresses/bitcoin.ts'
 
 export type ChainFamily = 'evm' | 'utxo' | 'account'
 
@@ -20,6 +30,11 @@ export type AddressFormat = {
    * not an address of the chain. Checksums are verified by the family's codec where it has one.
    */
   readonly canonical: (text: string) => string | undefined
+  /**
+   * A wallet of many addresses named by one text (Bitcoin's extended public keys and descriptors),
+   * or undefined when the text is none; only chains that have such wallets define it.
+   */
+  readonly parseWallet?: (text: string) => HdWallet | undefined
 }
 
 /** A format known only by its syntax: case-insensitive ones are returned lower-case. */
@@ -89,7 +104,8 @@ export const CHAINS = [
     address: {
       name: 'Base58 (P2PKH/P2SH) or bech32/bech32m (bc1…)',
       example: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
-      canonical: bySyntax(new RegExp(`^(?:[13]${BASE58}{25,34}|bc1[02-9ac-hj-np-z]{11,87})$`), false),
+      canonical: (text) => canonicalBitcoinAddress(text, activeBitcoinNetwork()),
+      parseWallet: (text) => parseHdWallet(text, activeBitcoinNetwork()),
     },
   },
   {
@@ -103,7 +119,7 @@ export const CHAINS = [
     address: {
       name: 'Base58 32-byte public key',
       example: 'vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg',
-      canonical: bySyntax(new RegExp(`^${BASE58}{32,44}$`), false),
+      canonical: canonicalSolanaAddress,
     },
   },
   {
@@ -115,9 +131,9 @@ export const CHAINS = [
     source: 'rpc',
     nativeAsset: { symbol: 'TRX', decimals: 6 },
     address: {
-      name: 'Base58Check starting with T',
+      name: 'Base58Check starting with T (or hex starting with 41)',
       example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
-      canonical: bySyntax(new RegExp(`^T${BASE58}{33}$`), false),
+      canonical: canonicalTronAddress,
     },
   },
   {
@@ -131,7 +147,7 @@ export const CHAINS = [
     address: {
       name: 'bech32 starting with cosmos1',
       example: 'cosmos1xxkueklal9vejv9unqu80w9vptyepfa95pd53u',
-      canonical: bySyntax(/^cosmos1[02-9ac-hj-np-z]{38,58}$/, false),
+      canonical: (text) => canonicalBech32(text, ['cosmos']),
     },
   },
   {
@@ -145,7 +161,7 @@ export const CHAINS = [
     address: {
       name: 'classic address starting with r',
       example: 'rEb8TK3gBgk5auZkwc6sHnwrGVJH8DuaLh',
-      canonical: bySyntax(/^r[1-9A-HJ-NP-Za-km-z]{24,34}$/, false),
+      canonical: canonicalXrpAddress,
     },
   },
   {
@@ -159,7 +175,9 @@ export const CHAINS = [
     address: {
       name: 'Shelley bech32 (addr1…/stake1…) or Byron Base58',
       example: 'addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x',
-      canonical: bySyntax(new RegExp(`^(?:(?:addr1|stake1)[02-9ac-hj-np-z]{50,110}|(?:Ae2|DdzFf)${BASE58}{50,120})$`), false),
+      // Shelley: bech32 with its checksum; Byron: by syntax (its CBOR + CRC32 is not checked)
+      canonical: (text) =>
+        canonicalBech32(text, ['addr', 'stake'], 200) ?? bySyntax(new RegExp(`^(?:Ae2|DdzFf)${BASE58}{50,120}$`), false)(text),
     },
   },
   {
@@ -173,7 +191,7 @@ export const CHAINS = [
     address: {
       name: 'SS58 with the Polkadot prefix (starts with 1)',
       example: '15oF4uVJwmo4TdGW7VfQxNLavjCXviqxT9S1MgbjMNHr6Sp5',
-      canonical: bySyntax(new RegExp(`^1${BASE58}{46,47}$`), false),
+      canonical: (text) => canonicalSs58(text, 0),
     },
   },
   {
@@ -187,7 +205,7 @@ export const CHAINS = [
     address: {
       name: 'named account (name.near) or 64-hex implicit account',
       example: 'root.near',
-      canonical: bySyntax(/^(?:[0-9a-f]{64}|(?:[a-z0-9]+[-_])*[a-z0-9]+(?:\.(?:[a-z0-9]+[-_])*[a-z0-9]+)*\.(?:near|tg))$/, false),
+      canonical: canonicalNearAccount,
     },
   },
   {
@@ -201,7 +219,7 @@ export const CHAINS = [
     address: {
       name: '0x-prefixed hex of up to 32 bytes',
       example: '0x1',
-      canonical: bySyntax(/^0x[0-9a-fA-F]{1,64}$/, true),
+      canonical: canonicalMoveAddress,
     },
   },
   {
@@ -213,9 +231,9 @@ export const CHAINS = [
     source: 'explorer',
     nativeAsset: { symbol: 'SUI', decimals: 9 },
     address: {
-      name: '0x-prefixed 32-byte hex',
+      name: '0x-prefixed hex of up to 32 bytes',
       example: '0x02a212de6a9dfa3a69e22387acfbafbb1a9e591bd9d636e7895dcfc8de05f331',
-      canonical: bySyntax(/^0x[0-9a-fA-F]{64}$/, true),
+      canonical: canonicalMoveAddress,
     },
   },
 ] as const satisfies readonly ChainInfo[]
@@ -243,4 +261,9 @@ export function toEnvSuffix(slug: string): string {
 /** Whether `address` is an address of the chain. */
 export function matchesAddressFormat(chain: ChainInfo, address: string): boolean {
   return chain.address.canonical(address) !== undefined
+}
+
+/** The environment variable that gives a chain its source: `WDS_RPC_BASE`, `WDS_EXPLORER_SOLANA`. */
+export function sourceVariable(chain: ChainInfo): string {
+  return `WDS_${chain.source === 'rpc' ? 'RPC' : 'EXPLORER'}_${toEnvSuffix(chain.slug)}`
 }

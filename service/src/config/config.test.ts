@@ -32,6 +32,8 @@ describe('loadConfig()', () => {
       requestTimeoutMs: 10_000,
       accountConcurrency: 2,
       corsOrigins: [],
+      bitcoinNetwork: 'bitcoin',
+      hdGapLimit: 20,
       chains: {},
     })
   })
@@ -67,6 +69,8 @@ describe('loadConfig()', () => {
       WDS_ACCOUNT_CONCURRENCY: '4',
       WDS_METRICS_TOKEN: 'm'.repeat(16),
       WDS_CORS_ORIGINS: 'https://app.example.com, https://admin.example.com',
+      WDS_BITCOIN_NETWORK: 'bitcoin-testnet',
+      WDS_HD_GAP_LIMIT: '50',
       WDS_RPC_ETHEREUM: 'https://a.example/rpc, https://b.example/rpc',
       WDS_START_BLOCK_ETHEREUM: '19000000',
       WDS_RPC_POLYGON_ZKEVM: 'http://127.0.0.1:8545',
@@ -103,6 +107,8 @@ describe('loadConfig()', () => {
       accountConcurrency: 4,
       metricsToken: 'm'.repeat(16),
       corsOrigins: ['https://app.example.com', 'https://admin.example.com'],
+      bitcoinNetwork: 'bitcoin-testnet',
+      hdGapLimit: 50,
       chains: {
         ethereum: { urls: ['https://a.example/rpc', 'https://b.example/rpc'], startBlock: 19000000 },
         'polygon-zkevm': { urls: ['http://127.0.0.1:8545'], startBlock: 0 },
@@ -133,7 +139,7 @@ describe('loadConfig()', () => {
       'PORT: must be integer (got "eighty")',
       'DATABASE_URL: must be a postgres/postgresql URL (got "mysql://db/wds")',
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
-      'WDS_RPC_BASE: must be a http/https/ws/wss URL (got "not a url")',
+      'WDS_RPC_BASE: must be a http/https URL (got "not a url")',
     ])
   })
 

@@ -1,3 +1,5 @@
+import type { RecordType } from './records.ts'
+
 /**
  * What a request needs from outside the store, behind one interface: the API never calls a chain
  * itself. `main/` wires the implementation (ingestion's, which asks the chain's source with a
@@ -16,4 +18,20 @@ export type OnDemand = {
     contracts: readonly string[],
     openingBlock: number,
   ): Promise<Map<string, bigint>>
+
+  /**
+   * Brings the store's copy of a wallet's history on an "Explorer API" chain up to the explorer's
+   * final head (a wallet synced moments ago is left as it is), so that the chain's records are then
+   * read from the store like an indexed chain's. Reads only what is newer than what is stored.
+   */
+  syncWallet(chain: string, address: string): Promise<void>
+  /** What a wallet holds now on an "Explorer API" chain, as its explorer answers (token metadata is stored). */
+  readBalances(chain: string, address: string): Promise<WalletBalances>
+}
+
+export type WalletBalances = {
+  /** The block the balances are of (the explorer's answer), and its time. */
+  readonly asOf: { readonly blockNumber: number; readonly timestamp: Date }
+  /** Every asset held: `contractAddress` null for the coin; `type` the record type of its movements. */
+  readonly balances: readonly { readonly contractAddress: string | null; readonly type: RecordType; readonly amount: bigint }[]
 }

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino'
 import type { ChainSource } from '../chains/chain-source.ts'
+import { findChain, sourceVariable } from '../config/chains.ts'
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
+import { WdsError } from '../lib/errors.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Checkpoint, TransfersStore } from '../store/transfers-store.ts'
 import type { ProgressReporter } from './progress.ts'
-import { checkParent, findForkPoint, planRanges } from './reorg-window.ts'
+import { checkParent, findForkPoint, MAX_REORG_DEPTH_BLOCKS, planRanges, ReorgTooDeepError } from './reorg-window.ts'
 
 export type IndexerOptions = {
   chain: string
@@ -20,10 +22,17 @@ export type IndexerOptions = {
   pollIntervalMs?: number
   /** Stop once the head is reached (benchmarks, `wds index --once`). */
   stopAtHead?: boolean
+  /** How far back a reorg is followed; a deeper one stalls the chain (WDS_REORG_WINDOW). */
+  reorgWindowBlocks?: number
 }
 
 /** Thrown when the rows fetched no longer build on what is stored: reconcile with the chain, then go on. */
-class ReorgDetected extends Error {}
+class ReorgDetected extends WdsError {
+  override name = 'ReorgDetected'
+  constructor(detail: string) {
+    super('upstream_error', detail, { retryable: true })
+  }
+}
 
 /**
  * Indexes one chain: backfills from the checkpoint to the head, then follows the head. Each range's
@@ -41,6 +50,7 @@ export function createIndexer(options: IndexerOptions) {
     rangeSize = 50,
     rangesInFlight = 4,
     pollIntervalMs = 2_000,
+    reorgWindowBlocks = MAX_REORG_DEPTH_BLOCKS,
   } = options
   let checkpoint: Checkpoint
   let head: BlockRef | undefined
@@ -63,8 +73,10 @@ export function createIndexer(options: IndexerOptions) {
       floor: checkpoint.indexedFrom - 1,
       storedHash: async (n) => (await store.findBlock(chain, n))?.hash,
       canonicalHash: async (n) => (await source.findBlockRef(n))?.hash,
+      maxDepth: reorgWindowBlocks,
     })
     const removed = await store.rollbackTo(chain, ancestor)
+    source.rollbackTo?.(ancestor)
     totals.reorgs++
     logger.warn(
       { chain, common_ancestor: ancestor, reorg_depth: checkpoint.indexedBlock - ancestor, removed_transfers: removed.transfers },
@@ -128,12 +140,14 @@ export function createIndexer(options: IndexerOptions) {
         const parent = checkParent(lastBlock, first)
         if (parent.type !== 'linked') throw new ReorgDetected(`block ${first.number} does not build on the stored block`)
       }
-      await store.appendBlocks(chain, checkpoint.indexedBlock, blocks, tokens)
+      // records that depend on earlier blocks (a UTXO chain's spent outputs) are completed in storage order
+      const completed = source.completeBlocks === undefined ? blocks : await source.completeBlocks(blocks)
+      await store.appendBlocks(chain, checkpoint.indexedBlock, completed, tokens)
       for (const t of tokens) {
         knownTokens.add(t.contractAddress)
         fetchingTokens.delete(t.contractAddress)
       }
-      const transfers = blocks.reduce((n, b) => n + b.transfers.length, 0)
+      const transfers = completed.reduce((n, b) => n + b.transfers.length, 0)
       const { number, hash, parentHash, timestamp } = blocks.at(-1) as ChainBlock
       lastBlock = { number, hash, parentHash, timestamp }
       checkpoint = { ...checkpoint, indexedBlock: lastBlock.number }
@@ -157,6 +171,11 @@ export function createIndexer(options: IndexerOptions) {
 
     async run(signal: AbortSignal): Promise<void> {
       checkpoint = await store.openChain(chain, startBlock)
+      const stall = await store.findStall(chain)
+      if (stall !== undefined) {
+        logger.error({ chain, reason: stall }, 'the chain is stalled; not indexing it')
+        return
+      }
       logger.info({ chain, indexed_from: checkpoint.indexedFrom, indexed_block: checkpoint.indexedBlock }, 'indexer started')
       for (let failures = 0; !signal.aborted; ) {
         try {
@@ -177,9 +196,19 @@ export function createIndexer(options: IndexerOptions) {
             logger.warn({ chain, reason: error.message }, 'reorg detected while indexing')
             continue
           }
+          if (error instanceof ReorgTooDeepError) {
+            // trying again finds the same: stop this chain, and say what to do
+            const message = stallMessage(chain, error)
+            logger.error(
+              { chain, block: error.block, reorg_window: error.windowBlocks },
+              'reorg deeper than the window; indexing stalled',
+            )
+            await store.stallChain(chain, message)
+            return
+          }
           const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 30_000 })
-          logger.error({ chain, err: error, retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
-          await store.recordError(chain, describeError(error)).catch(() => {})
+          logger.error({ chain, ...errorFields(error), retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
+          await store.recordError(chain, describeError(error, chain)).catch(() => {})
           await sleep(delay, signal)
         }
       }
@@ -189,7 +218,32 @@ export function createIndexer(options: IndexerOptions) {
 
 export type Indexer = ReturnType<typeof createIndexer>
 
-/** A failure as operators read it in /v1/status/chains (messages never carry node URLs or keys). */
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+/** What a stalled chain's last_error tells the operator. */
+export function stallMessage(chain: string, error: ReorgTooDeepError): string {
+  const window = error.windowBlocks
+  return (
+    `reorg deeper than ${window} blocks at block ${error.block}; indexing of ${chain} is stopped. ` +
+    `Run \`wds index --chain ${chain} --rewind ${2 * window}\` (more if it stalls again) to index those blocks again, ` +
+    `or raise WDS_REORG_WINDOW above ${window} and restart`
+  )
+}
+
+/**
+ * A failure as operators read it in /v1/status/chains (messages never carry node URLs or keys). A
+ * source's failure names the variable that configures it, as a wrong chain's message does.
+ */
+export function describeError(error: unknown, chain?: string): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const info = chain === undefined ? undefined : findChain(chain)
+  if (info === undefined || !(error instanceof WdsError) || error.code !== 'upstream_error') return message
+  const variable = sourceVariable(info)
+  return message.includes(variable) ? message : `${message}; check ${variable}`
+}
+
+/**
+ * Log fields of a failure: a source's failure (expected, retried) by its message alone; anything else
+ * with its stack, which is what a bug report needs.
+ */
+export function errorFields(error: unknown): { error: string } | { err: unknown } {
+  return error instanceof WdsError && error.code === 'upstream_error' ? { error: describeError(error) } : { err: error }
 }

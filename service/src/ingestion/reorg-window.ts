@@ -1,4 +1,5 @@
 import type { BlockRef } from '../domain/records.ts'
+import { WdsError } from '../lib/errors.ts'
 
 /** How far back a reorg is followed before the indexer gives up and says so. */
 export const MAX_REORG_DEPTH_BLOCKS = 256
@@ -16,8 +17,18 @@ export function checkParent(stored: BlockRef | undefined, next: BlockRef): Paren
     : { type: 'mismatch', expected: stored.hash, received: next.parentHash }
 }
 
-export class ReorgTooDeepError extends Error {
+/**
+ * No common ancestor within the reorg window: the indexer cannot repair this alone, so it stops the chain
+ * (stalled) and says what to do, rather than trying forever.
+ */
+export class ReorgTooDeepError extends WdsError {
   override name = 'ReorgTooDeepError'
+  constructor(
+    readonly block: number,
+    readonly windowBlocks: number,
+  ) {
+    super('chain_unavailable', `no common ancestor within ${windowBlocks} blocks below ${block}`, { retryable: false })
+  }
 }
 
 /**
@@ -33,7 +44,7 @@ export async function findForkPoint(options: {
 }): Promise<number> {
   const { from, floor, storedHash, canonicalHash, maxDepth = MAX_REORG_DEPTH_BLOCKS } = options
   for (let n = from; n > floor; n--) {
-    if (from - n >= maxDepth) throw new ReorgTooDeepError(`no common ancestor within ${maxDepth} blocks below ${from}`)
+    if (from - n >= maxDepth) throw new ReorgTooDeepError(from, maxDepth)
     const [stored, canonical] = await Promise.all([storedHash(n), canonicalHash(n)])
     if (stored !== undefined && stored === canonical) return n
   }

@@ -58,6 +58,9 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   overloaded: 'Overloaded',
 }
 
+/** Codes a caller may simply try again later (after Retry-After when given): the failure is not theirs. */
+const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'upstream_error', 'chain_unavailable', 'not_ready'])
+
 export type WdsErrorOptions = {
   /** The request parameter that was wrong, for 4xx caused by one parameter. */
   param?: string
@@ -66,13 +69,19 @@ export type WdsErrorOptions = {
   headers?: Record<string, string>
   /** Another 4xx status than the code's own, for transport-level client errors (413, 415). */
   status?: number
+  /** Whether the same request may succeed later; unset: the code's own answer (RETRYABLE_CODES). */
+  retryable?: boolean
 }
 
-/** The one base class of errors the service reports: a stable code, its status, and a detail a caller can act on. */
+/**
+ * The one base class of every error the service throws: a stable code, its HTTP status, whether trying
+ * again can help, the cause, and a detail a caller can act on. The subclasses below say what to do.
+ */
 export class WdsError extends Error {
   override name = 'WdsError'
   readonly code: ErrorCode
   readonly status: number
+  readonly retryable: boolean
   readonly param: string | undefined
   readonly headers: Record<string, string>
 
@@ -80,15 +89,104 @@ export class WdsError extends Error {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
     this.status = options.status ?? ERROR_STATUS[code]
+    this.retryable = options.retryable ?? RETRYABLE_CODES.has(code)
     this.param = options.param
     this.headers = options.headers ?? {}
   }
 }
 
-/** A failure of something the service depends on (a node, an explorer, a provider) that may succeed when tried again. */
-export class RetryableError extends WdsError {
-  constructor(detail: string, options: WdsErrorOptions = {}) {
-    super('upstream_error', detail, options)
-    this.name = 'RetryableError'
+/**
+ * A bug: an invariant of our own code or data broke. Nothing a caller can do; the API answers a generic
+ * 500 and the detail goes to the log.
+ */
+export class InternalError extends WdsError {
+  override name = 'InternalError'
+  constructor(detail: string, options: { cause?: unknown } = {}) {
+    super('internal', detail, { ...options, retryable: false })
+  }
+}
+
+/**
+ * The operator's set-up is wrong (configuration, a data file, a database too old): fix it, then start
+ * again; retrying as it is cannot help.
+ */
+export class SetupError extends WdsError {
+  override name = 'SetupError'
+  constructor(detail: string, options: { cause?: unknown } = {}) {
+    super('internal', detail, { ...options, retryable: false })
+  }
+}
+
+/** How a request to a node, explorer or provider failed. */
+export type UpstreamFailure =
+  /** no answer: refused or dropped connection, DNS */
+  | 'network'
+  /** no (whole) answer within the time allowed */
+  | 'timeout'
+  /** an HTTP error status */
+  | 'status'
+  /** an answer we cannot read: not JSON, broken off, of another request, missing what it must hold */
+  | 'malformed'
+  /** an error the source answered in its own protocol (a JSON-RPC error, an explorer's status "0") */
+  | 'answer'
+
+export type UpstreamErrorOptions = {
+  failure: UpstreamFailure
+  /** What was asked, without secrets: `GET /api/v3/klines`, `eth_getLogs`. */
+  request?: string
+  /** The source's HTTP status (not ours: `status` is the 502 we answer). */
+  upstreamStatus?: number
+  statusText?: string
+  /** The start of the source's answer, redacted. */
+  body?: string
+  /** The source's Retry-After, in ms. */
+  retryAfterMs?: number
+  /** The source's own "busy, ask again" signal in an answer (a JSON-RPC "header not found", Binance's 418). */
+  busy?: boolean
+  /** The host refused the connection or does not resolve: down, or a wrong URL. */
+  unreachable?: boolean
+  /** Attempts made before giving up. */
+  attempts?: number
+  retryable?: boolean
+  cause?: unknown
+}
+
+/**
+ * A node, explorer or price provider failed (code `upstream_error`). `retryable` tells whether the
+ * same request may succeed later: a caller that still has time tries again (lib/http-client.ts already
+ * did, per its `shouldRetry`); anything else is about the request and fails the same way again.
+ */
+export class UpstreamError extends WdsError {
+  override name = 'UpstreamError'
+  readonly failure: UpstreamFailure
+  readonly request: string | undefined
+  readonly upstreamStatus: number | undefined
+  readonly statusText: string | undefined
+  readonly body: string | undefined
+  readonly retryAfterMs: number | undefined
+  readonly busy: boolean
+  readonly unreachable: boolean
+  readonly attempts: number
+
+  constructor(detail: string, options: UpstreamErrorOptions) {
+    const { failure, cause, retryable = true } = options
+    super('upstream_error', detail, { retryable, ...(cause === undefined ? {} : { cause }) })
+    this.failure = failure
+    this.request = options.request
+    this.upstreamStatus = options.upstreamStatus
+    this.statusText = options.statusText
+    this.body = options.body
+    this.retryAfterMs = options.retryAfterMs
+    this.busy = options.busy ?? false
+    this.unreachable = options.unreachable ?? false
+    this.attempts = options.attempts ?? 1
+  }
+}
+
+/** A source failed in a way that may pass (its answer did not hold what it must): ask again later. */
+export class RetryableError extends UpstreamError {
+  override name = 'RetryableError'
+  constructor(detail: string, options: { cause?: unknown } = {}) {
+    super(detail, { failure: 'malformed', ...options })
   }
 }

@@ -1,20 +1,14 @@
-/** Backoff before retry number `attempt` (0-based): min(base·2^n, max) with full jitter, or the server's Retry-After when it gave one. */
+/**
+ * Backoff before retry `attempt` (0-based): the source's Retry-After when it gave one (the caller has
+ * refused any longer than it waits), else min(base·2^n, max) with jitter over its upper half.
+ */
 export function backoffMs(
   attempt: number,
-  options: { baseMs: number; maxMs: number; retryAfterMs?: number | undefined },
+  options: { baseMs: number; maxMs: number; retryAfterMs?: number | undefined; random?: () => number },
 ): number {
-  if (options.retryAfterMs !== undefined) return Math.min(options.retryAfterMs, options.maxMs * 4)
+  if (options.retryAfterMs !== undefined) return options.retryAfterMs
   const ceiling = Math.min(options.baseMs * 2 ** attempt, options.maxMs)
-  return ceiling / 2 + Math.random() * (ceiling / 2)
-}
-
-/** Retry-After as seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
-export function parseRetryAfterMs(header: string | null, now = Date.now()): number | undefined {
-  if (header === null || header.trim() === '') return undefined
-  const seconds = Number(header)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(header)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+  return ceiling / 2 + (options.random ?? Math.random)() * (ceiling / 2)
 }
 
 /** Waits `ms`, or less when `signal` aborts (at once when it already has). */

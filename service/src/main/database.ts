@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.ts'
+import { SetupError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import { assertServerVersion, type CreateDbOptions, createDb, type Db } from '../store/db.ts'
 import { openEmbeddedDatabase } from '../store/embedded-postgres.ts'
@@ -14,6 +15,13 @@ export type Database = {
   ): Db
   /** Where the data lives, for the start-up banner (no credentials). */
   description: string
+  /**
+   * For the embedded database: whether this process attached to a running wds (its pid), started the
+   * data dir's PostgreSQL itself, or found no cluster there and created an empty one.
+   */
+  embedded: { dataDir: string; attachedTo: number | undefined; created: boolean } | undefined
+  /** Migrations this process applied, in order. */
+  appliedMigrations: readonly string[]
   close(): Promise<void>
 }
 
@@ -29,12 +37,12 @@ export async function openDatabase(
   const embedded =
     config.databaseUrl === undefined ? await openEmbeddedDatabase({ dataDir: config.dataDir, logger, attach }) : undefined
   const url = config.databaseUrl ?? embedded?.url
-  if (url === undefined) throw new Error('no database URL')
+  if (url === undefined) throw new SetupError('no database URL')
   const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle database connection broke; it will be replaced')
   const db = createDb({ url, applicationName, onIdleError })
   try {
     const version = await assertServerVersion(db)
-    await migrate(db, logger)
+    const { applied } = await migrate(db, logger)
     const where = embedded === undefined ? `DATABASE_URL (${redactPassword(url)})` : `embedded, data in ${config.dataDir}`
     const pools: Db[] = []
     return {
@@ -45,6 +53,11 @@ export async function openDatabase(
         return pool
       },
       description: `PostgreSQL ${Math.floor(version / 10000)}.${version % 100}, ${where}`,
+      embedded:
+        embedded === undefined
+          ? undefined
+          : { dataDir: config.dataDir, attachedTo: embedded.attachedTo, created: embedded.created },
+      appliedMigrations: applied,
       async close() {
         await Promise.all([db, ...pools].map((pool) => pool.end()))
         await embedded?.stop()

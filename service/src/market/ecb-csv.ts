@@ -1,4 +1,5 @@
 import type { EcbFixing } from '../domain/market.ts'
+import { UpstreamError } from '../lib/errors.ts'
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/
 const LONG_DATE = /^(\d{1,2}) ([A-Z][a-z]+) (\d{4})$/
@@ -35,19 +36,22 @@ const DECIMAL = /^\d+(\.\d+)?$/
 export function parseEcbHistoryCsv(text: string): EcbFixing[] {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '')
   const [header, ...rows] = lines
-  if (header === undefined) throw new Error('ECB CSV: empty file')
+  if (header === undefined) throw new UpstreamError('ECB CSV: empty file', { failure: 'malformed' })
   const columns = header.split(',').map((cell) => cell.trim())
-  if (columns[0] !== 'Date') throw new Error(`ECB CSV: the first column is "${columns[0]}", expected "Date"`)
+  if (columns[0] !== 'Date')
+    throw new UpstreamError(`ECB CSV: the first column is "${columns[0]}", expected "Date"`, { failure: 'malformed' })
   return rows.map((line, index) => {
     const cells = line.split(',').map((cell) => cell.trim())
     const date = parseEcbDate(cells[0] ?? '')
-    if (date === undefined) throw new Error(`ECB CSV line ${index + 2}: "${cells[0]}" is not an ECB date`)
+    if (date === undefined)
+      throw new UpstreamError(`ECB CSV line ${index + 2}: "${cells[0]}" is not an ECB date`, { failure: 'malformed' })
     const rates = new Map<string, string>()
     for (let i = 1; i < columns.length; i++) {
       const currency = columns[i]
       const cell = cells[i] ?? ''
       if (currency === undefined || currency === '' || cell === '' || cell === 'N/A') continue
-      if (!DECIMAL.test(cell)) throw new Error(`ECB CSV line ${index + 2}: ${currency} "${cell}" is not a decimal`)
+      if (!DECIMAL.test(cell))
+        throw new UpstreamError(`ECB CSV line ${index + 2}: ${currency} "${cell}" is not a decimal`, { failure: 'malformed' })
       rates.set(currency, cell)
     }
     return { date, rates }

@@ -1,3 +1,5 @@
+import { UpstreamError } from '../lib/errors.ts'
+import { redact } from '../lib/http-client.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import { ECB_SOURCE_ID } from './bundled-fx-rates.ts'
@@ -27,14 +29,20 @@ export async function syncEcbRates({
   fetchFn?: typeof fetch
 }): Promise<SyncResult> {
   const response = await fetchFn(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
-  if (!response.ok) throw new Error(`GET ${url} answered ${response.status} ${response.statusText}`)
+  if (!response.ok) {
+    throw new UpstreamError(redact(`GET ${url} answered ${response.status} ${response.statusText}`), {
+      failure: 'status',
+      upstreamStatus: response.status,
+    })
+  }
   const body = Buffer.from(await response.arrayBuffer())
   // a ZIP archive starts with "PK\x03\x04"
   const csv = body.readUInt32LE(0) === 0x04034b50 ? extractSingleFile(body).data : body
   const fixings = parseEcbHistoryCsv(csv.toString('utf8'))
   const dates = fixings.map((f) => f.date).sort()
   const [firstDate, lastDate] = [dates[0], dates.at(-1)]
-  if (firstDate === undefined || lastDate === undefined) throw new Error(`${url} holds no fixing day`)
+  if (firstDate === undefined || lastDate === undefined)
+    throw new UpstreamError(redact(`${url} holds no fixing day`), { failure: 'malformed' })
   const rows = await store.upsertFixings(fixings, ECB_SOURCE_ID)
   logger.info({ url, fixing_days: fixings.length, rows, first_date: firstDate, last_date: lastDate }, 'synced ECB fx rates')
   return { url, fixingDays: fixings.length, rows, firstDate, lastDate }

@@ -1,4 +1,5 @@
 import type { PriceRow } from '../domain/market.ts'
+import { SetupError } from '../lib/errors.ts'
 
 /** How one bundled CSV layout names its columns. */
 export type PriceCsvLayout = {
@@ -32,7 +33,7 @@ export function parsePriceCsv(text: string, layout: PriceCsvLayout): PriceRow[] 
   const header = (lines[0] ?? '').split(',').map((name) => name.trim().toLowerCase())
   const column = (name: string) => {
     const index = header.indexOf(name.toLowerCase())
-    if (index === -1) throw new Error(`the CSV has no "${name}" column (header: ${lines[0]})`)
+    if (index === -1) throw new SetupError(`the CSV has no "${name}" column (header: ${lines[0]})`)
     return index
   }
   const dateAt = column(layout.date)
@@ -44,9 +45,9 @@ export function parsePriceCsv(text: string, layout: PriceCsvLayout): PriceRow[] 
     const close = cells[closeAt]?.trim() ?? ''
     if (!DECIMAL.test(close) || Number(close) <= 0) continue
     const date = parseCsvDate(cells[dateAt]?.trim() ?? '')
-    if (date === undefined) throw new Error(`line ${n + 2}: "${cells[dateAt]}" is not a date`)
+    if (date === undefined) throw new SetupError(`line ${n + 2}: "${cells[dateAt]}" is not a date`)
     const symbol = symbolAt === undefined ? (layout.symbol as { fixed: string }).fixed : (cells[symbolAt]?.trim() ?? '')
-    if (!/^[A-Z0-9]{1,12}$/.test(symbol)) throw new Error(`line ${n + 2}: "${symbol}" is not an asset symbol`)
+    if (!/^[A-Z0-9]{1,12}$/.test(symbol)) throw new SetupError(`line ${n + 2}: "${symbol}" is not an asset symbol`)
     rows.push({ symbol, date, source: layout.source, quote: layout.quote, close })
   }
   return rows

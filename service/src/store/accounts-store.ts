@@ -1,4 +1,5 @@
 import type { Tier } from '../domain/tiers.ts'
+import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
 export type Account = { id: string; email: string; tier: Tier; createdAt: Date }
@@ -72,7 +73,7 @@ export function createAccountsStore(db: Db) {
               [email],
             )
           ).rows[0]
-        if (account === undefined) throw new Error(`account ${email} vanished while creating a key`)
+        if (account === undefined) throw new InternalError(`account ${email} vanished while creating a key`)
         if (account.tier !== key.tier) return { type: 'tier-mismatch', account }
         if (maxKeys !== null) {
           const { rows } = await client.query<{ n: number }>(
@@ -89,7 +90,7 @@ export function createAccountsStore(db: Db) {
           [account.id, key.name, key.tier, key.hash, key.hint],
         )
         const record = rows[0]
-        if (record === undefined) throw new Error('the inserted key was not returned')
+        if (record === undefined) throw new InternalError('the inserted key was not returned')
         return { type: 'created', account, accountCreated, key: record }
       })
     },
@@ -101,6 +102,14 @@ export function createAccountsStore(db: Db) {
         [filter.email ?? null],
       )
       return rows
+    },
+
+    async findKey(id: string): Promise<ApiKeyRecord | undefined> {
+      const { rows } = await db.query<ApiKeyRecord>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = $1`,
+        [id],
+      )
+      return rows[0]
     },
 
     /**

@@ -30,6 +30,15 @@ export function createBalancesStore(db: Db) {
       return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
     },
 
+    /** The last block indexed of a chain, or undefined before its first range. */
+    async findIndexedBlock(chain: string): Promise<number | undefined> {
+      const { rows } = await db.query<{ indexed_block: number | null }>(
+        'SELECT indexed_block FROM chain_states WHERE chain = $1',
+        [chain],
+      )
+      return rows[0]?.indexed_block ?? undefined
+    },
+
     async findOpeningBalances(chain: string, address: string): Promise<Map<string, { blockNumber: number; balance: bigint }>> {
       const { rows } = await db.query<{ asset: string; block_number: number; balance: string }>(
         'SELECT asset, block_number, balance::text AS balance FROM opening_balances WHERE chain = $1 AND address = $2',

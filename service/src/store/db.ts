@@ -1,11 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
+import { InternalError, SetupError } from '../lib/errors.ts'
 
 // int8 (bigint) columns come back as strings by default; block numbers fit in a JS number and
 // amounts are never read through this parser (they are numeric and read as strings).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => {
   const n = Number(value)
-  if (!Number.isSafeInteger(n)) throw new Error(`int8 value ${value} does not fit in a JS number`)
+  if (!Number.isSafeInteger(n)) throw new InternalError(`int8 value ${value} does not fit in a JS number`)
   return n
 })
 
@@ -119,7 +120,7 @@ export async function assertServerVersion(db: Db): Promise<number> {
   const { rows } = await db.query<{ server_version_num: string }>('SHOW server_version_num')
   const version = Number(rows[0]?.server_version_num)
   if (!(version >= MIN_SERVER_VERSION_NUM)) {
-    throw new Error(`PostgreSQL 15 or newer is required; the server at DATABASE_URL is version ${version}`)
+    throw new SetupError(`PostgreSQL 15 or newer is required; the server at DATABASE_URL is version ${version}`)
   }
   return version
 }

@@ -1,4 +1,5 @@
 import type { Tier } from '../domain/tiers.ts'
+import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
 export type PortalAccount = {
@@ -49,7 +50,7 @@ export function createDeveloperAccountsStore(db: Db) {
           [email],
         )
         const account = rows[0]
-        if (account === undefined) throw new Error(`account ${email} vanished during sign-up`)
+        if (account === undefined) throw new InternalError(`account ${email} vanished during sign-up`)
         if (account.verifiedAt !== null && account.passwordHash !== null) return { type: 'verified' as const, account }
         const { rows: ids } = await client.query<{ id: string }>('SELECT gen_random_uuid() AS id')
         const id = ids[0]?.id as string

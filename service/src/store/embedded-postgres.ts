@@ -3,6 +3,7 @@ import { access, chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/pro
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import type { Logger } from 'pino'
+import { SetupError } from '../lib/errors.ts'
 import { findFreePort } from '../lib/free-port.ts'
 
 const require = createRequire(import.meta.url)
@@ -25,6 +26,10 @@ export type EmbeddedDatabase = {
   readonly url: string
   /** True when this process started PostgreSQL (and so stops it); false when it attached to a running instance. */
   readonly owned: boolean
+  /** The pid of the running wds process attached to; undefined when this process started PostgreSQL. */
+  readonly attachedTo: number | undefined
+  /** True when the data dir held no cluster, so this process created an empty one. */
+  readonly created: boolean
   stop(): Promise<void>
 }
 
@@ -44,8 +49,8 @@ export async function openEmbeddedDatabase({ dataDir, logger, attach }: OpenEmbe
   const instanceFile = join(dataDir, 'instance.json')
   const running = await readRunningInstance(instanceFile)
   if (running !== undefined) {
-    if (attach) return { url: running.databaseUrl, owned: false, stop: async () => {} }
-    throw new Error(
+    if (attach) return { url: running.databaseUrl, owned: false, attachedTo: running.pid, created: false, stop: async () => {} }
+    throw new SetupError(
       `another wds process (pid ${running.pid}) is running on the data dir ${dataDir}; stop it, or give this one another WDS_DATA_DIR`,
     )
   }
@@ -65,7 +70,7 @@ export async function openEmbeddedDatabase({ dataDir, logger, attach }: OpenEmbe
   const initialised = await exists(join(pgDir, 'PG_VERSION'))
   let credentials = await readJson<Credentials>(credentialsFile)
   if (initialised && credentials === undefined) {
-    throw new Error(
+    throw new SetupError(
       `${credentialsFile} is missing, so the database in ${pgDir} cannot be opened; restore it or remove ${dataDir}`,
     )
   }
@@ -99,6 +104,8 @@ export async function openEmbeddedDatabase({ dataDir, logger, attach }: OpenEmbe
   return {
     url,
     owned: true,
+    attachedTo: undefined,
+    created: !initialised,
     stop: () => {
       stopped ??= (async () => {
         await rm(instanceFile, { force: true })
@@ -157,7 +164,8 @@ async function stopOrphanPostgres(pgDir: string, logger: Logger): Promise<void> 
   process.kill(pid, 'SIGINT')
   const deadline = Date.now() + STOP_TIMEOUT_MS
   while (isAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${pid}) on ${pgDir} did not stop within ${STOP_TIMEOUT_MS} ms`)
+    if (Date.now() > deadline)
+      throw new SetupError(`PostgreSQL (pid ${pid}) on ${pgDir} did not stop within ${STOP_TIMEOUT_MS} ms`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }

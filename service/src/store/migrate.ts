@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
+import { SetupError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
 export const MIGRATIONS_DIR = join(import.meta.dirname, 'migrations')
@@ -16,7 +17,7 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   return Promise.all(
     files.map(async (name, index) => {
       const version = Number(name.slice(0, 4))
-      if (version !== index + 1) throw new Error(`migration ${name}: expected number ${String(index + 1).padStart(4, '0')}`)
+      if (version !== index + 1) throw new SetupError(`migration ${name}: expected number ${String(index + 1).padStart(4, '0')}`)
       const sql = await readFile(join(dir, name), 'utf8')
       return { version, name, sql, checksum: createHash('sha256').update(sql).digest('hex') }
     }),
@@ -43,9 +44,9 @@ export async function migrate(db: Db, logger: Logger, dir = MIGRATIONS_DIR): Pro
     )
     for (const row of rows) {
       const file = migrations.find((m) => m.version === row.version)
-      if (file === undefined) throw new Error(`migration ${row.name} is applied but its file is missing`)
+      if (file === undefined) throw new SetupError(`migration ${row.name} is applied but its file is missing`)
       if (file.checksum !== row.checksum) {
-        throw new Error(`migration ${row.name} changed after it was applied; migrations are append-only: add a new one`)
+        throw new SetupError(`migration ${row.name} changed after it was applied; migrations are append-only: add a new one`)
       }
     }
     const applied: string[] = []

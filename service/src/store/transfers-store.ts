@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import type { BlockRef, ChainBlock, Token, Transfer } from '../domain/records.ts'
+import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
 /**
@@ -13,8 +14,8 @@ export type Checkpoint = { indexedFrom: number; indexedBlock: number; historyInd
 
 const SLUG = /^[a-z][a-z0-9-]*$/
 
-function partitionName(chain: string): string {
-  if (!SLUG.test(chain)) throw new Error(`not a chain slug: ${chain}`)
+export function partitionName(chain: string): string {
+  if (!SLUG.test(chain)) throw new InternalError(`not a chain slug: ${chain}`)
   return `transfers_${chain.replaceAll('-', '_')}`
 }
 
@@ -57,6 +58,58 @@ function transferColumns(t: Transfer): string {
   return `${t.txIndex}\t${t.seq}\t${t.txHash}\t${t.type}\t${orNull(t.from)}\t${orNull(t.to)}\t${t.value}\t${orNull(t.contractAddress)}\t${orNull(t.tokenId)}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${orNull(t.operator)}\t${counterpartiesColumn(t)}\n`
 }
 
+/**
+ * A UTXO chain's outputs created and spent by `blocks` (ChainBlock.outputs): created ones first, so
+ * that an output spent later in the same range is found. BIP30's two duplicate coinbase transactions
+ * replace the earlier, never spendable, outputs of the same id.
+ */
+async function writeOutputs(client: pg.PoolClient, chain: string, blocks: readonly ChainBlock[]): Promise<void> {
+  const created = blocks.flatMap((b) => (b.outputs?.created ?? []).map((o) => ({ ...o, blockNumber: b.number })))
+  const spent = blocks.flatMap((b) => (b.outputs?.spent ?? []).map((o) => ({ ...o, blockNumber: b.number })))
+  for (let i = 0; i < created.length; i += OUTPUTS_PER_STATEMENT) {
+    const part = created.slice(i, i + OUTPUTS_PER_STATEMENT)
+    await client.query(
+      `INSERT INTO outputs (chain, tx_hash, output_index, block_number, tx_index, address, value)
+       SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::int[], $6::text[], $7::bigint[])
+       ON CONFLICT (chain, tx_hash, output_index) DO UPDATE SET block_number = EXCLUDED.block_number,
+         tx_index = EXCLUDED.tx_index, address = EXCLUDED.address, value = EXCLUDED.value`,
+      [
+        chain,
+        part.map((o) => o.txHash),
+        part.map((o) => o.outputIndex),
+        part.map((o) => o.blockNumber),
+        part.map((o) => o.txIndex),
+        part.map((o) => o.address),
+        part.map((o) => o.value.toString()),
+      ],
+    )
+  }
+  for (let i = 0; i < spent.length; i += OUTPUTS_PER_STATEMENT) {
+    const part = spent.slice(i, i + OUTPUTS_PER_STATEMENT)
+    const updated = await client.query(
+      `UPDATE outputs o SET spent_tx_hash = s.spent_tx_hash, spent_block_number = s.block_number,
+         spent_tx_index = s.spent_tx_index, spent_input_index = s.input_index
+       FROM unnest($2::text[], $3::int[], $4::text[], $5::bigint[], $6::int[], $7::int[])
+         AS s(tx_hash, output_index, spent_tx_hash, block_number, spent_tx_index, input_index)
+       WHERE o.chain = $1 AND o.tx_hash = s.tx_hash AND o.output_index = s.output_index`,
+      [
+        chain,
+        part.map((o) => o.txHash),
+        part.map((o) => o.outputIndex),
+        part.map((o) => o.spentByTxHash),
+        part.map((o) => o.blockNumber),
+        part.map((o) => o.spentByTxIndex),
+        part.map((o) => o.inputIndex),
+      ],
+    )
+    if (updated.rowCount !== part.length) {
+      throw new InternalError(`${chain}: ${part.length - (updated.rowCount ?? 0)} spent outputs are not stored`)
+    }
+  }
+}
+
+const OUTPUTS_PER_STATEMENT = 20_000
+
 export function createTransfersStore(db: Db) {
   return {
     /** Makes the chain's partition and state row; returns its checkpoint (a new chain starts just below `startBlock`). */
@@ -73,7 +126,7 @@ export function createTransfersStore(db: Db) {
         [chain],
       )
       const row = rows[0]
-      if (row === undefined) throw new Error(`no state for ${chain}`)
+      if (row === undefined) throw new InternalError(`no state for ${chain}`)
       return { indexedFrom: row.indexed_from, indexedBlock: row.indexed_block, historyIndexed: row.history_indexed }
     },
 
@@ -125,7 +178,7 @@ export function createTransfersStore(db: Db) {
     async appendBlocks(chain: string, previous: number, blocks: readonly ChainBlock[], tokens: readonly Token[]) {
       const last = blocks.at(-1)
       if (last === undefined) return
-      if (blocks[0]?.number !== previous + 1) throw new Error(`${chain}: blocks must continue from ${previous}`)
+      if (blocks[0]?.number !== previous + 1) throw new InternalError(`${chain}: blocks must continue from ${previous}`)
       await withTransaction(db, async (client) => {
         // Safe to lose on a crash: rows and checkpoint go together, so a lost commit is just indexed again.
         await client.query('SET LOCAL synchronous_commit = off')
@@ -134,7 +187,8 @@ export function createTransfersStore(db: Db) {
            WHERE chain = $1 AND indexed_block = $2`,
           [chain, previous, last.number, iso(last.timestamp)],
         )
-        if (moved.rowCount !== 1) throw new Error(`${chain}: the checkpoint moved under this writer (expected ${previous})`)
+        if (moved.rowCount !== 1)
+          throw new InternalError(`${chain}: the checkpoint moved under this writer (expected ${previous})`)
         await copyRows(
           client,
           'COPY blocks (chain, number, hash, parent_hash, timestamp) FROM STDIN',
@@ -151,6 +205,7 @@ export function createTransfersStore(db: Db) {
             }
           })(),
         )
+        await writeOutputs(client, chain, blocks)
         if (tokens.length > 0) {
           await client.query(
             `INSERT INTO tokens (chain, contract_address, name, symbol, decimals)
@@ -172,6 +227,13 @@ export function createTransfersStore(db: Db) {
     async rollbackTo(chain: string, ancestor: number): Promise<{ blocks: number; transfers: number }> {
       return withTransaction(db, async (client) => {
         const transfers = await client.query(`DELETE FROM ${partitionName(chain)} WHERE block_number > $1`, [ancestor])
+        // a UTXO chain's outputs: those created above the ancestor go, those spent above it are unspent again
+        await client.query('DELETE FROM outputs WHERE chain = $1 AND block_number > $2', [chain, ancestor])
+        await client.query(
+          `UPDATE outputs SET spent_tx_hash = NULL, spent_block_number = NULL, spent_tx_index = NULL, spent_input_index = NULL
+           WHERE chain = $1 AND spent_block_number > $2`,
+          [chain, ancestor],
+        )
         const blocks = await client.query('DELETE FROM blocks WHERE chain = $1 AND number > $2', [chain, ancestor])
         const { rows } = await client.query<{ timestamp: Date }>(
           'SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2',
@@ -200,6 +262,41 @@ export function createTransfersStore(db: Db) {
         'UPDATE chain_states SET latest_block = $2, latest_block_time = $3, last_error = NULL, updated_at = now() WHERE chain = $1',
         [chain, head.number, iso(head.timestamp)],
       )
+    },
+
+    /** Stops the chain until an operator acts: `message` (its last_error) says what happened and what to do. */
+    async stallChain(chain: string, message: string): Promise<void> {
+      await db.query('UPDATE chain_states SET stalled_at = now(), last_error = $2, last_error_at = now() WHERE chain = $1', [
+        chain,
+        message,
+      ])
+    },
+
+    /** Why the chain is stalled, when it is. */
+    async findStall(chain: string): Promise<string | undefined> {
+      const { rows } = await db.query<{ last_error: string | null }>(
+        'SELECT last_error FROM chain_states WHERE chain = $1 AND stalled_at IS NOT NULL',
+        [chain],
+      )
+      const row = rows[0]
+      return row === undefined ? undefined : (row.last_error ?? 'stalled')
+    },
+
+    /**
+     * Rolls the chain back `blocks` blocks (not below where its indexing began) and clears its stall, so
+     * that its indexer fetches them again: `wds index --chain X --rewind N`. Undefined for a chain never indexed.
+     */
+    async rewindChain(chain: string, blocks: number): Promise<{ from: number; to: number; transfers: number } | undefined> {
+      const { rows } = await db.query<{ indexed_from: number | null; indexed_block: number | null }>(
+        'SELECT indexed_from, indexed_block FROM chain_states WHERE chain = $1',
+        [chain],
+      )
+      const row = rows[0]
+      if (row === undefined || row.indexed_from === null || row.indexed_block === null) return undefined
+      const to = Math.max(row.indexed_from - 1, row.indexed_block - blocks)
+      const removed = await this.rollbackTo(chain, to)
+      await db.query('UPDATE chain_states SET stalled_at = NULL, last_error = NULL WHERE chain = $1', [chain])
+      return { from: row.indexed_block, to, transfers: removed.transfers }
     },
   }
 }

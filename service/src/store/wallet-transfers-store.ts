@@ -42,12 +42,17 @@ export type StoredTransfer = {
   logIndex: number | null
   batchIndex: number | null
   operator: string | null
+  /** UTXO records: every counterparty with its value (a decimal string), the main one first; else null. */
+  counterparties: { address: string; value: string }[] | null
 }
 
+// A UTXO record is filed under its own wallet only (an `out` stored without `to`, an `in` without
+// `from`): the other side served is its main counterparty, the first of its counterparties.
 const COLUMNS = `chain, block_number AS "blockNumber", block_time AS "blockTime", tx_index AS "txIndex", seq,
-  tx_hash AS "txHash", type, from_address AS "from", to_address AS "to", value::text AS value,
+  tx_hash AS "txHash", type, coalesce(from_address, counterparties->0->>'address') AS "from",
+  coalesce(to_address, counterparties->0->>'address') AS "to", value::text AS value,
   contract_address AS "contractAddress", token_id::text AS "tokenId", log_index AS "logIndex",
-  batch_index AS "batchIndex", operator`
+  batch_index AS "batchIndex", operator, counterparties`
 
 const ORDER = 'block_number DESC, tx_index DESC, seq DESC'
 
@@ -88,7 +93,8 @@ export function createWalletTransfersStore(db: Db) {
       if (contractAddress !== undefined) filters += ` AND contract_address = ${param(contractAddress)}`
       const sent = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND from_address = $2 ${filters} ORDER BY ${ORDER} LIMIT $3)`
       const received = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND to_address = $2 ${
-        direction === 'both' ? 'AND from_address <> $2' : ''
+        // a record without a sender (a reward) is received, never a self-transfer
+        direction === 'both' ? 'AND from_address IS DISTINCT FROM $2' : ''
       } ${filters} ORDER BY ${ORDER} LIMIT $3)`
       const sql =
         direction === 'out'
@@ -130,12 +136,18 @@ export function createWalletTransfersStore(db: Db) {
       side: 'atOrAfter' | 'before',
       range: { from: number; to: number },
     ): Promise<number | undefined> {
-      // The first block whose time is >= `time`, in [from, to + 1] (to + 1: none).
+      // The first block whose time is >= `time`, in [from, to + 1] (to + 1: none). A block number
+      // with no stored block (explorer chains store only their wallets' blocks) counts as the next
+      // stored block above it: times still never decrease along the search.
       let low = range.from
       let high = range.to + 1
       while (low < high) {
         const middle = Math.floor((low + high) / 2)
-        const at = (await findBlockTime(chain, middle))?.getTime()
+        const { rows } = await db.query<{ timestamp: Date }>(
+          'SELECT timestamp FROM blocks WHERE chain = $1 AND number >= $2 AND number <= $3 ORDER BY number LIMIT 1',
+          [chain, middle, range.to],
+        )
+        const at = rows[0]?.timestamp.getTime()
         if (at === undefined || at >= time.getTime()) high = middle
         else low = middle + 1
       }

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { createKey } from '../../src/access/keys.ts'
 import { type AppDeps, buildApp } from '../../src/api/app.ts'
 import type { Tier } from '../../src/domain/tiers.ts'
+import type { ExplorerFinder } from '../../src/ingestion/explorer-sync.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { implementedChains } from '../../src/main/indexing.ts'
 import { createFxBook } from '../../src/market/fx-book.ts'
 import { createPricer } from '../../src/market/pricer.ts'
 import { createMailer } from '../../src/portal/mailer.ts'
@@ -16,7 +19,9 @@ import { createBillingStore } from '../../src/store/billing-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
 import { type CreateDbOptions, createDb } from '../../src/store/db.ts'
 import { createDeveloperAccountsStore } from '../../src/store/developer-accounts-store.ts'
+import { createExplorerWalletsStore } from '../../src/store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
+import { createOutputsStore } from '../../src/store/outputs-store.ts'
 import { createPlansStore } from '../../src/store/plans-store.ts'
 import { createUsageStore } from '../../src/store/usage-store.ts'
 import { createWalletTransfersStore } from '../../src/store/wallet-transfers-store.ts'
@@ -27,6 +32,7 @@ export async function createTestApp(
   config: Partial<AppDeps['config']> = {},
   {
     findSource = async () => undefined,
+    explorers,
     rateLimits,
     smtpUrl,
     stripe,
@@ -35,6 +41,8 @@ export async function createTestApp(
     databaseUrl,
   }: {
     findSource?: SourceFinder
+    /** The explorer sources of "Explorer API" chains, with the on-demand budget and freshness. */
+    explorers?: { findExplorer: ExplorerFinder; budgetMs?: number; freshForMs?: number }
     rateLimits?: AppDeps['rateLimits']
     /** Where the portal's mail goes; unset: to the log. */
     smtpUrl?: string
@@ -66,6 +74,7 @@ export async function createTestApp(
     chainStates: createChainStatesStore(database.db),
     walletTransfers: createWalletTransfersStore(database.db),
     balances: createBalancesStore(database.db),
+    outputs: createOutputsStore(database.db),
     fxRates: createFxRatesStore(database.db),
     usage: createUsageStore(database.db),
     assetPrices: createAssetPricesStore(database.db),
@@ -82,7 +91,12 @@ export async function createTestApp(
     db: database.db,
     logger,
     stores,
-    onDemand: createOnDemand({ store: stores.balances, findSource }),
+    implementedChains: implementedChains(),
+    onDemand: createOnDemand({
+      store: stores.balances,
+      findSource,
+      explorers: explorers === undefined ? undefined : { store: createExplorerWalletsStore(database.db), ...explorers },
+    }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
     fxBook,
     pricer: createPricer({ prices: stores.assetPrices, fxBook }),
@@ -106,3 +120,12 @@ export async function createTestApp(
 }
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>
+
+/** The real app listening on a loopback port of its own, with its base URL. */
+export async function createServedTestApp(...args: Parameters<typeof createTestApp>) {
+  const t = await createTestApp(...args)
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  return { ...t, baseUrl: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}` }
+}
+
+export type ServedTestApp = Awaited<ReturnType<typeof createServedTestApp>>

@@ -4,6 +4,7 @@ import { extname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { TIER_MARKERS, TIERS } from '../../domain/tiers.ts'
+import { SetupError } from '../../lib/errors.ts'
 
 /** The web pages' sources: plain HTML, CSS and ES modules, served as they are (no build step). */
 export const PORTAL_WEB_DIR = fileURLToPath(new URL('../../../../portal-web/', import.meta.url))
@@ -76,7 +77,7 @@ export async function readPortalWeb(dir = PORTAL_WEB_DIR): Promise<Map<string, S
  */
 export const portalWebRoutes: FastifyPluginAsync<{ files: Map<string, StaticFile> }> = async (app, { files }) => {
   const page = files.get('index.html')
-  if (page === undefined) throw new Error(`portal-web/index.html is missing from ${PORTAL_WEB_DIR}`)
+  if (page === undefined) throw new SetupError(`portal-web/index.html is missing from ${PORTAL_WEB_DIR}`)
   const hide = { schema: { hide: true } }
   app.get('/portal', hide, (request, reply) => sendStatic(request, reply, page))
   for (const view of PORTAL_VIEWS) app.get(`/portal/${view}`, hide, (request, reply) => sendStatic(request, reply, page))

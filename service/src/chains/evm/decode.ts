@@ -1,5 +1,6 @@
 import { decodeAbiParameters } from 'viem'
 import type { Transfer } from '../../domain/records.ts'
+import { UpstreamError } from '../../lib/errors.ts'
 import type { CallFrame, Hex, ParityTrace, RpcLog, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 
 /** keccak256 of the event signatures. */
@@ -21,13 +22,14 @@ const BATCH_ELEMENTS_PER_LOG = 2 ** 16
 
 export function quantity(hex: Hex | string): number {
   const n = Number.parseInt(hex, 16)
-  if (!Number.isSafeInteger(n) || !/^0x[0-9a-fA-F]+$/.test(hex)) throw new Error(`not a quantity: ${hex}`)
+  if (!Number.isSafeInteger(n) || !/^0x[0-9a-fA-F]+$/.test(hex))
+    throw new UpstreamError(`not a quantity: ${hex}`, { failure: 'malformed' })
   return n
 }
 
 export function bigQuantity(hex: Hex | string | null | undefined): bigint {
   if (hex === undefined || hex === null || hex === '0x') return 0n
-  if (!/^0x[0-9a-fA-F]+$/.test(hex)) throw new Error(`not a quantity: ${hex}`)
+  if (!/^0x[0-9a-fA-F]+$/.test(hex)) throw new UpstreamError(`not a quantity: ${hex}`, { failure: 'malformed' })
   return BigInt(hex)
 }
 

@@ -237,7 +237,7 @@ const CONTRACT_FAILURE = /revert|out of gas|opcode|stack (underflow|overflow)|in
 function isContractFailure(error: unknown): boolean {
   return (
     error instanceof RpcError &&
-    (error.code === 3 || error.code === -32602 || CONTRACT_FAILURE.test(error.message) || isMethodUnavailable(error))
+    (error.rpcCode === 3 || error.rpcCode === -32602 || CONTRACT_FAILURE.test(error.message) || isMethodUnavailable(error))
   )
 }
 

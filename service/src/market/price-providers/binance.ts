@@ -1,4 +1,5 @@
 import { DAY_MS } from '../../lib/dates.ts'
+import { UpstreamError, WdsError } from '../../lib/errors.ts'
 import { fetchJson } from './fetch-json.ts'
 import { type DailyClose, getDayStartMs, joinUrl, type PriceProvider, toUtcDate } from './provider.ts'
 
@@ -59,7 +60,7 @@ export function createBinanceProvider({
     quote: 'USDT',
     supports: (symbol) => PAIRS.has(symbol),
     async fetchDailyCloses(symbol, from, to, signal) {
-      if (!PAIRS.has(symbol)) throw new Error(`binance: no ${symbol}USDT spot pair is known`)
+      if (!PAIRS.has(symbol)) throw new WdsError('invalid_parameter', `binance: no ${symbol}USDT spot pair is known`)
       const pair = `${symbol}USDT`
       const endMs = getDayStartMs(to) + DAY_MS - 1
       // a candle is final once its day has ended; before that its "close" is the latest trade
@@ -83,7 +84,9 @@ export function createBinanceProvider({
         const lastCandle = candles.at(-1)
         if (candles.length < MAX_CANDLES_PER_REQUEST || lastCandle === undefined) break
         if (lastCandle.openTimeMs < startMs)
-          throw new Error(`binance: ${pair} klines went back to ${toUtcDate(lastCandle.openTimeMs)}`)
+          throw new UpstreamError(`binance: ${pair} klines went back to ${toUtcDate(lastCandle.openTimeMs)}`, {
+            failure: 'malformed',
+          })
         startMs = lastCandle.openTimeMs + DAY_MS
       }
       return closes
@@ -97,7 +100,7 @@ export function createBinanceProvider({
  * written. A zero close (no price) is undefined. Throws on anything but the documented row shape.
  */
 export function readKlines(rows: unknown, pair: string): { openTimeMs: number; close: string | undefined }[] {
-  if (!Array.isArray(rows)) throw new Error(`binance: ${pair} klines are not an array`)
+  if (!Array.isArray(rows)) throw new UpstreamError(`binance: ${pair} klines are not an array`, { failure: 'malformed' })
   return rows.map((row: unknown) => {
     const [openTimeMs, , , , close] = Array.isArray(row) ? row : []
     if (
@@ -106,8 +109,9 @@ export function readKlines(rows: unknown, pair: string): { openTimeMs: number; c
       typeof close !== 'string' ||
       !/^\d+(\.\d+)?$/.test(close)
     ) {
-      throw new Error(
+      throw new UpstreamError(
         `binance: a ${pair} kline is not [00:00 UTC open time, …, "close", …]: ${JSON.stringify(row).slice(0, 160)}`,
+        { failure: 'malformed' },
       )
     }
     const trimmed = close.includes('.') ? close.replace(/0+$/, '').replace(/\.$/, '') : close

@@ -1,4 +1,5 @@
 import { DAY_MS } from '../../lib/dates.ts'
+import { UpstreamError, WdsError } from '../../lib/errors.ts'
 import { fetchJson } from './fetch-json.ts'
 import { getDayStartMs, joinUrl, type PriceProvider, toUtcDate } from './provider.ts'
 
@@ -89,7 +90,7 @@ export function createCoinGeckoProvider({
     supports: (symbol) => Object.hasOwn(COIN_IDS, symbol),
     async fetchDailyCloses(symbol, from, to, signal) {
       const id = Object.hasOwn(COIN_IDS, symbol) ? COIN_IDS[symbol] : undefined
-      if (id === undefined) throw new Error(`coingecko: no coin ID is known for ${symbol}`)
+      if (id === undefined) throw new WdsError('invalid_parameter', `coingecko: no coin ID is known for ${symbol}`)
       const nowMs = now()
       const earliestMs = plan === 'demo' ? nowMs - DEMO_HISTORY_MS : Number.NEGATIVE_INFINITY
       // the points wanted: 00:00 UTC of the day after each date, oldest first
@@ -138,12 +139,15 @@ function widenSpan(fromMs: number, toMs: number, earliestMs: number): { fromMs: 
  */
 export function readDailyPoints(body: unknown, coinId: string): { pointMs: number; close: string }[] {
   const prices = (body as { prices?: unknown } | null)?.prices
-  if (!Array.isArray(prices)) throw new Error(`coingecko: the ${coinId} market chart has no prices array`)
+  if (!Array.isArray(prices))
+    throw new UpstreamError(`coingecko: the ${coinId} market chart has no prices array`, { failure: 'malformed' })
   const points: { pointMs: number; close: string }[] = []
   for (const point of prices) {
     const [pointMs, price] = Array.isArray(point) ? point : []
     if (typeof pointMs !== 'number' || !Number.isInteger(pointMs)) {
-      throw new Error(`coingecko: a ${coinId} price point is not [ms, price]: ${JSON.stringify(point).slice(0, 120)}`)
+      throw new UpstreamError(`coingecko: a ${coinId} price point is not [ms, price]: ${JSON.stringify(point).slice(0, 120)}`, {
+        failure: 'malformed',
+      })
     }
     if (pointMs % DAY_MS !== 0 || typeof price !== 'number' || !Number.isFinite(price) || price <= 0) continue
     points.push({ pointMs, close: toDecimalText(price) })

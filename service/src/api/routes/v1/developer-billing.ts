@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { resolveLimits } from '../../../access/limits.ts'
 import { isTier, TIER_MARKERS, TIERS, type Tier } from '../../../domain/tiers.ts'
-import { WdsError } from '../../../lib/errors.ts'
+import { InternalError, WdsError } from '../../../lib/errors.ts'
 import { buildInvoice, type Invoice, recentMonths } from '../../../portal/invoices.ts'
 import { isPaidTier, type StripeBilling } from '../../../portal/stripe-billing.ts'
 import type { BillingStore } from '../../../store/billing-store.ts'
@@ -168,7 +168,7 @@ export const developerBillingRoutes: FastifyPluginAsyncTypebox<DeveloperBillingR
         onAuthChange(account.id)
         return { tier: 'free', changed: true }
       }
-      if (!isPaidTier(wanted)) throw new Error(`unexpected tier ${wanted}`)
+      if (!isPaidTier(wanted)) throw new InternalError(`unexpected tier ${wanted}`)
       const link = await billing.findStripeLink(account.id)
       const checkout = await stripe.createCheckout({
         accountId: account.id,

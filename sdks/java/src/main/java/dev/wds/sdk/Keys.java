@@ -1,0 +1,34 @@
+package dev.wds.sdk;
+
+import dev.wds.sdk.Transport.Auth;
+import dev.wds.sdk.Transport.Spec;
+import dev.wds.sdk.models.ApiKey;
+import dev.wds.sdk.models.ApiKeyList;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** The account's API keys (portal session needed). */
+public final class Keys {
+  private final Transport transport;
+
+  Keys(Transport transport) {
+    this.transport = transport;
+  }
+
+  public ApiKeyList list() {
+    return transport.request(new Spec("GET", "/v1/developer/keys", null, null, Auth.TOKEN, true), ApiKeyList.class);
+  }
+
+  /** A new key; {@code key()} is shown this once. Not retried (a retry could make two keys). */
+  public ApiKey create(String name) {
+    Map<String, Object> body = name == null ? Map.of() : Map.of("name", name);
+    return transport.request(new Spec("POST", "/v1/developer/keys", null, body, Auth.TOKEN, false), ApiKey.class);
+  }
+
+  /** Revokes a key at once and for good (harmless to repeat, so retried). */
+  public ApiKey revoke(String id) {
+    return transport.request(
+        new Spec("DELETE", "/v1/developer/keys/" + URLEncoder.encode(id, StandardCharsets.UTF_8), null, null, Auth.TOKEN, true), ApiKey.class);
+  }
+}

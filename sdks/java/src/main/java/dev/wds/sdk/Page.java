@@ -1,0 +1,95 @@
+package dev.wds.sdk;
+
+import dev.wds.sdk.models.ListEnvelope;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+/**
+ * One page of a list call, and the way to all the others:
+ *
+ * <pre>{@code
+ * for (Transfer t : client.wallets().transfers(address).autoPagingIterable()) System.out.println(t.value());
+ * }</pre>
+ */
+public final class Page<T> {
+  private final ListEnvelope<T> envelope;
+  private final ResponseInfo response;
+  private final Function<String, Page<T>> fetch;
+
+  Page(ListEnvelope<T> envelope, ResponseInfo response, Function<String, Page<T>> fetch) {
+    this.envelope = envelope;
+    this.response = response;
+    this.fetch = fetch;
+  }
+
+  /** This page's records, newest first. */
+  public List<T> data() {
+    return envelope.transfers();
+  }
+
+  public String cursor() {
+    return envelope.cursor();
+  }
+
+  public boolean hasMore() {
+    return envelope.hasMore();
+  }
+
+  /** The whole answer: address, chain, chains, unavailableChains, currency, and fields not known yet. */
+  public ListEnvelope<T> envelope() {
+    return envelope;
+  }
+
+  public ResponseInfo response() {
+    return response;
+  }
+
+  /** The next page; throws NoSuchElementException on the last one. */
+  public Page<T> nextPage() {
+    if (!hasMore() || cursor() == null) throw new NoSuchElementException("this is the last page");
+    return fetch.apply(cursor());
+  }
+
+  /** Every record from this page on, following {@code cursor} until {@code hasMore} is false. */
+  public Iterable<T> autoPagingIterable() {
+    return autoPagingIterable(Long.MAX_VALUE);
+  }
+
+  /** At most {@code maxItems} records from this page on. */
+  public Iterable<T> autoPagingIterable(long maxItems) {
+    return () -> new Iterator<>() {
+      private Page<T> page = Page.this;
+      private int index = 0;
+      private long yielded = 0;
+
+      @Override
+      public boolean hasNext() {
+        if (yielded >= maxItems) return false;
+        while (index >= page.data().size()) {
+          if (!page.hasMore() || page.cursor() == null) return false;
+          page = page.nextPage();
+          index = 0;
+        }
+        return true;
+      }
+
+      @Override
+      public T next() {
+        if (!hasNext()) throw new NoSuchElementException();
+        yielded++;
+        return page.data().get(index++);
+      }
+    };
+  }
+
+  /** The records from this page on as a sequential Stream (pages fetched as it is consumed). */
+  public Stream<T> stream() {
+    return StreamSupport.stream(Spliterators.spliteratorUnknownSize(autoPagingIterable().iterator(), Spliterator.ORDERED), false);
+  }
+}

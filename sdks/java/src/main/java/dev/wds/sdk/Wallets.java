@@ -1,0 +1,51 @@
+package dev.wds.sdk;
+
+import dev.wds.sdk.models.BalanceList;
+import dev.wds.sdk.models.Erc20Transfer;
+import dev.wds.sdk.models.NftTransfer;
+import dev.wds.sdk.models.Transfer;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+
+/** A wallet's transfers and balances. */
+public final class Wallets {
+  private final Transport transport;
+
+  Wallets(Transport transport) {
+    this.transport = transport;
+  }
+
+  /**
+   * Transfers of every kind, newest first; the first page, and through it every other:
+   *
+   * <pre>{@code
+   * for (Transfer t : client.wallets().transfers(address, new TransferParams().chain("ethereum")).autoPagingIterable()) { … }
+   * }</pre>
+   */
+  public Page<Transfer> transfers(String address, TransferParams params) {
+    return transport.page(path(address, "transfers"), params.query, params.cursor, Transfer.class);
+  }
+
+  public Page<Transfer> transfers(String address) {
+    return transfers(address, new TransferParams());
+  }
+
+  /** ERC-20 transfers only, in the token-transfer shape ({@code tokenSymbol}). */
+  public Page<Erc20Transfer> erc20Transfers(String address, TokenTransferParams params) {
+    return transport.page(path(address, "erc20-transfers"), params.query, params.cursor, Erc20Transfer.class);
+  }
+
+  /** ERC-721 and ERC-1155 transfers, one record per token moved. */
+  public Page<NftTransfer> nftTransfers(String address, TokenTransferParams params) {
+    return transport.page(path(address, "nft-transfers"), params.query, params.cursor, NftTransfer.class);
+  }
+
+  /** Balances now, or at a block or date: {@code client.wallets().balances(address, new BalanceParams().atBlock(1))}. */
+  public BalanceList balances(String address, BalanceParams params) {
+    return transport.request(Transport.Spec.get(path(address, "balances"), params.query), BalanceList.class);
+  }
+
+  private static String path(String address, String endpoint) {
+    return "/v1/wallets/" + URLEncoder.encode(address, StandardCharsets.UTF_8) + "/" + endpoint;
+  }
+}

@@ -1,0 +1,19 @@
+package dev.wds.sdk.models;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import dev.wds.sdk.ResponseInfo;
+import java.util.Map;
+
+/** The result of a plan change. Fields the SDK does not know yet are kept in {@code extra}. */
+public record PlanChange(
+    String tier,
+    boolean changed,
+    @JsonIgnore ResponseInfo response,
+    @JsonAnySetter @JsonAnyGetter Map<String, Object> extra)
+    implements Model, HasResponse {
+  public PlanChange {
+    extra = extra == null ? new java.util.LinkedHashMap<>() : extra;
+  }
+}

@@ -1,0 +1,214 @@
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Optional, TypeVar
+
+import httpx
+
+from ._core import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_RETRY_AFTER_SECONDS,
+    DEFAULT_TIMEOUT_SECONDS,
+    RequestSpec,
+    Settings,
+    body_of,
+    clean_query,
+    connection_error,
+    headers_for,
+    next_delay,
+    read_response,
+    resolve_settings,
+)
+from ._errors import WdsError
+from ._pagination import AsyncPageRequest, SyncPager
+from ._resources import Developer, Fx, Prices, Status, Wallets
+from .models import Model
+
+M = TypeVar("M", bound=Model)
+
+
+class _Transport:
+    _settings: Settings
+
+    def _request(self, spec: RequestSpec, model: type[M]) -> Any:
+        raise NotImplementedError
+
+    def _list(self, path: str, query: dict[str, Any], cursor: Optional[str], model: type[M]) -> Any:
+        raise NotImplementedError
+
+
+class _ClientBase(_Transport):
+    def _init(self, settings: Settings) -> None:
+        self._settings = settings
+        self.wallets = Wallets(self)
+        self.status = Status(self)
+        self.fx = Fx(self)
+        self.prices = Prices(self)
+        self.developer = Developer(self)
+
+    @property
+    def base_url(self) -> str:
+        return self._settings.base_url
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"{type(self).__name__}(base_url={self._settings.base_url!r})"
+
+
+class Client(_ClientBase):
+    """The WDS client. Key and base URL from the arguments or WDS_API_KEY / WDS_BASE_URL; the key is
+    sent only in the X-API-Key header::
+
+        client = Client()
+        for t in client.wallets.transfers("0xabc…", chain="ethereum").auto_paging_iter():
+            print(t.tx_hash, t.value)
+    """
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        *,
+        base_url: Optional[str] = None,
+        token: Optional[str] = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout: float = DEFAULT_TIMEOUT_SECONDS,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER_SECONDS,
+        http_client: Optional[httpx.Client] = None,
+    ) -> None:
+        settings = resolve_settings(
+            api_key=api_key, base_url=base_url, token=token, max_retries=max_retries, timeout=timeout, max_retry_after=max_retry_after
+        )
+        self._init(settings)
+        self._http = http_client or httpx.Client(timeout=timeout)
+
+    def with_options(self, **options: Any) -> "Client":
+        """The same client (sharing its connections) with other options, e.g. ``max_retries=0``."""
+        s = self._settings
+        given = dict(api_key=s.api_key, base_url=s.base_url, token=s.token, max_retries=s.max_retries, timeout=s.timeout,
+                     max_retry_after=s.max_retry_after)  # fmt: skip
+        return Client(**{**given, **options}, http_client=self._http)
+
+    def with_token(self, token: str) -> "Client":
+        """The same client with a portal session token (``developer.login(...).token``)."""
+        return self.with_options(token=token)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.close()
+
+    def _request(self, spec: RequestSpec, model: type[M]) -> M:
+        s = self._settings
+        url = s.base_url + spec.path
+        retry = 0
+        while True:
+            try:
+                try:
+                    response = self._http.request(
+                        spec.method, url, params=clean_query(spec.query), headers=headers_for(s, spec), content=body_of(spec), timeout=s.timeout
+                    )
+                except httpx.TransportError as error:
+                    raise connection_error(error, s.timeout) from None
+                data, info = read_response(response)
+            except WdsError as error:
+                delay = next_delay(s, spec, retry, error)
+                if delay is None:
+                    raise
+                time.sleep(delay)
+                retry += 1
+                continue
+            result = model.from_dict(data)
+            result.response = info
+            return result
+
+    def _list(self, path: str, query: dict[str, Any], cursor: Optional[str], model: type[M]) -> M:
+        def fetch(page_cursor: Optional[str]) -> M:
+            page = self._request(RequestSpec("GET", path, {**query, "cursor": page_cursor}), model)
+            page._pager = pager  # type: ignore[attr-defined]
+            return page
+
+        first: Any = None
+        pager = SyncPager(None, fetch)  # type: ignore[arg-type]
+        first = fetch(cursor)
+        pager._first = first
+        return first
+
+
+class AsyncClient(_ClientBase):
+    """The asyncio client; the same surface as Client, every call awaited::
+
+        async with AsyncClient() as client:
+            async for t in client.wallets.transfers("0xabc…", chain="ethereum").auto_paging_iter():
+                print(t.tx_hash, t.value)
+    """
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        *,
+        base_url: Optional[str] = None,
+        token: Optional[str] = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout: float = DEFAULT_TIMEOUT_SECONDS,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER_SECONDS,
+        http_client: Optional[httpx.AsyncClient] = None,
+    ) -> None:
+        settings = resolve_settings(
+            api_key=api_key, base_url=base_url, token=token, max_retries=max_retries, timeout=timeout, max_retry_after=max_retry_after
+        )
+        self._init(settings)
+        self._http = http_client or httpx.AsyncClient(timeout=timeout)
+
+    def with_options(self, **options: Any) -> "AsyncClient":
+        s = self._settings
+        given = dict(api_key=s.api_key, base_url=s.base_url, token=s.token, max_retries=s.max_retries, timeout=s.timeout,
+                     max_retry_after=s.max_retry_after)  # fmt: skip
+        return AsyncClient(**{**given, **options}, http_client=self._http)
+
+    def with_token(self, token: str) -> "AsyncClient":
+        return self.with_options(token=token)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *_: Any) -> None:
+        await self.aclose()
+
+    async def _request(self, spec: RequestSpec, model: type[M]) -> M:
+        s = self._settings
+        url = s.base_url + spec.path
+        retry = 0
+        while True:
+            try:
+                try:
+                    response = await self._http.request(
+                        spec.method, url, params=clean_query(spec.query), headers=headers_for(s, spec), content=body_of(spec), timeout=s.timeout
+                    )
+                except httpx.TransportError as error:
+                    raise connection_error(error, s.timeout) from None
+                data, info = read_response(response)
+            except WdsError as error:
+                delay = next_delay(s, spec, retry, error)
+                if delay is None:
+                    raise
+                await asyncio.sleep(delay)
+                retry += 1
+                continue
+            result = model.from_dict(data)
+            result.response = info
+            return result
+
+    def _list(self, path: str, query: dict[str, Any], cursor: Optional[str], model: type[M]) -> AsyncPageRequest[Any]:
+        async def fetch(page_cursor: Optional[str]) -> M:
+            page = await self._request(RequestSpec("GET", path, {**query, "cursor": page_cursor}), model)
+            page._pager = AsyncPageRequest(fetch, page_cursor)  # type: ignore[attr-defined]
+            return page
+
+        return AsyncPageRequest(fetch, cursor)

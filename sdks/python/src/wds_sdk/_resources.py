@@ -1,0 +1,201 @@
+"""The API's resources, written once for both clients: each method returns what the client's
+``_request`` returns (a model with Client, an awaitable of one with AsyncClient)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union
+from urllib.parse import quote
+
+from ._core import RequestSpec
+from .models import (
+    Account,
+    ApiKey,
+    ApiKeyList,
+    BalanceList,
+    Billing,
+    ChainStatusList,
+    Erc20TransferList,
+    FxCurrencyList,
+    FxMonthlyAverage,
+    FxRate,
+    NftTransferList,
+    PlanChange,
+    Price,
+    PricedAssetList,
+    Session,
+    SignupResult,
+    TransferList,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    from ._client import _Transport
+
+Day = Union[str, dt.date]
+
+
+def _path(*parts: str) -> str:
+    return "/" + "/".join(quote(p, safe="") for p in parts)
+
+
+class _Resource:
+    def __init__(self, transport: "_Transport") -> None:
+        self._t = transport
+
+
+class Wallets(_Resource):
+    def transfers(
+        self,
+        address: str,
+        *,
+        chain: Optional[str] = None,
+        from_block: Optional[int] = None,
+        to_block: Optional[int] = None,
+        from_date: Optional[Day] = None,
+        to_date: Optional[Day] = None,
+        asset: Optional[str] = None,
+        direction: Optional[Literal["in", "out", "both"]] = None,
+        include_fees: Optional[bool] = None,
+        include_prices: Optional[bool] = None,
+        currency: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Any:
+        """A wallet's transfers of every kind, newest first; one page, or all of them::
+
+            for t in client.wallets.transfers("0xabc…", chain="ethereum").auto_paging_iter():
+                print(t.tx_hash, t.value)
+        """
+        query = {
+            "chain": chain, "fromBlock": from_block, "toBlock": to_block, "fromDate": from_date, "toDate": to_date,
+            "asset": asset, "direction": direction, "includeFees": include_fees, "includePrices": include_prices,
+            "currency": currency, "limit": limit,
+        }  # fmt: skip
+        return self._t._list(_path("v1", "wallets", address, "transfers"), query, cursor, TransferList)
+
+    def erc20_transfers(
+        self,
+        address: str,
+        *,
+        chain: Optional[str] = None,
+        contract_address: Optional[str] = None,
+        from_date: Optional[Day] = None,
+        to_date: Optional[Day] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Any:
+        """ERC-20 transfers only (``token_symbol``): ``client.wallets.erc20_transfers(addr, chain="ethereum")``"""
+        query = {"chain": chain, "contractAddress": contract_address, "fromDate": from_date, "toDate": to_date, "limit": limit}
+        return self._t._list(_path("v1", "wallets", address, "erc20-transfers"), query, cursor, Erc20TransferList)
+
+    def nft_transfers(
+        self,
+        address: str,
+        *,
+        chain: Optional[str] = None,
+        contract_address: Optional[str] = None,
+        from_date: Optional[Day] = None,
+        to_date: Optional[Day] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Any:
+        """ERC-721/1155 transfers, one record per token moved: ``client.wallets.nft_transfers(addr)``"""
+        query = {"chain": chain, "contractAddress": contract_address, "fromDate": from_date, "toDate": to_date, "limit": limit}
+        return self._t._list(_path("v1", "wallets", address, "nft-transfers"), query, cursor, NftTransferList)
+
+    def balances(
+        self,
+        address: str,
+        *,
+        chain: Optional[str] = None,
+        include_prices: Optional[bool] = None,
+        currency: Optional[str] = None,
+        at_block: Optional[int] = None,
+        at_date: Optional[Day] = None,
+    ) -> Any:
+        """Balances now, or at a block or date: ``client.wallets.balances(addr, chain="ethereum", at_date="2024-12-31")``"""
+        query = {"chain": chain, "includePrices": include_prices, "currency": currency, "atBlock": at_block, "atDate": at_date}
+        return self._t._request(RequestSpec("GET", _path("v1", "wallets", address, "balances"), query), BalanceList)
+
+
+class Status(_Resource):
+    def chains(self) -> Any:
+        """Every chain's indexing state: ``client.status.chains().chains``"""
+        return self._t._request(RequestSpec("GET", "/v1/status/chains"), ChainStatusList)
+
+
+class Fx(_Resource):
+    def rate(self, *, from_: str, to: str, date: Day) -> Any:
+        """Units of ``to`` for one ``from_``: ``client.fx.rate(from_="EUR", to="USD", date="2024-03-01").rate``"""
+        return self._t._request(RequestSpec("GET", "/v1/fx/rate", {"from": from_, "to": to, "date": date}), FxRate)
+
+    def monthly_average(self, *, currency: str, year: int, month: int, to: Optional[str] = None) -> Any:
+        """The mean of a month's daily rates: ``client.fx.monthly_average(currency="EUR", year=2024, month=2)``"""
+        query = {"currency": currency, "year": year, "month": month, "to": to}
+        return self._t._request(RequestSpec("GET", "/v1/fx/monthly-average", query), FxMonthlyAverage)
+
+    def currencies(self) -> Any:
+        """The supported fiat currencies: ``[c.code for c in client.fx.currencies().currencies]``"""
+        return self._t._request(RequestSpec("GET", "/v1/fx/currencies"), FxCurrencyList)
+
+
+class Prices(_Resource):
+    def get(self, symbol: str, *, date: Day, currency: Optional[str] = None) -> Any:
+        """A daily close: ``client.prices.get("BTC", date="2024-01-31", currency="EUR").price``"""
+        return self._t._request(RequestSpec("GET", _path("v1", "prices", symbol), {"date": date, "currency": currency}), Price)
+
+    def list(self) -> Any:
+        """The assets with prices, and each one's sources and dates."""
+        return self._t._request(RequestSpec("GET", "/v1/prices"), PricedAssetList)
+
+
+class Keys(_Resource):
+    def list(self) -> Any:
+        return self._t._request(RequestSpec("GET", "/v1/developer/keys", auth="token"), ApiKeyList)
+
+    def create(self, *, name: Optional[str] = None) -> Any:
+        """A new key; ``key`` is shown this once. Not retried (a retry could make two keys)."""
+        body = {} if name is None else {"name": name}
+        return self._t._request(RequestSpec("POST", "/v1/developer/keys", body=body, auth="token", idempotent=False), ApiKey)
+
+    def revoke(self, key_id: str) -> Any:
+        """Revokes a key at once and for good (harmless to repeat, so retried)."""
+        return self._t._request(RequestSpec("DELETE", _path("v1", "developer", "keys", key_id), auth="token"), ApiKey)
+
+
+class Developer(_Resource):
+    """The developer portal. All but signup/verify/login need ``client.with_token(session.token)``."""
+
+    def __init__(self, transport: "_Transport") -> None:
+        super().__init__(transport)
+        self.keys = Keys(transport)
+
+    def signup(self, *, email: str, password: str) -> Any:
+        """Mails a 6-digit code to ``email``. Not retried: each call sends a new code."""
+        spec = RequestSpec("POST", "/v1/developer/signup", body={"email": email, "password": password}, auth="none", idempotent=False)
+        return self._t._request(spec, SignupResult)
+
+    def verify(self, *, email: str, code: str) -> Any:
+        """Verifies the code; returns the account's first key, the only time it is shown."""
+        spec = RequestSpec("POST", "/v1/developer/verify", body={"email": email, "code": code}, auth="none", idempotent=False)
+        return self._t._request(spec, ApiKey)
+
+    def login(self, *, email: str, password: str) -> Any:
+        """A 24-hour session token. Retried like a GET: logging in twice is harmless."""
+        spec = RequestSpec("POST", "/v1/developer/login", body={"email": email, "password": password}, auth="none")
+        return self._t._request(spec, Session)
+
+    def account(self) -> Any:
+        return self._t._request(RequestSpec("GET", "/v1/developer/account", auth="token"), Account)
+
+    def usage(self, *, from_: Optional[Day] = None, to: Optional[Day] = None) -> Any:
+        return self._t._request(RequestSpec("GET", "/v1/developer/usage", {"from": from_, "to": to}, auth="token"), Usage)
+
+    def billing(self) -> Any:
+        return self._t._request(RequestSpec("GET", "/v1/developer/billing", auth="token"), Billing)
+
+    def change_plan(self, *, tier: str) -> Any:
+        """Changes the plan where the deployment allows it. Not retried."""
+        spec = RequestSpec("POST", "/v1/developer/billing/plan", body={"tier": tier}, auth="token", idempotent=False)
+        return self._t._request(spec, PlanChange)

@@ -1,0 +1,115 @@
+import { type ResolvedOptions, sendRequest, type WithResponse } from '../core.ts'
+import type {
+  BalanceList,
+  Erc20Transfer,
+  Erc20TransferList,
+  NftTransfer,
+  NftTransferList,
+  Transfer,
+  TransferList,
+} from '../models.ts'
+import { PagePromise } from '../pagination.ts'
+
+type DateOrString = string | Date
+const day = (value: DateOrString | undefined) => (value instanceof Date ? value.toISOString().slice(0, 10) : value)
+
+export type TransferParams = {
+  chain?: string
+  fromBlock?: number
+  toBlock?: number
+  /** YYYY-MM-DD (UTC), or a Date (its UTC day). */
+  fromDate?: DateOrString
+  toDate?: DateOrString
+  asset?: string
+  direction?: 'in' | 'out' | 'both'
+  includeFees?: boolean
+  includePrices?: boolean
+  currency?: string
+  /** Records per page, 1..1000 (the service's default is 100). */
+  limit?: number
+  cursor?: string
+}
+
+export type TokenTransferParams = {
+  chain?: string
+  contractAddress?: string
+  fromDate?: DateOrString
+  toDate?: DateOrString
+  limit?: number
+  cursor?: string
+}
+
+export type BalanceParams = {
+  chain?: string
+  includePrices?: boolean
+  currency?: string
+  atBlock?: number
+  atDate?: DateOrString
+}
+
+export class Wallets {
+  constructor(private readonly options: ResolvedOptions) {}
+
+  /**
+   * A wallet's transfers of every kind, newest first. Await for one page, or iterate over all:
+   *
+   *   for await (const t of client.wallets.transfers('0xabc…', { chain: 'ethereum' }).iterate()) console.log(t.value)
+   */
+  transfers(address: string, params: TransferParams = {}): PagePromise<Transfer, TransferList> {
+    return this.#list<Transfer, TransferList>(address, 'transfers', {
+      ...params,
+      fromDate: day(params.fromDate),
+      toDate: day(params.toDate),
+    })
+  }
+
+  /** ERC-20 transfers only, in the token-transfer shape (`tokenSymbol`). */
+  erc20Transfers(address: string, params: TokenTransferParams = {}): PagePromise<Erc20Transfer, Erc20TransferList> {
+    return this.#list<Erc20Transfer, Erc20TransferList>(address, 'erc20-transfers', {
+      ...params,
+      fromDate: day(params.fromDate),
+      toDate: day(params.toDate),
+    })
+  }
+
+  /** ERC-721 and ERC-1155 transfers, one record per token moved. */
+  nftTransfers(address: string, params: TokenTransferParams = {}): PagePromise<NftTransfer, NftTransferList> {
+    return this.#list<NftTransfer, NftTransferList>(address, 'nft-transfers', {
+      ...params,
+      fromDate: day(params.fromDate),
+      toDate: day(params.toDate),
+    })
+  }
+
+  /**
+   * Balances now, or at a block or date:
+   *
+   *   const { balances } = await client.wallets.balances('0xabc…', { chain: 'ethereum', atDate: '2024-12-31' })
+   */
+  balances(address: string, params: BalanceParams = {}): Promise<WithResponse<BalanceList>> {
+    return sendRequest<BalanceList>(this.options, {
+      method: 'GET',
+      path: `/v1/wallets/${encodeURIComponent(address)}/balances`,
+      query: { ...params, atDate: day(params.atDate) },
+      auth: 'key',
+      idempotent: true,
+    })
+  }
+
+  #list<Item, P extends { transfers: Item[]; cursor: string | null; hasMore: boolean }>(
+    address: string,
+    endpoint: string,
+    params: Record<string, string | number | boolean | undefined>,
+  ): PagePromise<Item, P> {
+    const { cursor, ...query } = params
+    const fetchPage = (pageCursor: string | undefined) =>
+      sendRequest<P>(this.options, {
+        method: 'GET',
+        path: `/v1/wallets/${encodeURIComponent(address)}/${endpoint}`,
+        query: { ...query, cursor: pageCursor },
+        auth: 'key',
+        idempotent: true,
+      })
+    return new PagePromise<Item, P>(fetchPage, cursor === undefined ? undefined : String(cursor))
+  }
+}

@@ -1,0 +1,125 @@
+import { describe, expect, test } from 'vitest'
+import { ApiConnectionError, createApiError, ERROR_CLASSES } from '../src/errors.ts'
+import {
+  baseUnitsOf,
+  ChainUnavailableError,
+  fromBaseUnits,
+  InvalidParameterError,
+  QuotaExceededError,
+  RateLimitedError,
+  retryDelaySeconds,
+  shouldRetry,
+  type Transfer,
+  toBaseUnits,
+  UpstreamError,
+  WdsError,
+} from '../src/index.ts'
+import { parseRateLimit } from '../src/rate-limit.ts'
+import { parseRetryAfter } from '../src/retry.ts'
+
+const apiError = (status: number, code: string, retryAfterSeconds?: number) =>
+  createApiError({ status, code, detail: 'd', requestId: 'r', retryAfterSeconds })
+
+describe('shouldRetry()', () => {
+  test.each([
+    [408, 'http_408', true],
+    [409, 'key_limit_reached', true],
+    [429, 'rate_limited', true],
+    [429, 'quota_exceeded', false],
+    [500, 'internal', true],
+    [501, 'http_501', false],
+    [502, 'upstream_error', true],
+    [503, 'chain_unavailable', true],
+    [400, 'invalid_parameter', false],
+    [401, 'invalid_api_key', false],
+    [404, 'not_found', false],
+  ])('status %i %s → %s', (status, code, expected) => {
+    expect(shouldRetry(apiError(status, code))).toBe(expected)
+  })
+
+  test('retries a failed connection', () => {
+    expect(shouldRetry(new ApiConnectionError({ status: 0, code: 'connection_error', detail: 'x' }))).toBe(true)
+  })
+})
+
+describe('retryDelaySeconds()', () => {
+  test('min(0.5·2^n, 8) s with up to 25 % jitter off', () => {
+    const error = apiError(503, 'chain_unavailable')
+    expect([0, 1, 2, 3, 4, 5].map((n) => retryDelaySeconds(n, error, 60, () => 0))).toEqual([0.5, 1, 2, 4, 8, 8])
+    expect(retryDelaySeconds(1, error, 60, () => 1)).toBe(0.75)
+  })
+
+  test('Retry-After wins; beyond 8 s only for rate_limited, up to the ceiling', () => {
+    expect(retryDelaySeconds(0, apiError(429, 'rate_limited', 30), 60)).toBe(30)
+    expect(retryDelaySeconds(0, apiError(429, 'rate_limited', 61), 60)).toBeUndefined()
+    expect(retryDelaySeconds(0, apiError(503, 'chain_unavailable', 3), 60)).toBe(3)
+    expect(retryDelaySeconds(0, apiError(503, 'chain_unavailable', 30), 60)).toBeUndefined()
+  })
+
+  test('Retry-After as seconds or as an HTTP date', () => {
+    expect(parseRetryAfter('7')).toBe(7)
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(10)
+    expect(parseRetryAfter(null)).toBeUndefined()
+  })
+})
+
+describe('errors', () => {
+  test('one class per problem code, the base class for an unknown code', () => {
+    expect(Object.keys(ERROR_CLASSES)).toHaveLength(19)
+    expect(apiError(400, 'invalid_parameter')).toBeInstanceOf(InvalidParameterError)
+    expect(apiError(429, 'rate_limited')).toBeInstanceOf(RateLimitedError)
+    expect(apiError(429, 'quota_exceeded')).toBeInstanceOf(QuotaExceededError)
+    expect(apiError(503, 'chain_unavailable')).toBeInstanceOf(ChainUnavailableError)
+    expect(apiError(502, 'upstream_error')).toBeInstanceOf(UpstreamError)
+    const unknown = apiError(418, 'teapot')
+    expect(unknown.constructor).toBe(WdsError)
+    expect({ status: unknown.status, code: unknown.code, requestId: unknown.requestId }).toEqual({
+      status: 418,
+      code: 'teapot',
+      requestId: 'r',
+    })
+  })
+})
+
+describe('parseRateLimit()', () => {
+  test('reads the IETF and X-RateLimit headers', () => {
+    const headers = new Headers({
+      'ratelimit-policy': '"minute";q=1000;w=60, "day";q=50000;w=86400',
+      ratelimit: '"minute";r=998;t=12, "day";r=49000;t=3600',
+      'x-ratelimit-limit': '1000',
+      'x-ratelimit-remaining': '998',
+      'x-ratelimit-reset': '12',
+    })
+    expect(parseRateLimit(headers)).toEqual({
+      limit: 1000,
+      remaining: 998,
+      resetSeconds: 12,
+      windows: [
+        { name: 'minute', quota: 1000, windowSeconds: 60, remaining: 998, resetSeconds: 12 },
+        { name: 'day', quota: 50000, windowSeconds: 86400, remaining: 49000, resetSeconds: 3600 },
+      ],
+    })
+    expect(parseRateLimit(new Headers())).toBeUndefined()
+  })
+})
+
+describe('amounts', () => {
+  test('decimal strings to base units and back, exactly', () => {
+    expect(toBaseUnits('1.500001', 6)).toBe(1_500_001n)
+    expect(toBaseUnits('123456789012345678901234567890.123456789012345678', 18)).toBe(
+      123456789012345678901234567890123456789012345678n,
+    )
+    expect(toBaseUnits('-0.5', 2)).toBe(-50n)
+    expect(() => toBaseUnits('0.1234567', 6)).toThrow(RangeError)
+    expect(() => toBaseUnits('1e18', 18)).toThrow(TypeError)
+    expect(fromBaseUnits(1_500_001n, 6)).toBe('1.500001')
+    expect(fromBaseUnits(5n, 18)).toBe('0.000000000000000005')
+    expect(fromBaseUnits(42n, 0)).toBe('42')
+  })
+
+  test('baseUnitsOf() prefers valueRaw and otherwise reads the string with its own decimals', () => {
+    const transfer = { value: '0.000103290850738488', tokenDecimals: 18 } as unknown as Transfer
+    expect(baseUnitsOf(transfer)).toBe(103290850738488n)
+    expect(baseUnitsOf({ ...transfer, valueRaw: '7' } as Transfer)).toBe(7n)
+  })
+})

@@ -1,0 +1,28 @@
+import type { HttpClient } from '../../lib/http-client.ts'
+import { createJsonRpcClient } from '../../lib/json-rpc.ts'
+import { createCosmosSource } from './cosmos.ts'
+import type { ExplorerSource } from './explorer-source.ts'
+import { createSolanaSource } from './solana.ts'
+import { createXrpSource } from './xrp.ts'
+
+/** How to build each chain's explorer source, its key header and the rate its public API publishes. */
+export type ExplorerAdapter = {
+  create(http: HttpClient, chain: string): ExplorerSource
+  keyHeaders(apiKey: string): Record<string, string>
+  callsPerSecond: number
+}
+
+const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` })
+
+export const EXPLORERS: Readonly<Record<string, ExplorerAdapter>> = {
+  // api.mainnet-beta.solana.com: 100 calls / 10 s per IP
+  // public LCDs publish no limit; a conservative 10/s
+  cosmos: { create: (http, chain) => createCosmosSource({ http, chain }), keyHeaders: bearer, callsPerSecond: 10 },
+  // public rippled servers publish no limit; a conservative 10/s
+  xrp: { create: (http, chain) => createXrpSource({ http, chain }), keyHeaders: bearer, callsPerSecond: 10 },
+  solana: {
+    create: (http, chain) => createSolanaSource({ rpc: createJsonRpcClient(http), chain }),
+    keyHeaders: bearer,
+    callsPerSecond: 10,
+  },
+}

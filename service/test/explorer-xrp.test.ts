@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { entryMovements, type XrpEntry } from '../src/chains/explorers/xrp.ts'
+import { connectExplorerSource } from '../src/chains/sources.ts'
+import { findChain } from '../src/config/chains.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+
+/**
+ * The XRP Ledger through the production path against a local rippled answering with xrpl.js's
+ * recorded fixtures: `account_tx` (API v2, with its marker), partial payments (delivered_amount ≠
+ * Amount), `account_info` checked against xrpl.js's own `getBalances` output.
+ */
+
+const FIXTURES = join(import.meta.dirname, 'fixtures/xrpl-js')
+const load = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'))
+const logger = createLogger('silent')
+
+const accountTx = load('accountTx.json').result
+const partialXrp: XrpEntry = load('partialPaymentXRP.json')
+const partialIou: XrpEntry = load('partialPaymentIOU.json')
+const accountInfo = load('accountInfo.json').result
+const CHECKS_WALLET = 'rf1BiGeXwwQoi8Z2ueFYTEXSwuJYfV2Jpn'
+const PAYER = 'rGFuMiw48HdbnrUbkRYuitXTmfrDBNTCnX'
+const PAYEE = 'rNNuQMuExCiEjeZ4h9JJnj5PSWypdMXDj4'
+const BALANCE_WALLET = 'r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59'
+
+describe('XRP records from xrpl.js fixtures', () => {
+  test('a partial XRP payment moves what was delivered (1 XRP), not its Amount (2 XRP)', () => {
+    expect(entryMovements(partialXrp)).toEqual([
+      { type: 'fee', from: PAYER, to: null, value: 10_000n, contractAddress: null },
+      { type: 'native', from: PAYER, to: PAYEE, value: 1_000_000n, contractAddress: null },
+    ])
+  })
+
+  test('a partial IOU payment moves the delivered 9.980039920159681 USD, in units of 10^-15', () => {
+    expect(entryMovements(partialIou)[1]).toEqual({
+      type: 'iou',
+      from: PAYER,
+      to: PAYEE,
+      value: 9_980_039_920_159_681n,
+      contractAddress: 'USD.rvYAfWj5gh67oV6fW32ZzP3Aw4Eubs59B',
+    })
+  })
+
+  test('CheckCreate and DepositPreauth move only their fee', () => {
+    expect(accountTx.transactions.map((e: XrpEntry) => entryMovements(e).map((m) => [m.type, m.value]))).toEqual([
+      [['fee', 10n]],
+      [['fee', 10n]],
+    ])
+  })
+})
+
+describe('XRP through the API on a local rippled', () => {
+  let server: ExplorerServer
+  let t: TestApp
+  let key: string
+  const get = async (path: string) => {
+    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
+    return { status: response.statusCode, body: response.json() }
+  }
+
+  /** rippled's answers: the recorded ones, and the partial payment placed in a validated ledger. */
+  function answer(call: ExplorerCall) {
+    const { method, params } = call.body as { method: string; params: [Record<string, unknown>] }
+    const [p] = params
+    switch (method) {
+      case 'ledger':
+        return {
+          body: {
+            result: { status: 'success', ledger_index: 70_000_000, ledger_hash: 'AB', ledger: { close_time: 770_000_000 } },
+          },
+        }
+      case 'account_tx':
+        if (p.account === CHECKS_WALLET) {
+          // the recorded first page and its marker; the page after it is empty
+          return { body: { result: p.marker === undefined ? accountTx : { ...accountTx, transactions: [], marker: undefined } } }
+        }
+        if (p.account === PAYER || p.account === PAYEE) {
+          const entry = {
+            ...partialXrp,
+            tx_json: { ...partialXrp.tx_json, ledger_index: 22_420_600, date: 600_000_000 },
+            validated: true,
+          }
+          return { body: { result: { account: p.account, transactions: [entry] } } }
+        }
+        return { body: { result: { account: p.account, transactions: [] } } }
+      case 'account_info':
+        return { body: { result: { ...accountInfo, status: 'success' } } }
+      case 'account_lines':
+        return {
+          body: {
+            result: {
+              status: 'success',
+              lines: [
+                { account: 'rMwjYedjc7qqtKYVLiAccJSmCwih4LnE2q', balance: '2.497605752725159', currency: 'USD' },
+                { account: 'r3vi7mWxru9rJCxETCyA1CHvzL96eZWx5z', balance: '0', currency: 'XAU' },
+              ],
+            },
+          },
+        }
+      default:
+        return { body: { result: { status: 'error', error: 'unknownCmd' } } }
+    }
+  }
+
+  beforeAll(async () => {
+    server = await startExplorerServer(answer)
+    const source = connectExplorerSource(findChain('xrp') ?? expect.fail('no xrp'), {
+      urls: [server.url],
+      logger,
+      callsPerSecond: 10_000,
+    })
+    t = await createTestApp(
+      { chains: { xrp: { urls: [server.url], startBlock: 0 } } },
+      { explorers: { findExplorer: async (chain) => (chain === 'xrp' ? source : undefined) } },
+    )
+    key = (await t.createKey('xrp@example.com', 'pro')).key
+  })
+
+  afterAll(async () => {
+    await t?.close()
+    await server?.close()
+  })
+
+  test('the recorded account_tx pages (marker followed) give fee records only', async () => {
+    const { status, body } = await get(`/v1/wallets/${CHECKS_WALLET}/transfers?chain=xrp`)
+    expect(status).toBe(200)
+    expect(
+      body.transfers.map((r: Record<string, unknown>) => [r.blockNumber, r.type, r.value, r.direction, r.timestamp]),
+    ).toEqual([
+      [61_965_653, 'fee', '0.000010', 'out', '2021-03-04T00:48:01.000Z'],
+      [61_965_405, 'fee', '0.000010', 'out', '2021-03-04T00:32:10.000Z'],
+    ])
+    expect(server.calls.filter((c) => (c.body as { method: string }).method === 'account_tx').length).toBe(2)
+  })
+
+  test('the partial payment reaches the payee as 1.000000 XRP and costs the payer its fee', async () => {
+    const payee = await get(`/v1/wallets/${PAYEE}/transfers?chain=xrp`)
+    expect(payee.body.transfers.map((r: Record<string, unknown>) => [r.type, r.value, r.direction, r.from])).toEqual([
+      ['native', '1.000000', 'in', PAYER],
+    ])
+    const payer = await get(`/v1/wallets/${PAYER}/transfers?chain=xrp`)
+    expect(payer.body.transfers.map((r: Record<string, unknown>) => [r.type, r.value, r.direction])).toEqual([
+      ['native', '1.000000', 'out'],
+      ['fee', '0.010000', 'out'],
+    ])
+    // the payee's record is the payer's: one movement, one id
+    expect(payer.body.transfers[0].id).toBe(payee.body.transfers[0].id)
+    expect(payer.body.transfers[1].id).not.toBe(payer.body.transfers[0].id)
+  })
+
+  test('balances: XRP as xrpl.js getBalances says (922.913243), IOUs held, zero lines left out', async () => {
+    const { status, body } = await get(`/v1/wallets/${BALANCE_WALLET}/balances?chain=xrp`)
+    expect(status).toBe(200)
+    expect(body.balances.map((b: Record<string, unknown>) => [b.type, b.asset, b.contractAddress, b.balance])).toEqual([
+      ['native', 'XRP', null, '922.913243'],
+      ['iou', 'USD', 'USD.rMwjYedjc7qqtKYVLiAccJSmCwih4LnE2q', '2.497605752725159'],
+    ])
+  })
+})

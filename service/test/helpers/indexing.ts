@@ -1,0 +1,35 @@
+import { createEvmSource } from '../../src/chains/evm/evm-source.ts'
+import { createRpcClient } from '../../src/chains/evm/rpc-client.ts'
+import { createIndexer } from '../../src/ingestion/indexer.ts'
+import { createLogger, type Logger } from '../../src/lib/logger.ts'
+import type { Db } from '../../src/store/db.ts'
+import { createTransfersStore } from '../../src/store/transfers-store.ts'
+
+/** The production EVM source for a chain served by a node (an anvil in the tests). */
+export function evmSourceFor(chain: string, url: string, logger: Logger = createLogger('silent')) {
+  return createEvmSource({ chain, rpc: createRpcClient({ urls: [url], logger }), logger })
+}
+
+/** Indexes `chain` from `url` through the real indexer and store until the node's head, then returns. */
+export async function indexToHead(
+  db: Db,
+  chain: string,
+  url: string,
+  {
+    startBlock = 0,
+    rangeSize = 5,
+    logger = createLogger('silent'),
+  }: { startBlock?: number; rangeSize?: number; logger?: Logger } = {},
+) {
+  const indexer = createIndexer({
+    chain,
+    source: evmSourceFor(chain, url, logger),
+    store: createTransfersStore(db),
+    logger,
+    startBlock,
+    rangeSize,
+    stopAtHead: true,
+  })
+  await indexer.run(new AbortController().signal)
+  return indexer.totals
+}
