@@ -18,8 +18,10 @@ describe('GET /v1/developer/usage', () => {
     const keys = [await t.createKey('usage@example.com', 'std'), await t.createKey('usage@example.com', 'std')]
     accountId = keys[0]?.record.accountId ?? ''
     keyIds = keys.map((k) => k.record.id)
-    token = (await issueToken(t.jwtSecret, accountId)).token
-    otherToken = (await issueToken(t.jwtSecret, (await t.createKey('nobody@example.com', 'free')).record.accountId)).token
+    token = (await issueToken(t.jwtSecret, { id: accountId, sessionEpoch: 0 })).token
+    otherToken = (
+      await issueToken(t.jwtSecret, { id: (await t.createKey('nobody@example.com', 'free')).record.accountId, sessionEpoch: 0 })
+    ).token
     const usage = createUsageStore(t.db)
     await usage.addUsage([
       { accountId, keyId: keyIds[0] ?? '', day: '2026-03-12', requests: 40 },

@@ -41,6 +41,8 @@ test('GET /docs renders the OpenAPI document in a browser, offline', async () =>
     '/v1/developer/signup',
     '/v1/developer/verify',
     '/v1/developer/login',
+    '/v1/developer/logout',
+    '/v1/developer/sessions/revoke',
     '/v1/developer/account',
     '/v1/developer/keys',
     '/v1/developer/keys',

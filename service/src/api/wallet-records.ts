@@ -65,12 +65,15 @@ export function createWalletRecords({
   store,
   pricer,
   onDemand,
+  cursorKey,
 }: {
   store: WalletTransfersStore
   pricer: Pricer
   onDemand: OnDemand
+  /** Signs cursors (deriveCursorKey of the server secret). */
+  cursorKey: Uint8Array
 }) {
-  const history = createWalletHistory({ store })
+  const history = createWalletHistory({ store, cursorKey })
 
   /** Token metadata for the records of a page, by `chain:contract`. */
   async function tokensOf(page: HistoryPage): Promise<Map<string, Token>> {

@@ -55,6 +55,20 @@ export const ConfigSchema = Type.Object({
   stripePriceStd: Type.Optional(Type.String({ minLength: 1 })),
   stripePricePro: Type.Optional(Type.String({ minLength: 1 })),
   stripeApiUrl: Type.Optional(url(['http', 'https'])),
+  /** API statements are cancelled after this long (503 query_timeout). */
+  statementTimeoutMs: Type.Integer({ minimum: 100, maximum: 600_000, description: 'an integer from 100 to 600000 (ms)' }),
+  /** A request waits at most this long for a database connection (503 overloaded). */
+  poolWaitMs: Type.Integer({ minimum: 10, maximum: 60_000, description: 'an integer from 10 to 60000 (ms)' }),
+  /** The whole request (headers and body) must arrive within this long (408). */
+  requestTimeoutMs: Type.Integer({ minimum: 1_000, maximum: 600_000, description: 'an integer from 1000 to 600000 (ms)' }),
+  /** Requests of one account that may run at once per process (429 beyond). */
+  accountConcurrency: Type.Integer({ minimum: 1, maximum: 1_000, description: 'an integer from 1 to 1000' }),
+  /** With a token, GET /metrics needs `Authorization: Bearer <token>`; without, it answers loopback clients only. */
+  metricsToken: Type.Optional(Type.String({ minLength: 16, description: 'at least 16 characters' })),
+  /** Origins whose browser pages may call the data API (CORS): a comma-separated list, or `*`; empty: none. */
+  corsOrigins: Type.Array(
+    Type.String({ pattern: '^(\\*|https?://[^/\\s,]+)$', description: '* or origins such as https://app.example.com' }),
+  ),
   /** How many blocks back a reorg is followed; a deeper one stalls the chain. Unset: 256. */
   reorgWindowBlocks: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of blocks, at least 1' })),
   /**
@@ -96,6 +110,12 @@ const SETTINGS = {
   stripePriceStd: { env: 'STRIPE_PRICE_STD', kind: 'string' },
   stripePricePro: { env: 'STRIPE_PRICE_PRO', kind: 'string' },
   stripeApiUrl: { env: 'STRIPE_API_URL', kind: 'string' },
+  statementTimeoutMs: { env: 'WDS_STATEMENT_TIMEOUT_MS', kind: 'integer', default: 5_000 },
+  poolWaitMs: { env: 'WDS_POOL_WAIT_MS', kind: 'integer', default: 2_000 },
+  requestTimeoutMs: { env: 'WDS_REQUEST_TIMEOUT_MS', kind: 'integer', default: 10_000 },
+  accountConcurrency: { env: 'WDS_ACCOUNT_CONCURRENCY', kind: 'integer', default: 2 },
+  metricsToken: { env: 'WDS_METRICS_TOKEN', kind: 'string' },
+  corsOrigins: { env: 'WDS_CORS_ORIGINS', kind: 'list', default: [] },
   reorgWindowBlocks: { env: 'WDS_REORG_WINDOW', kind: 'integer' },
   bitcoinNetwork: { env: 'WDS_BITCOIN_NETWORK', kind: 'string', default: 'bitcoin' },
   hdGapLimit: { env: 'WDS_HD_GAP_LIMIT', kind: 'integer', default: 20 },
@@ -109,7 +129,7 @@ const CHAIN_SETTINGS = [
 ] as const
 
 /** Settings whose value is never echoed in an error message. */
-const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret)$/
+const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret|metricsToken)$/
 
 /** Every setting found wrong, one line each, so that a user fixes them all in one go. */
 export class ConfigError extends SetupError {
@@ -149,7 +169,15 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
       if ('default' in setting) raw[key] = setting.default
       continue
     }
-    raw[key] = setting.kind === 'integer' ? parseInteger(value) : value
+    raw[key] =
+      setting.kind === 'integer'
+        ? parseInteger(value)
+        : setting.kind === 'list'
+          ? value
+              .split(',')
+              .map((item) => item.trim())
+              .filter((item) => item !== '')
+          : value
   }
 
   const chains: Record<string, Record<string, unknown>> = {}
