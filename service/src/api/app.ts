@@ -74,6 +74,8 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // a path parameter may be an output descriptor over an extended key (~150 characters, more with key origins)
+    routerOptions: { maxParamLength: 500 },
     // A caller's own X-Request-Id is kept when it is sane, so that logs on both sides can be joined.
     genReqId: (request) => {
       const given = request.headers['x-request-id']

@@ -1,5 +1,6 @@
 import type { HttpClient } from '../../lib/http-client.ts'
 import { createJsonRpcClient } from '../../lib/json-rpc.ts'
+import { createCardanoSource } from './cardano.ts'
 import { createCosmosSource } from './cosmos.ts'
 import type { ExplorerSource } from './explorer-source.ts'
 import { createSolanaSource } from './solana.ts'
@@ -15,6 +16,12 @@ export type ExplorerAdapter = {
 const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` })
 
 export const EXPLORERS: Readonly<Record<string, ExplorerAdapter>> = {
+  // Blockfrost: 10 calls/s per IP (burst 500), key in the project_id header
+  cardano: {
+    create: (http, chain) => createCardanoSource({ http, chain }),
+    keyHeaders: (apiKey) => ({ project_id: apiKey }),
+    callsPerSecond: 10,
+  },
   // api.mainnet-beta.solana.com: 100 calls / 10 s per IP
   // public LCDs publish no limit; a conservative 10/s
   cosmos: { create: (http, chain) => createCosmosSource({ http, chain }), keyHeaders: bearer, callsPerSecond: 10 },
