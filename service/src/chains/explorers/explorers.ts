@@ -3,6 +3,7 @@ import { createJsonRpcClient } from '../../lib/json-rpc.ts'
 import { createCardanoSource } from './cardano.ts'
 import { createCosmosSource } from './cosmos.ts'
 import type { ExplorerSource } from './explorer-source.ts'
+import { createPolkadotSource } from './polkadot.ts'
 import { createSolanaSource } from './solana.ts'
 import { createXrpSource } from './xrp.ts'
 
@@ -21,6 +22,12 @@ export const EXPLORERS: Readonly<Record<string, ExplorerAdapter>> = {
     create: (http, chain) => createCardanoSource({ http, chain }),
     keyHeaders: (apiKey) => ({ project_id: apiKey }),
     callsPerSecond: 10,
+  },
+  // Subscan: plan-based limits, the free plan 5 calls/s; key in X-API-Key
+  polkadot: {
+    create: (http, chain) => createPolkadotSource({ http, chain }),
+    keyHeaders: (apiKey) => ({ 'x-api-key': apiKey }),
+    callsPerSecond: 5,
   },
   // api.mainnet-beta.solana.com: 100 calls / 10 s per IP
   // public LCDs publish no limit; a conservative 10/s
