@@ -42,7 +42,7 @@ export function parsePlanck(amount: string): bigint {
   return BigInt(whole || '0') * 10n ** BigInt(DOT_DECIMALS) + BigInt(fraction.padEnd(DOT_DECIMALS, '0') || '0')
 }
 
-const valueOf = (row: SubscanTransfer) => (row.amount_v2 ? BigInt(row.amount_v2) : parsePlanck(row.amount))
+const planckOf = (row: SubscanTransfer) => (row.amount_v2 ? BigInt(row.amount_v2) : parsePlanck(row.amount))
 const positionOf = (row: SubscanTransfer) => ({ block: row.block_num, index: Number(row.extrinsic_index.split('-')[1] ?? 0) })
 
 /**
@@ -73,7 +73,7 @@ export function walletTransfers(rows: readonly SubscanTransfer[], address: strin
       records.push({ ...base, seq: 0, type: 'fee', from: row.from, to: null, value: fee })
     }
     if (!row.success) continue
-    const value = valueOf(row)
+    const value = planckOf(row)
     const key = `${row.hash}|${row.from}|${row.to}|${value}`
     const k = occurrences.get(key) ?? 0
     occurrences.set(key, k + 1)
