@@ -5,6 +5,7 @@ import { createCosmosSource } from './cosmos.ts'
 import type { ExplorerSource } from './explorer-source.ts'
 import { createPolkadotSource } from './polkadot.ts'
 import { createSolanaSource } from './solana.ts'
+import { createSuiSource } from './sui.ts'
 import { createXrpSource } from './xrp.ts'
 
 /** How to build each chain's explorer source, its key header and the rate its public API publishes. */
@@ -28,6 +29,12 @@ export const EXPLORERS: Readonly<Record<string, ExplorerAdapter>> = {
     create: (http, chain) => createPolkadotSource({ http, chain }),
     keyHeaders: (apiKey) => ({ 'x-api-key': apiKey }),
     callsPerSecond: 5,
+  },
+  // the public Sui fullnode publishes no limit; a conservative 10/s
+  sui: {
+    create: (http, chain) => createSuiSource({ rpc: createJsonRpcClient(http), chain }),
+    keyHeaders: bearer,
+    callsPerSecond: 10,
   },
   // api.mainnet-beta.solana.com: 100 calls / 10 s per IP
   // public LCDs publish no limit; a conservative 10/s
