@@ -1,3 +1,4 @@
+import { InternalError } from '../lib/errors.ts'
 import type { Counterparty, Transfer } from './records.ts'
 
 /** One side of a UTXO transaction as accounting sees it: who (null: no address stands for it) and how much. */
@@ -88,7 +89,7 @@ export function utxoRecords(
     if (party.topOutput === undefined || output.value > party.topOutput.value) party.topOutput = output
   }
   const fee = tx.coinbase ? 0n : totalIn - totalOut
-  if (fee < 0n) throw new Error(`transaction ${tx.hash} spends ${totalIn} but creates ${totalOut}`)
+  if (fee < 0n) throw new InternalError(`transaction ${tx.hash} spends ${totalIn} but creates ${totalOut}`)
   splitFee(fee, totalIn, [...parties.values()])
   for (const party of parties.values()) party.net = party.outputs - party.inputs + party.fee
 
