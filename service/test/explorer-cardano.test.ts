@@ -252,16 +252,16 @@ describe('Cardano through the API on a local Blockfrost', () => {
     expect(stakeAddressOf(X)).toBe(stakeAddressOf(Y))
   })
 
-  test('an address: in from X, out to Y with change left out, a failed script as fee only; not-final blocks wait', async () => {
+  test('an address: in from X, out to Y (each the main counterparty) with change left out, a failed script as fee only; not-final blocks wait', async () => {
     const { status, body } = await get(`/v1/wallets/${A}/transfers?chain=cardano`)
     expect({ status, rows: rows(body) }).toEqual({
       status: 200,
       rows: [
         [hash(3), 'fee', 'out', '0.400000', 'ADA', A, null],
         [hash(2), 'fee', 'out', '0.180000', 'ADA', A, null],
-        [hash(2), 'native', 'out', '7.000000', 'ADA', A, null],
-        [hash(1), 'cardano_asset', 'in', '0.000005', 'nutc', null, A],
-        [hash(1), 'native', 'in', '10.000000', 'ADA', null, A],
+        [hash(2), 'native', 'out', '7.000000', 'ADA', A, Y],
+        [hash(1), 'cardano_asset', 'in', '0.000005', 'nutc', X, A],
+        [hash(1), 'native', 'in', '10.000000', 'ADA', X, A],
       ],
     })
   })
@@ -277,9 +277,9 @@ describe('Cardano through the API on a local Blockfrost', () => {
   test('the receiver of a payment sees it from its own side: X’s out and fee for the same transaction', async () => {
     const { body } = await get(`/v1/wallets/${X}/transfers?chain=cardano&limit=1000`)
     expect(rows(body).filter((r) => r[0] === hash(1))).toEqual([
-      [hash(1), 'cardano_asset', 'out', '0.000005', 'nutc', X, null],
+      [hash(1), 'cardano_asset', 'out', '0.000005', 'nutc', X, A],
       [hash(1), 'fee', 'out', '0.200000', 'ADA', X, null],
-      [hash(1), 'native', 'out', '10.000000', 'ADA', X, null],
+      [hash(1), 'native', 'out', '10.000000', 'ADA', X, A],
     ])
   })
 
@@ -294,7 +294,7 @@ describe('Cardano through the API on a local Blockfrost', () => {
     expect({ status, rows: rows(body) }).toEqual({
       status: 200,
       rows: [
-        [hash(5), 'native', 'in', '5.000000', 'ADA', null, K],
+        [hash(5), 'native', 'in', '5.000000', 'ADA', X, K],
         [hash(4), 'fee', 'out', '0.500000', 'ADA', K, null],
       ],
     })
@@ -302,7 +302,7 @@ describe('Cardano through the API on a local Blockfrost', () => {
     // seen from one address, the withdrawal is an input of the stake address: it bears its share of the fee
     expect(rows(one.body)).toEqual([
       [hash(4), 'fee', 'out', '0.485437', 'ADA', K1, null],
-      [hash(4), 'native', 'out', '99.514563', 'ADA', K1, null],
+      [hash(4), 'native', 'out', '99.514563', 'ADA', K1, K2],
     ])
   })
 
@@ -337,7 +337,7 @@ describe('Cardano through the API on a local Blockfrost', () => {
     )
     server.resetCalls()
     const { body } = await get(`/v1/wallets/${A}/transfers?chain=cardano&limit=1`)
-    expect(rows(body)).toEqual([[hash(7), 'native', 'in', '2.000000', 'ADA', null, A]])
+    expect(rows(body)).toEqual([[hash(7), 'native', 'in', '2.000000', 'ADA', X, A]])
     expect({ listings: calls(/\/transactions$/), txs: calls(/^\/txs\//) }).toEqual({ listings: 1, txs: 2 })
   })
 
@@ -356,7 +356,7 @@ describe('Cardano through the API on a local Blockfrost', () => {
     const all = await get(`/v1/wallets/${A}/transfers`)
     expect({ status: all.status, unavailable: all.body.unavailableChains }).toEqual({
       status: 200,
-      unavailable: [{ chain: 'cardano', code: 'upstream_error' }],
+      unavailable: [{ chain: 'cardano', code: 'upstream_error', detail: expect.stringContaining('503') }],
     })
     await ageSyncs()
     server.failNext({ raw: '{"height":', body: null }, { raw: '<html>', body: null }, { raw: '', body: null })
