@@ -34,10 +34,12 @@ import { developerBillingRoutes } from './routes/v1/developer-billing.ts'
 import { developerUsageRoutes } from './routes/v1/developer-usage.ts'
 import { fxRoutes } from './routes/v1/fx.ts'
 import { priceRoutes } from './routes/v1/prices.ts'
+import { reconciliationRoutes } from './routes/v1/reconciliation.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
 import { webPageRoutes } from './routes/web-pages.ts'
 import { createWalletBalances } from './wallet-balances.ts'
+import { createWalletReconciliation } from './wallet-reconciliation.ts'
 import { createWalletRecords } from './wallet-records.ts'
 
 export type AppDeps = {
@@ -106,6 +108,7 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
   app.addHook('onClose', () => access.close())
   const records = createWalletRecords({ store: stores.walletTransfers, pricer, onDemand })
   const walletBalances = createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer })
+  const reconciliation = createWalletReconciliation({ balances: stores.balances, history: stores.walletTransfers, onDemand })
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', access.authenticate)
@@ -113,6 +116,7 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
       await v1.register(walletRoutes, { records, configuredChains })
       await v1.register(balanceRoutes, { walletBalances, configuredChains })
+      await v1.register(reconciliationRoutes, { reconciliation, configuredChains })
       await v1.register(fxRoutes, { fxBook })
       await v1.register(priceRoutes, { pricer })
     },

@@ -2,14 +2,17 @@ import type { Logger } from 'pino'
 import type { BlockRef, ChainBlock, Token, Transfer } from '../../domain/records.ts'
 import type { Balances, ChainSource } from '../chain-source.ts'
 import {
+  applyNativeAliases,
   bigQuantity,
   compareTransfers,
+  decodeBlockTransfers,
   decodeCallFrames,
   decodeParityTraces,
   decodeTokenTransfers,
   decodeTransactionTransfers,
   quantity,
 } from './decode.ts'
+import { type EvmChainProfile, profileOf, unattributedIn } from './profiles/index.ts'
 import { isMethodUnavailable, isRangeTooLarge, type RpcCall, type RpcClient, RpcError, TransportError } from './rpc-client.ts'
 import type { CallTraceResult, Hex, ParityTrace, RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 import { decodeToken, metadataCalls } from './token-metadata.ts'
@@ -31,6 +34,8 @@ export type EvmSourceOptions = {
   logger: Logger
   /** Skip detection and use these (tests pin each code path; operators can work around a node that lies). */
   capabilities?: EvmCapabilities
+  /** What makes the chain's ledger differ from a plain EVM chain's; by default the chain's own (profiles/). */
+  profile?: EvmChainProfile
 }
 
 export type EvmSource = ChainSource & {
@@ -38,7 +43,7 @@ export type EvmSource = ChainSource & {
   detectCapabilities(): Promise<EvmCapabilities>
 }
 
-export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOptions): EvmSource {
+export function createEvmSource({ chain, rpc, logger, profile = profileOf(chain), ...options }: EvmSourceOptions): EvmSource {
   let capabilities: Promise<EvmCapabilities> | undefined = options.capabilities && Promise.resolve(options.capabilities)
 
   /** Probes on the latest block, which every node keeps (a fresh chain's block 1 does not exist yet). */
@@ -164,14 +169,23 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
       // Whole transactions are a node's costliest answer (anvil spends 4× the CPU of receipts and traces
       // together on them). With traces they are not needed: a transaction's sender, recipient and value
       // are its top-level call's, its fee and status are in its receipt, and its logs too (so no eth_getLogs).
-      let blocks = await fetchBodies(from, to, traces === 'none')
+      // Deposits carry their mint only in the transaction itself.
+      let blocks = await fetchBodies(from, to, traces === 'none' || profile.depositTxType !== undefined)
       const [receipts, traced] = await Promise.all([fetchReceipts(blocks, blockReceipts), fetchInternal(blocks, traces)])
       if (!canAssembleFromHashes(blocks, receipts, traced)) {
         // receipts without effectiveGasPrice (old nodes), or a transaction the traces leave out: take whole transactions
         blocks = await fetchBodies(from, to, true)
       }
       checkAmounts(blocks, receipts)
-      return assembleBlocks(blocks, receipts, traced)
+      return assembleBlocks(blocks, receipts, traced, profile)
+    },
+
+    async explainDifferences(fromBlock: number, toBlock: number) {
+      const { traces } = await detectCapabilities()
+      return unattributedIn(profile, fromBlock, toBlock, traces).map(({ asset, reason }) => ({
+        asset: asset === 'native' ? null : asset,
+        reason,
+      }))
     },
 
     async fetchBalances(address: string, contractAddresses: readonly string[], blockNumber: number): Promise<Balances> {
@@ -260,14 +274,22 @@ type TopCall = { from: Hex; to: Hex | null; value: Hex }
  * What the traces of a block tell: its internal transfers, each transaction's top-level call (by
  * lower-case hash), and the transactions whose top-level call failed.
  */
-export type BlockTraces = { internal: Transfer[]; calls: ReadonlyMap<string, TopCall>; reverted: ReadonlySet<string> }
-const NO_TRACES: BlockTraces = { internal: [], calls: new Map(), reverted: new Set() }
+export type BlockTraces = {
+  internal: Transfer[]
+  calls: ReadonlyMap<string, TopCall>
+  reverted: ReadonlySet<string>
+  /** trace_block `reward` entries, which belong to no transaction. */
+  rewards: readonly ParityTrace[]
+}
+const NO_TRACES: BlockTraces = { internal: [], calls: new Map(), reverted: new Set(), rewards: [] }
 
 function tracesFromParity(block: RpcBlock, traces: ParityTrace[]): BlockTraces {
   const byTx = new Map<string, ParityTrace[]>()
   const calls = new Map<string, TopCall>()
   const reverted = new Set<string>()
+  const rewards: ParityTrace[] = []
   for (const trace of traces) {
+    if (trace.type === 'reward') rewards.push(trace)
     if (trace.transactionHash === undefined || trace.transactionHash === null) continue
     const hash = lower(trace.transactionHash)
     const list = byTx.get(hash) ?? []
@@ -286,7 +308,7 @@ function tracesFromParity(block: RpcBlock, traces: ParityTrace[]): BlockTraces {
     const txHash = lower(txHashOf(tx))
     return decodeParityTraces({ blockNumber, txIndex, txHash }, byTx.get(txHash) ?? [])
   })
-  return { internal, calls, reverted }
+  return { internal, calls, reverted, rewards }
 }
 
 function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[]): BlockTraces {
@@ -310,7 +332,7 @@ function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[]): Bloc
     if (top.value !== undefined) calls.set(txHash, { from: top.from, to: top.to ?? null, value: top.value })
     return decodeCallFrames({ blockNumber, txIndex, txHash }, top)
   })
-  return { internal, calls, reverted }
+  return { internal, calls, reverted, rewards: [] }
 }
 
 /** Whether blocks fetched with transaction hashes only can be assembled: every fee priced, every transaction traced. */
@@ -337,7 +359,12 @@ function transactionsOf(block: RpcBlock, traces: BlockTraces): RpcTransaction[] 
  * belong together (a reorg between the calls): blocks must link, and receipts and their logs must be
  * of the same block hashes. Token transfers come from the receipts' logs.
  */
-export function assembleBlocks(blocks: RpcBlock[], receipts: RpcReceipt[][], traces: BlockTraces[]): ChainBlock[] {
+export function assembleBlocks(
+  blocks: RpcBlock[],
+  receipts: RpcReceipt[][],
+  traces: BlockTraces[],
+  profile: EvmChainProfile,
+): ChainBlock[] {
   return blocks.map((block, i) => {
     const ref = toBlockRef(block)
     const previous = blocks[i - 1]
@@ -362,17 +389,18 @@ export function assembleBlocks(blocks: RpcBlock[], receipts: RpcReceipt[][], tra
           `block ${ref.number}: a receipt of block ${receipt.blockHash}, not ${ref.hash} (a reorg while fetching)`,
         )
       }
-      transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt, blockTraces.reverted.has(hash)))
+      transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt, blockTraces.reverted.has(hash), profile))
       for (const log of receipt.logs ?? []) {
         if (log.blockHash !== undefined && lower(log.blockHash) !== ref.hash) {
           throw new TransportError(
             `block ${ref.number}: a log of block ${log.blockHash}, not ${ref.hash} (a reorg while fetching)`,
           )
         }
-        transfers.push(...decodeTokenTransfers(log))
+        transfers.push(...applyNativeAliases(decodeTokenTransfers(log), profile))
       }
     }
     transfers.push(...blockTraces.internal)
+    transfers.push(...decodeBlockTransfers(block, blockTraces.rewards, profile))
     transfers.sort(compareTransfers)
     return { ...ref, transfers }
   })
