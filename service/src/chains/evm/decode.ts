@@ -3,6 +3,7 @@ import type { Transfer } from '../../domain/records.ts'
 import { UpstreamError } from '../../lib/errors.ts'
 import { feeOf, isDeposit } from './fees.ts'
 import { type EvmChainProfile, PLAIN } from './profiles/index.ts'
+import { bigQuantity, quantity } from './quantities.ts'
 import type { CallFrame, Hex, ParityTrace, RpcBlock, RpcLog, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 
 /** keccak256 of the event signatures. */
@@ -16,6 +17,8 @@ export const TOKEN_TOPICS = [TRANSFER_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_BAT
  * internal calls (depth-first, the order of trace_block), then its token transfers by log index
  * and batch element.
  */
+export { bigQuantity, quantity }
+
 const SEQ_FEE = 0
 /** A deposit's mint takes the fee's place: a deposit pays none. */
 const SEQ_DEPOSIT = 0
@@ -23,19 +26,6 @@ const SEQ_NATIVE = 1
 const SEQ_INTERNAL_BASE = 1 // + the call's depth-first index, which starts at 1 below the top-level call
 const SEQ_TOKEN_BASE = 2 ** 20
 const BATCH_ELEMENTS_PER_LOG = 2 ** 16
-
-export function quantity(hex: Hex | string): number {
-  const n = Number.parseInt(hex, 16)
-  if (!Number.isSafeInteger(n) || !/^0x[0-9a-fA-F]+$/.test(hex))
-    throw new UpstreamError(`not a quantity: ${hex}`, { failure: 'malformed' })
-  return n
-}
-
-export function bigQuantity(hex: Hex | string | null | undefined): bigint {
-  if (hex === undefined || hex === null || hex === '0x') return 0n
-  if (!/^0x[0-9a-fA-F]+$/.test(hex)) throw new UpstreamError(`not a quantity: ${hex}`, { failure: 'malformed' })
-  return BigInt(hex)
-}
 
 const lower = (address: string) => address.toLowerCase()
 

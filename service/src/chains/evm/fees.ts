@@ -1,5 +1,5 @@
-import { bigQuantity } from './decode.ts'
 import type { EvmChainProfile } from './profiles/index.ts'
+import { bigQuantity } from './quantities.ts'
 import type { RpcReceipt, RpcTransaction } from './rpc-types.ts'
 
 /** The Isthmus operator fee scalar's denominator (docs.optimism.io operator fee; viem estimateOperatorFee). */
