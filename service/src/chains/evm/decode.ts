@@ -1,6 +1,5 @@
 import { decodeAbiParameters } from 'viem'
 import type { Transfer } from '../../domain/records.ts'
-import { UpstreamError } from '../../lib/errors.ts'
 import { feeOf, isDeposit } from './fees.ts'
 import { type EvmChainProfile, PLAIN } from './profiles/index.ts'
 import { bigQuantity, quantity } from './quantities.ts'
