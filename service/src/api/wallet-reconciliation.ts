@@ -9,6 +9,9 @@ import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 export type ReconciliationRequest = { address: string; chain: ChainInfo; atBlock?: number | undefined }
 
 /** Said of a difference the chain's source knows no reason for: the records miss a movement. */
+/** Said of a token whose contract does not answer balanceOf at the block. */
+const NO_ANSWER = "the token contract's balanceOf fails at this block (it reverts): the node has no balance to compare with"
+
 const UNKNOWN_DIFFERENCE =
   'the records miss a movement of value this chain makes that its source does not know of; please report it with the block range'
 
@@ -50,13 +53,6 @@ export function createWalletReconciliation(deps: { balances: BalancesStore; hist
 
   return {
     async reconcile({ address, chain, atBlock }: ReconciliationRequest) {
-      if (chain.source !== 'rpc') {
-        throw new WdsError(
-          'invalid_parameter',
-          `${chain.name} is read from its explorer, not indexed from a node: its records and balances are the explorer's, with nothing to reconcile`,
-          { param: 'chain' },
-        )
-      }
       const range = await indexedRange(chain)
       const blockNumber = atBlock ?? range.indexedBlock
       checkBlock(chain, blockNumber, range)
@@ -76,14 +72,20 @@ export function createWalletReconciliation(deps: { balances: BalancesStore; hist
         const token = native ? undefined : tokens.get(asset)
         const decimals = native ? chain.nativeAsset.decimals : (token?.decimals ?? null)
         const format = (amount: bigint) => (decimals === null ? amount.toString() : formatUnits(amount, decimals))
-        const records = (opening.get(asset) ?? 0n) + (movements.get(asset) ?? 0n)
-        const answered = node.balances.get(asset) ?? 0n
-        const difference = answered - records
-        return {
+        const described = {
           type: native ? 'native' : 'erc20',
           asset: native ? chain.nativeAsset.symbol : (token?.symbol ?? null),
           contractAddress: native ? null : asset,
           tokenDecimals: decimals,
+        }
+        const records = (opening.get(asset) ?? 0n) + (movements.get(asset) ?? 0n)
+        if (node.unanswered.has(asset)) {
+          return { ...described, records: format(records), node: null, difference: null, explanation: NO_ANSWER }
+        }
+        const answered = node.balances.get(asset) ?? 0n
+        const difference = answered - records
+        return {
+          ...described,
           records: format(records),
           node: format(answered),
           difference: format(difference),
@@ -95,7 +97,7 @@ export function createWalletReconciliation(deps: { balances: BalancesStore; hist
         chain: chain.slug,
         asOf: { blockNumber, timestamp: (time ?? new Date(0)).toISOString() },
         indexedFrom: range.indexedFrom,
-        reconciled: assets.every((a) => a.explanation === null),
+        reconciled: assets.every((a) => a.difference !== null && a.explanation === null),
         assets,
       }
     },

@@ -47,4 +47,6 @@ export type Balances = {
    * subtracts. Absent: the block asked.
    */
   readonly blockNumber?: number
+  /** Tokens whose contract failed to answer (balanceOf reverts): their 0 is not the chain's word. */
+  readonly unanswered?: ReadonlySet<string>
 }

@@ -47,6 +47,8 @@ export type UnattributedValue = { readonly asset: string | null; readonly reason
 
 export type NodeBalances = {
   readonly balances: ReadonlyMap<string, bigint>
+  /** Tokens whose contract did not answer (balanceOf reverts): the node has no word on them. */
+  readonly unanswered: ReadonlySet<string>
   readonly unattributed: readonly UnattributedValue[]
 }
 

@@ -112,7 +112,7 @@ export function createOnDemand({
       if (fetched.blockNumber !== undefined && fetched.blockNumber !== blockNumber) {
         await subtractLaterMovements(chain, address, blockNumber, fetched.blockNumber, balances)
       }
-      return { balances, unattributed }
+      return { balances, unattributed, unanswered: fetched.unanswered ?? new Set() }
     },
   }
 }

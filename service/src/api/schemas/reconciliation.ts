@@ -10,8 +10,15 @@ export const ReconciledAssetSchema = Type.Object(
     records: Type.String({
       description: 'The balance the records add up to: the opening balance plus every record in and out, up to the block',
     }),
-    node: Type.String({ description: "The node's own answer at the block (eth_getBalance, balanceOf)" }),
-    difference: Type.String({ description: 'node − records; "0" when the records account for every unit' }),
+    node: Nullable(
+      Type.String({
+        description:
+          "The node's own answer at the block (eth_getBalance, balanceOf); null when the token contract does not answer",
+      }),
+    ),
+    difference: Nullable(
+      Type.String({ description: 'node − records, zero when the records account for every unit; null without a node answer' }),
+    ),
     explanation: Nullable(
       Type.String({ description: 'Why the records cannot account for a non-zero difference; null when it is zero' }),
     ),
@@ -27,7 +34,7 @@ export const ReconciliationSchema = Type.Object(
     indexedFrom: Type.Integer({
       description: 'The first indexed block: what came before is the opening balance, asked of the node',
     }),
-    reconciled: Type.Boolean({ description: 'true when every difference is zero' }),
+    reconciled: Type.Boolean({ description: 'true when every difference is zero (and the node answered for every asset)' }),
     assets: Type.Array(Type.Ref('ReconciledAsset')),
   },
   { $id: 'Reconciliation', title: 'Reconciliation' },

@@ -192,17 +192,19 @@ export function createEvmSource({ chain, rpc, logger, profile = profileOf(chain)
       const block = hex(blockNumber)
       const native = bigQuantity(await rpc.request<Hex>('eth_getBalance', [address, block]))
       const tokens = new Map<string, bigint>()
+      const unanswered = new Set<string>()
       // balanceOf(address): selector 0x70a08231 and the address as one 32-byte word
       const data = `0x70a08231${address.slice(2).toLowerCase().padStart(64, '0')}`
       for (const contract of contractAddresses) {
         const answer = await rpc.request<Hex>('eth_call', [{ to: contract, data }, block]).catch((error: unknown) => {
-          if (isContractFailure(error)) return '0x' as Hex
-          throw error
+          if (!isContractFailure(error)) throw error
+          unanswered.add(contract)
+          return '0x' as Hex
         })
         // a contract not deployed yet answers "0x"; a longer answer's first word is the balance
         tokens.set(contract, answer.length >= 66 ? BigInt(answer.slice(0, 66)) : 0n)
       }
-      return { native, tokens }
+      return { native, tokens, unanswered }
     },
 
     async fetchTokens(contractAddresses: readonly string[]): Promise<Token[]> {

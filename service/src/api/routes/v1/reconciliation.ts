@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { WdsError } from '../../../lib/errors.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { getChainParam, normalizeAddress, requireConfigured } from '../../wallet-query.ts'
 import type { WalletReconciliation } from '../../wallet-reconciliation.ts'
@@ -37,6 +38,13 @@ export const reconciliationRoutes: FastifyPluginAsyncTypebox<ReconciliationRoute
     },
     async (request) => {
       const chain = getChainParam(request.query.chain)
+      if (chain.source !== 'rpc') {
+        throw new WdsError(
+          'invalid_parameter',
+          `${chain.name} is read from its explorer, not indexed from a node: its records and balances are the explorer's, with no node to reconcile them with`,
+          { param: 'chain' },
+        )
+      }
       const address = normalizeAddress(request.params.address, [chain])
       requireConfigured(chain, configuredChains)
       return reconciliation.reconcile({ address, chain, atBlock: request.query.atBlock })
