@@ -12,6 +12,7 @@ import {
   decodeTransactionTransfers,
   quantity,
 } from './decode.ts'
+import { decodeNativeLedgerLog } from './native-ledger.ts'
 import { type EvmChainProfile, profileOf, unattributedIn } from './profiles/index.ts'
 import { isMethodUnavailable, isRangeTooLarge, type RpcCall, type RpcClient, RpcError, TransportError } from './rpc-client.ts'
 import type { CallTraceResult, Hex, ParityTrace, RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.ts'
@@ -391,17 +392,25 @@ export function assembleBlocks(
           `block ${ref.number}: a receipt of block ${receipt.blockHash}, not ${ref.hash} (a reorg while fetching)`,
         )
       }
-      transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt, blockTraces.reverted.has(hash), profile))
+      const ledger = profile.nativeLedger
+      if (ledger === undefined) {
+        transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt, blockTraces.reverted.has(hash), profile))
+      }
       for (const log of receipt.logs ?? []) {
         if (log.blockHash !== undefined && lower(log.blockHash) !== ref.hash) {
           throw new TransportError(
             `block ${ref.number}: a log of block ${log.blockHash}, not ${ref.hash} (a reorg while fetching)`,
           )
         }
-        transfers.push(...applyNativeAliases(decodeTokenTransfers(log), profile))
+        if (ledger !== undefined && log.address.toLowerCase() === ledger.contract) {
+          transfers.push(...decodeNativeLedgerLog(log, ledger))
+        } else {
+          transfers.push(...applyNativeAliases(decodeTokenTransfers(log), profile))
+        }
       }
     }
-    transfers.push(...blockTraces.internal)
+    // on a chain whose coin has its own ledger contract, the traces' value moves are in that ledger already
+    if (profile.nativeLedger === undefined) transfers.push(...blockTraces.internal)
     transfers.push(...decodeBlockTransfers(block, blockTraces.rewards, profile))
     transfers.sort(compareTransfers)
     return { ...ref, transfers }

@@ -1,6 +1,6 @@
 import type { EvmChainProfile } from './profile.ts'
 
-export type { EvmChainProfile, NativeAlias, Unattributed } from './profile.ts'
+export type { EvmChainProfile, NativeAlias, NativeLedger, Unattributed } from './profile.ts'
 export { unattributedIn } from './profile.ts'
 
 /**
@@ -192,15 +192,13 @@ const PROFILES: readonly EvmChainProfile[] = [
     chain: 'zksync',
     ...PLAIN,
     // matter-labs/era-contracts system-contracts/contracts/L2BaseToken.sol: ETH lives in 0x…800A; every move, the
-    // fee to the bootloader and refunds included, emits Transfer from it
-    nativeAliases: [{ contract: '0x000000000000000000000000000000000000800a', mode: 'repeats' }],
-    unattributed: [
-      {
-        asset: 'native',
-        reason:
-          'deposits mint ETH with a Mint event of 0x…800A and withdrawals burn it with no Transfer; paymasters pay fees for the sender (L2BaseToken.sol)',
-      },
-    ],
+    // fee to the bootloader (0x…8001) and refunds included, emits Transfer; deposits emit Mint, withdrawals Withdrawal.
+    // Recorded receipts (matter-labs/block-explorer) show the fee moved is not gasUsed × effectiveGasPrice, and a
+    // paymaster, not the sender, paying it: the contract's logs are the ledger.
+    nativeLedger: {
+      contract: '0x000000000000000000000000000000000000800a',
+      bootloader: '0x0000000000000000000000000000000000008001',
+    },
     sources: ['matter-labs/era-contracts system-contracts/contracts/L2BaseToken.sol'],
   },
   {

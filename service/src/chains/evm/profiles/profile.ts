@@ -31,6 +31,11 @@ export type EvmChainProfile = {
    */
   readonly nativeAliases: readonly NativeAlias[]
   /**
+   * The coin's own contract logs every move of it (zkSync Era): its logs are the coin's whole ledger
+   * (native-ledger.ts), and call value, traces and gasUsed × price make no coin records.
+   */
+  readonly nativeLedger?: NativeLedger
+  /**
    * Value this chain moves that the records do not attribute (no event, no trace, an era not read):
    * shown with the difference a reconciliation finds, never forced to zero.
    */
@@ -38,6 +43,8 @@ export type EvmChainProfile = {
   /** Where the rules come from. */
   readonly sources: readonly string[]
 }
+
+export type NativeLedger = { readonly contract: string; readonly bootloader: string }
 
 export type NativeAlias = { readonly contract: string; readonly mode: 'repeats' | 'moves' }
 
