@@ -167,6 +167,8 @@ describe('reconciliation: the records add up to what the node holds', () => {
     expect(blast.body.asOf.blockNumber).toBe(opHead)
     expect(blast.body.reconciled).toBe(false)
     const [coin] = blast.body.assets
+    // 10,000 ETH at genesis + a 1 ETH mint (its deposit reverted) + 1/3 ETH from bob; then 12,345 wei of yield
+    expect(coin).toMatchObject({ records: '10001.333333333333333333', node: '10001.333333333333345678' })
     expect(coin.difference).toBe('0.000000000000012345')
     expect(coin.explanation).toMatch(/Blast ETH rebases/)
 
