@@ -124,3 +124,32 @@ describe('block 20,000,010 (EIP-4844): blob fees', () => {
     }
   })
 })
+
+describe('Gnosis block 30,000,000 (withdrawals pay GNO) through the production source', () => {
+  const block = recorded<RecordedBlock & RpcBlock>('gnosis_eth_getBlockByNumber_test-05.json').result
+  let replayer: RpcReplayer
+  const fetchWith = async (profile: ReturnType<typeof profileOf>) => {
+    const source = createEvmSource({
+      chain: 'gnosis',
+      rpc: createRpcClient({ urls: [replayer.url], logger }),
+      logger,
+      profile,
+    })
+    const [fetched] = (await source.fetchBlocks(30_000_000, 30_000_000)) as [ChainBlock]
+    return fetched.transfers
+  }
+
+  beforeAll(async () => {
+    const recording = createRecording()
+    recording.blocks.push(block)
+    replayer = await startRpcReplayer(recording, { traces: 'none', blockReceipts: true })
+  })
+  afterAll(() => replayer?.close())
+
+  test("its 8 withdrawals make no xDAI record; read with Ethereum's profile they would have been coin", async () => {
+    expect(block.withdrawals?.length).toBe(8)
+    expect(await fetchWith(profileOf('gnosis'))).toEqual([])
+    const asEthereum = await fetchWith(profileOf('ethereum'))
+    expect(asEthereum.map((t) => t.type)).toEqual(Array(8).fill('withdrawal'))
+  })
+})
