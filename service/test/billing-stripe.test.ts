@@ -115,7 +115,7 @@ describe('plan changes through Stripe', () => {
       client_reference_id: accountId,
       customer_email: 'payer@example.com',
       'metadata[tier]': 'std',
-      success_url: 'https://wds.example.com/docs?checkout=success',
+      success_url: 'https://wds.example.com/portal/billing?checkout=success',
     })
     expect(await limitOf()).toBe('10')
 

@@ -101,7 +101,7 @@ describe('wds start, with the CLI beside it on the embedded database', () => {
     })
     expect(await runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], env)).toMatchObject({
       code: 1,
-      stderr: 'wds: there is no key 00000000-0000-4000-8000-000000000000\n',
+      stderr: expect.stringMatching(/\nwds: there is no key 00000000-0000-4000-8000-000000000000\n$/),
     })
     expect((await runCli(['frobnicate'], env)).code).toBe(2)
   })
@@ -158,7 +158,13 @@ describe('the CLI with no service running', () => {
     await admin.query('CREATE DATABASE wds_cli_migrate')
     const url = withDatabase(inject('postgresUrl'), 'wds_cli_migrate')
     const migrated = await runCli(['migrate'], cliEnv({ DATABASE_URL: url }))
-    expect(migrated).toMatchObject({ code: 0, stdout: 'migrations are up to date\n' })
+    expect(migrated).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(
+        /^applied \d+ migrations \(0001_accounts_and_api_keys\.sql … 00\d\d_\w+\.sql\); migrations are up to date\n$/,
+      ),
+    })
+    expect(migrated.stderr).toMatch(/^wds: database: PostgreSQL \d+\.\d+, DATABASE_URL \(postgres:\/\/[^:]+:\*\*\*@/)
     const db = createDb({ url, applicationName: 'wds-test' })
     const { rows } = await db.query('SELECT name FROM schema_migrations ORDER BY version')
     expect(rows.map((r) => r.name)).toEqual((await readMigrations()).map((m) => m.name))
@@ -172,6 +178,6 @@ describe('the CLI with no service running', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('WDS_RPC_DOGECOIN: unknown chain "DOGECOIN"')
     expect(result.stderr).toContain('PORT: must be integer (got "http")')
-    expect(result.stderr).toContain('WDS_RPC_ETHEREUM: must be a http/https/ws/wss URL (got "ftp://node")')
+    expect(result.stderr).toContain('WDS_RPC_ETHEREUM: must be a http/https URL (got "ftp://node")')
   })
 })

@@ -90,8 +90,8 @@ describe('GET /v1/developer/usage', () => {
     expect(await problem('/v1/developer/usage?from=2025-01-01&to=2026-01-02')).toEqual([
       400,
       'date_range_too_large',
-      'from',
-      'from..to spans 367 days; at most 366 are allowed',
+      'to',
+      'from and to may be at most 365 days apart (they are 366); ask for the usage a year at a time',
     ])
     expect((await problem('/v1/developer/usage?since=2026-01-01'))[0]).toBe(400)
     expect((await get('/v1/developer/usage?from=2025-01-01&to=2026-01-01')).body.total).toBe(9)

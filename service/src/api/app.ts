@@ -18,9 +18,11 @@ import type { ChainStatesStore } from '../store/chain-states-store.ts'
 import type { Db } from '../store/db.ts'
 import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
+import type { OutputsStore } from '../store/outputs-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import { createHdWallets } from './hd-wallets.ts'
 import { createMetrics } from './metrics.ts'
 import { registerOpenApi } from './openapi.ts'
 import { accountOf, createPortalAuth } from './portal-auth.ts'
@@ -42,8 +44,11 @@ import { createWalletBalances } from './wallet-balances.ts'
 import { createWalletReconciliation } from './wallet-reconciliation.ts'
 import { createWalletRecords } from './wallet-records.ts'
 
+/** BIP 44's gap limit: unused addresses in a row after which an extended key's chain ends. */
+const DEFAULT_HD_GAP_LIMIT = 20
+
 export type AppDeps = {
-  config: Pick<Config, 'keyPrefix' | 'chains'>
+  config: Pick<Config, 'keyPrefix' | 'chains'> & Partial<Pick<Config, 'hdGapLimit'>>
   db: Db
   logger: Logger
   stores: {
@@ -51,6 +56,7 @@ export type AppDeps = {
     chainStates: ChainStatesStore
     walletTransfers: WalletTransfersStore
     balances: BalancesStore
+    outputs: OutputsStore
     fxRates: FxRatesStore
     usage: UsageStore
     developers: DeveloperAccountsStore
@@ -65,17 +71,22 @@ export type AppDeps = {
   fxBook: FxBook
   /** Asset prices by symbol and day, in any supported currency. */
   pricer: Pricer
+  /** The chains whose family this build implements (chains/sources.ts); the others are `unsupported`. */
+  implementedChains: ReadonlySet<string>
   /** The developer portal: its mail, its JWT secret, and Stripe when configured. */
   portal: { mailer: Mailer; jwtSecret: Uint8Array; stripe?: StripeBilling | undefined }
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({ config, db, logger, stores, onDemand, fxBook, pricer, portal, rateLimits = {} }: AppDeps) {
-  const configuredChains = new Set(Object.keys(config.chains))
-  const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
+export async function buildApp(deps: AppDeps) {
+  const { config, db, logger, stores, onDemand, fxBook, pricer, portal, implementedChains, rateLimits = {} } = deps
+  const availability = { configured: new Set(Object.keys(config.chains)), implemented: implementedChains }
+  const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, availability, new Date()) })
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // a path parameter may be an output descriptor over an extended key (~150 characters, more with key origins)
+    routerOptions: { maxParamLength: 500 },
     // A caller's own X-Request-Id is kept when it is sane, so that logs on both sides can be joined.
     genReqId: (request) => {
       const given = request.headers['x-request-id']
@@ -100,23 +111,35 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
   await registerOpenApi(app)
 
   await app.register(systemRoutes, { db, metrics })
-  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, configuredChains })
+  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, availability })
   const access = createAccessControl(
     { db, logger, accounts: stores.accounts, usage: stores.usage, keyPrefix: config.keyPrefix, registry: metrics.registry },
     rateLimits,
   )
   app.addHook('onClose', () => access.close())
   const records = createWalletRecords({ store: stores.walletTransfers, pricer, onDemand })
-  const walletBalances = createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer })
+  const hdWallets = createHdWallets({
+    outputs: stores.outputs,
+    history: stores.walletTransfers,
+    pricer,
+    gapLimit: config.hdGapLimit ?? DEFAULT_HD_GAP_LIMIT,
+  })
+  const walletBalances = createWalletBalances({
+    balances: stores.balances,
+    history: stores.walletTransfers,
+    onDemand,
+    pricer,
+    hdWallets,
+  })
   const reconciliation = createWalletReconciliation({ balances: stores.balances, history: stores.walletTransfers, onDemand })
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', access.authenticate)
       v1.addHook('onRequest', access.rateLimit)
-      await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
-      await v1.register(walletRoutes, { records, configuredChains })
-      await v1.register(balanceRoutes, { walletBalances, configuredChains })
-      await v1.register(reconciliationRoutes, { reconciliation, configuredChains })
+      await v1.register(statusRoutes, { store: stores.chainStates, availability })
+      await v1.register(walletRoutes, { records, availability, hdWallets })
+      await v1.register(balanceRoutes, { walletBalances, availability })
+      await v1.register(reconciliationRoutes, { reconciliation, availability })
       await v1.register(fxRoutes, { fxBook })
       await v1.register(priceRoutes, { pricer })
     },

@@ -28,7 +28,7 @@ export type HistoryRequest = {
 
 export type HistoryPage = {
   transfers: StoredTransfer[]
-  unavailableChains: { chain: string; code: 'chain_unavailable' }[]
+  unavailableChains: { chain: string; code: 'chain_unavailable'; detail: string }[]
   cursor: string | null
   hasMore: boolean
 }
@@ -105,12 +105,10 @@ export function createWalletHistory({ store }: { store: WalletTransfersStore }) 
 
       const unavailableChains = request.chains
         .filter((chain) => !(chain in cursor.upperBlocks))
-        .map((chain) => ({ chain, code: 'chain_unavailable' as const }))
+        .map((chain) => ({ chain, code: 'chain_unavailable' as const, detail: unavailableDetail(chain, states.get(chain)) }))
       const [firstUnavailable] = unavailableChains
       if (request.named && firstUnavailable !== undefined) {
-        throw new WdsError('chain_unavailable', unavailableDetail(firstUnavailable.chain, states.get(firstUnavailable.chain)), {
-          param: 'chain',
-        })
+        throw new WdsError('chain_unavailable', firstUnavailable.detail, { param: 'chain' })
       }
 
       const perChain = await Promise.all(

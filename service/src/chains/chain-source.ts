@@ -1,5 +1,5 @@
 import type { UnattributedValue } from '../domain/on-demand.ts'
-import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
+import type { BlockRef, ChainBlock, OutputRef, OutputValue, Token } from '../domain/records.ts'
 
 /**
  * What ingestion needs from a chain, whatever its family: the head, block references for reorg
@@ -50,3 +50,11 @@ export type Balances = {
   /** Tokens whose contract failed to answer (balanceOf reverts): their 0 is not the chain's word. */
   readonly unanswered?: ReadonlySet<string>
 }
+
+/**
+ * Stored outputs by `outputKey`, for a UTXO chain's source to value the inputs of the blocks it
+ * completes; outputs not stored are missing from the answer. `main/` wires it to the store.
+ */
+export type OutputLookup = (refs: readonly OutputRef[]) => Promise<Map<string, OutputValue>>
+
+export const outputKey = (ref: OutputRef): string => `${ref.txHash}:${ref.outputIndex}`

@@ -27,6 +27,8 @@ describe('loadConfig()', () => {
       coingeckoPlan: 'demo',
       mailFrom: 'WDS <no-reply@localhost>',
       publicUrl: 'http://localhost:8080',
+      bitcoinNetwork: 'bitcoin',
+      hdGapLimit: 20,
       chains: {},
     })
   })
@@ -56,6 +58,8 @@ describe('loadConfig()', () => {
       STRIPE_PRICE_STD: 'price_std',
       STRIPE_PRICE_PRO: 'price_pro',
       STRIPE_API_URL: 'http://127.0.0.1:12111',
+      WDS_BITCOIN_NETWORK: 'bitcoin-testnet',
+      WDS_HD_GAP_LIMIT: '50',
       WDS_RPC_ETHEREUM: 'https://a.example/rpc, https://b.example/rpc',
       WDS_START_BLOCK_ETHEREUM: '19000000',
       WDS_RPC_POLYGON_ZKEVM: 'http://127.0.0.1:8545',
@@ -86,6 +90,8 @@ describe('loadConfig()', () => {
       stripePriceStd: 'price_std',
       stripePricePro: 'price_pro',
       stripeApiUrl: 'http://127.0.0.1:12111',
+      bitcoinNetwork: 'bitcoin-testnet',
+      hdGapLimit: 50,
       chains: {
         ethereum: { urls: ['https://a.example/rpc', 'https://b.example/rpc'], startBlock: 19000000 },
         'polygon-zkevm': { urls: ['http://127.0.0.1:8545'], startBlock: 0 },
@@ -116,7 +122,7 @@ describe('loadConfig()', () => {
       'PORT: must be integer (got "eighty")',
       'DATABASE_URL: must be a postgres/postgresql URL (got "mysql://db/wds")',
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
-      'WDS_RPC_BASE: must be a http/https/ws/wss URL (got "not a url")',
+      'WDS_RPC_BASE: must be a http/https URL (got "not a url")',
     ])
   })
 

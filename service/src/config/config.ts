@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { SetupError } from '../lib/errors.ts'
+import { BITCOIN_NETWORK_NAMES, useBitcoinNetwork } from './addresses/bitcoin.ts'
 import { CHAINS, findChain, toEnvSuffix } from './chains.ts'
 
 const url = (protocols: readonly string[]) =>
@@ -9,7 +10,7 @@ const url = (protocols: readonly string[]) =>
 
 const ChainEndpointSchema = Type.Object({
   /** The node RPC or explorer API URLs (the registry's `source` says which), in failover order. */
-  urls: Type.Array(url(['http', 'https', 'ws', 'wss']), { minItems: 1 }),
+  urls: Type.Array(url(['http', 'https']), { minItems: 1 }),
   startBlock: Type.Integer({ minimum: 0 }),
   /** The explorer API's or node provider's key (`WDS_EXPLORER_<CHAIN>_KEY`, `WDS_RPC_TRON_KEY`), when it needs one. */
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
@@ -56,6 +57,13 @@ export const ConfigSchema = Type.Object({
   stripeApiUrl: Type.Optional(url(['http', 'https'])),
   /** How many blocks back a reorg is followed; a deeper one stalls the chain. Unset: 256. */
   reorgWindowBlocks: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of blocks, at least 1' })),
+  /**
+   * The network a `bitcoin` node must be of (its `getblockchaininfo.chain`) and whose addresses the API
+   * reads: `bitcoin` (mainnet); the others are for tests (a regtest node) and must be asked for.
+   */
+  bitcoinNetwork: Type.Enum(BITCOIN_NETWORK_NAMES, { description: `one of ${BITCOIN_NETWORK_NAMES.join(', ')}` }),
+  /** Unused addresses in a row after which an extended key's chain of addresses ends (BIP 44's gap limit). */
+  hdGapLimit: Type.Integer({ minimum: 1, maximum: 1000, description: 'an integer from 1 to 1000' }),
   /** Chains with a configured source, by slug. Chains not listed here are `unconfigured`. */
   chains: Type.Record(Type.String(), ChainEndpointSchema),
 })
@@ -89,6 +97,8 @@ const SETTINGS = {
   stripePricePro: { env: 'STRIPE_PRICE_PRO', kind: 'string' },
   stripeApiUrl: { env: 'STRIPE_API_URL', kind: 'string' },
   reorgWindowBlocks: { env: 'WDS_REORG_WINDOW', kind: 'integer' },
+  bitcoinNetwork: { env: 'WDS_BITCOIN_NETWORK', kind: 'string', default: 'bitcoin' },
+  hdGapLimit: { env: 'WDS_HD_GAP_LIMIT', kind: 'integer', default: 20 },
 } as const satisfies Record<Exclude<keyof Config, 'chains'>, { env: string; kind: string; default?: unknown }>
 
 /** Per-chain settings: `<prefix><CHAIN>`, e.g. `WDS_RPC_POLYGON_ZKEVM`. */
@@ -173,6 +183,15 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
   }
   for (const [slug, entry] of Object.entries(chains)) {
     entry.startBlock ??= 0
+    // Nodes and explorers are read over HTTP only: a WebSocket URL would pass a URL check and never work.
+    const urls = Array.isArray(entry.urls) ? (entry.urls as string[]) : []
+    if (urls.some((u) => /^wss?:\/\//i.test(u))) {
+      problems.push(
+        `${envNameOf.get(`/chains/${slug}/urls`)}: WebSocket URLs (ws://, wss://) are not supported; give the node's HTTP(S) JSON-RPC URL (most nodes serve both, e.g. http://host:8545)`,
+      )
+      delete chains[slug]
+      continue
+    }
     if (entry.urls === undefined) {
       const prefix = findChain(slug)?.source === 'explorer' ? 'WDS_EXPLORER_' : 'WDS_RPC_'
       problems.push(`${prefix}${toEnvSuffix(slug)}: required when other settings of ${slug} are given`)
@@ -199,6 +218,8 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
 
   const config = raw as Config
   config.dataDir = isAbsolute(config.dataDir) ? config.dataDir : resolve(cwd, config.dataDir)
+  // the registry's Bitcoin address format is the configured network's: a process serves one network
+  useBitcoinNetwork(config.bitcoinNetwork)
   return deepFreeze(config)
 }
 

@@ -135,6 +135,8 @@ export type UpstreamErrorOptions = {
   retryAfterMs?: number
   /** The source's own "busy, ask again" signal in an answer (a JSON-RPC "header not found", Binance's 418). */
   busy?: boolean
+  /** The host refused the connection or does not resolve: down, or a wrong URL. */
+  unreachable?: boolean
   /** Attempts made before giving up. */
   attempts?: number
   retryable?: boolean
@@ -155,6 +157,7 @@ export class UpstreamError extends WdsError {
   readonly body: string | undefined
   readonly retryAfterMs: number | undefined
   readonly busy: boolean
+  readonly unreachable: boolean
   readonly attempts: number
 
   constructor(detail: string, options: UpstreamErrorOptions) {
@@ -167,6 +170,7 @@ export class UpstreamError extends WdsError {
     this.body = options.body
     this.retryAfterMs = options.retryAfterMs
     this.busy = options.busy ?? false
+    this.unreachable = options.unreachable ?? false
     this.attempts = options.attempts ?? 1
   }
 }

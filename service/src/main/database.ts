@@ -11,6 +11,13 @@ export type Database = {
   createPool(applicationName: string, maxConnections: number): Db
   /** Where the data lives, for the start-up banner (no credentials). */
   description: string
+  /**
+   * For the embedded database: whether this process attached to a running wds (its pid), started the
+   * data dir's PostgreSQL itself, or found no cluster there and created an empty one.
+   */
+  embedded: { dataDir: string; attachedTo: number | undefined; created: boolean } | undefined
+  /** Migrations this process applied, in order. */
+  appliedMigrations: readonly string[]
   close(): Promise<void>
 }
 
@@ -31,7 +38,7 @@ export async function openDatabase(
   const db = createDb({ url, applicationName, onIdleError })
   try {
     const version = await assertServerVersion(db)
-    await migrate(db, logger)
+    const { applied } = await migrate(db, logger)
     const where = embedded === undefined ? `DATABASE_URL (${redactPassword(url)})` : `embedded, data in ${config.dataDir}`
     const pools: Db[] = []
     return {
@@ -42,6 +49,11 @@ export async function openDatabase(
         return pool
       },
       description: `PostgreSQL ${Math.floor(version / 10000)}.${version % 100}, ${where}`,
+      embedded:
+        embedded === undefined
+          ? undefined
+          : { dataDir: config.dataDir, attachedTo: embedded.attachedTo, created: embedded.created },
+      appliedMigrations: applied,
       async close() {
         await Promise.all([db, ...pools].map((pool) => pool.end()))
         await embedded?.stop()

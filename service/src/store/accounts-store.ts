@@ -101,6 +101,14 @@ export function createAccountsStore(db: Db) {
       return rows
     },
 
+    async findKey(id: string): Promise<ApiKeyRecord | undefined> {
+      const { rows } = await db.query<ApiKeyRecord>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = $1`,
+        [id],
+      )
+      return rows[0]
+    },
+
     /**
      * Revokes the key (only when it is `accountId`'s, when given); revoking is irreversible, so an already
      * revoked key keeps its first revocation time.

@@ -8,6 +8,7 @@ import type { Tier } from '../../src/domain/tiers.ts'
 import type { ExplorerFinder } from '../../src/ingestion/explorer-sync.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { implementedChains } from '../../src/main/indexing.ts'
 import { createFxBook } from '../../src/market/fx-book.ts'
 import { createPricer } from '../../src/market/pricer.ts'
 import { createMailer } from '../../src/portal/mailer.ts'
@@ -20,6 +21,7 @@ import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
 import { createDeveloperAccountsStore } from '../../src/store/developer-accounts-store.ts'
 import { createExplorerWalletsStore } from '../../src/store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
+import { createOutputsStore } from '../../src/store/outputs-store.ts'
 import { createPlansStore } from '../../src/store/plans-store.ts'
 import { createUsageStore } from '../../src/store/usage-store.ts'
 import { createWalletTransfersStore } from '../../src/store/wallet-transfers-store.ts'
@@ -57,6 +59,7 @@ export async function createTestApp(
     chainStates: createChainStatesStore(database.db),
     walletTransfers: createWalletTransfersStore(database.db),
     balances: createBalancesStore(database.db),
+    outputs: createOutputsStore(database.db),
     fxRates: createFxRatesStore(database.db),
     usage: createUsageStore(database.db),
     assetPrices: createAssetPricesStore(database.db),
@@ -73,6 +76,7 @@ export async function createTestApp(
     db: database.db,
     logger,
     stores,
+    implementedChains: implementedChains(),
     onDemand: createOnDemand({
       store: stores.balances,
       findSource,

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { WdsError } from '../../../lib/errors.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { getChainParam, normalizeAddress, requireConfigured } from '../../wallet-query.ts'
+import { type ChainAvailability, getChainParam, normalizeAddress, requireConfigured } from '../../wallet-query.ts'
 import type { WalletReconciliation } from '../../wallet-reconciliation.ts'
 
-export type ReconciliationRoutesOptions = { reconciliation: WalletReconciliation; configuredChains: ReadonlySet<string> }
+export type ReconciliationRoutesOptions = { reconciliation: WalletReconciliation; availability: ChainAvailability }
 
 const ReconciliationQuery = Type.Object(
   {
@@ -20,7 +20,7 @@ const ReconciliationQuery = Type.Object(
 /** The accountant's proof: the handler validates its parameters and asks the reconciliation service. */
 export const reconciliationRoutes: FastifyPluginAsyncTypebox<ReconciliationRoutesOptions> = async (
   app,
-  { reconciliation, configuredChains },
+  { reconciliation, availability },
 ) => {
   app.get(
     '/wallets/:address/reconciliation',
@@ -46,7 +46,7 @@ export const reconciliationRoutes: FastifyPluginAsyncTypebox<ReconciliationRoute
         )
       }
       const address = normalizeAddress(request.params.address, [chain])
-      requireConfigured(chain, configuredChains)
+      requireConfigured(chain, availability)
       return reconciliation.reconcile({ address, chain, atBlock: request.query.atBlock })
     },
   )
