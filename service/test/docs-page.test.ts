@@ -33,6 +33,7 @@ test('GET /docs renders the OpenAPI document in a browser, offline', async () =>
     '/v1/wallets/{address}/erc20-transfers',
     '/v1/wallets/{address}/nft-transfers',
     '/v1/wallets/{address}/balances',
+    '/v1/wallets/{address}/reconciliation',
     '/v1/fx/currencies',
     '/v1/fx/rate',
     '/v1/fx/monthly-average',

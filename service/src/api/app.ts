@@ -40,12 +40,14 @@ import { developerBillingRoutes } from './routes/v1/developer-billing.ts'
 import { developerUsageRoutes } from './routes/v1/developer-usage.ts'
 import { fxRoutes } from './routes/v1/fx.ts'
 import { priceRoutes } from './routes/v1/prices.ts'
+import { reconciliationRoutes } from './routes/v1/reconciliation.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
 import { webPageRoutes } from './routes/web-pages.ts'
 import { addCors, addSecurityHeaders } from './security-headers.ts'
 import { createValidatorBuilder } from './validation.ts'
 import { createWalletBalances } from './wallet-balances.ts'
+import { createWalletReconciliation } from './wallet-reconciliation.ts'
 import { createWalletRecords } from './wallet-records.ts'
 
 /** The HTTP-level settings, each with its default when a test leaves it out. */
@@ -187,6 +189,7 @@ export async function buildApp(deps: AppDeps) {
     pricer,
     hdWallets,
   })
+  const reconciliation = createWalletReconciliation({ balances: stores.balances, history: stores.walletTransfers, onDemand })
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', access.authenticate)
@@ -195,6 +198,7 @@ export async function buildApp(deps: AppDeps) {
       await v1.register(statusRoutes, { store: stores.chainStates, availability })
       await v1.register(walletRoutes, { records, availability, hdWallets })
       await v1.register(balanceRoutes, { walletBalances, availability })
+      await v1.register(reconciliationRoutes, { reconciliation, availability })
       await v1.register(fxRoutes, { fxBook })
       await v1.register(priceRoutes, { pricer })
     },

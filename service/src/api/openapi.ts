@@ -6,6 +6,7 @@ import { ChainStatusListSchema, ChainStatusSchema } from './schemas/chain-status
 import { FX_SCHEMAS } from './schemas/fx.ts'
 import { PRICE_SCHEMAS } from './schemas/prices.ts'
 import { ProblemSchema } from './schemas/problem.ts'
+import { RECONCILIATION_SCHEMAS } from './schemas/reconciliation.ts'
 import { TRANSFER_SCHEMAS } from './schemas/transfers.ts'
 
 /**
@@ -104,6 +105,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     ChainStatusListSchema,
     ...TRANSFER_SCHEMAS,
     ...BALANCE_SCHEMAS,
+    ...RECONCILIATION_SCHEMAS,
     ...FX_SCHEMAS,
     ...PRICE_SCHEMAS,
   ])
