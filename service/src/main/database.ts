@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.ts'
 import { SetupError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
-import { assertServerVersion, createDb, type Db } from '../store/db.ts'
+import { assertServerVersion, type CreateDbOptions, createDb, type Db } from '../store/db.ts'
 import { openEmbeddedDatabase } from '../store/embedded-postgres.ts'
 import { migrate } from '../store/migrate.ts'
 import { createReadPools, type ReadPools } from '../store/read-pools.ts'
@@ -13,12 +13,25 @@ export type Database = {
    * DATABASE_URL is a transaction-mode pooler, else the same server as `db`.
    */
   direct: Db
+  /** The data API's pool on the primary: bounded by WDS_STATEMENT_TIMEOUT_MS and WDS_POOL_WAIT_MS. */
+  api: Db
   /** The data API's reads: the replicas of DATABASE_READ_URL in rotation, else the primary. */
   reads: ReadPools
   /** Another pool on the same database, e.g. for ingestion, so that it never starves the API of connections. */
-  createPool(applicationName: string, maxConnections: number): Db
+  createPool(
+    applicationName: string,
+    maxConnections: number,
+    bounds?: Pick<CreateDbOptions, 'statementTimeoutMs' | 'poolWaitMs'>,
+  ): Db
   /** Where the data lives, for the start-up banner (no credentials). */
   description: string
+  /**
+   * For the embedded database: whether this process attached to a running wds (its pid), started the
+   * data dir's PostgreSQL itself, or found no cluster there and created an empty one.
+   */
+  embedded: { dataDir: string; attachedTo: number | undefined; created: boolean } | undefined
+  /** Migrations this process applied, in order. */
+  appliedMigrations: readonly string[]
   close(): Promise<void>
 }
 
@@ -28,7 +41,7 @@ export type Database = {
  */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> &
-    Partial<Pick<Config, 'databaseReadUrls' | 'readMaxLagSeconds' | 'databaseDirectUrl'>>,
+    Partial<Pick<Config, 'databaseReadUrls' | 'readMaxLagSeconds' | 'databaseDirectUrl' | 'statementTimeoutMs' | 'poolWaitMs'>>,
   logger: Logger,
   { attach, applicationName }: { attach: boolean; applicationName: string },
 ): Promise<Database> {
@@ -45,12 +58,19 @@ export async function openDatabase(
   try {
     const version = await assertServerVersion(db)
     // migrations run under a session advisory lock
-    await migrate(direct, logger)
+    const { applied } = await migrate(direct, logger)
+    // The data API's pools: statements cut at the statement timeout, a bounded wait for a connection,
+    // unlike start-up loading, the market sync and the admin commands, which use `db`.
+    const apiBounds = {
+      ...(config.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: config.statementTimeoutMs }),
+      ...(config.poolWaitMs === undefined ? {} : { poolWaitMs: config.poolWaitMs }),
+    }
+    const api = createDb({ url, applicationName: `${applicationName}-api`, maxConnections: 10, onIdleError, ...apiBounds })
     const replicas = (config.databaseReadUrls ?? []).map((readUrl) =>
-      createDb({ url: readUrl, applicationName: `${applicationName}-read`, onIdleError }),
+      createDb({ url: readUrl, applicationName: `${applicationName}-read`, maxConnections: 10, onIdleError, ...apiBounds }),
     )
     const reads = createReadPools({
-      primary: db,
+      primary: api,
       replicas,
       maxLagSeconds: config.readMaxLagSeconds ?? 30,
       onStateChange: (state) =>
@@ -65,16 +85,22 @@ export async function openDatabase(
     return {
       db,
       direct,
+      api,
       reads,
-      createPool(name, maxConnections) {
-        const pool = createDb({ url, applicationName: name, maxConnections, onIdleError })
+      createPool(name, maxConnections, bounds = {}) {
+        const pool = createDb({ url, applicationName: name, maxConnections, onIdleError, ...bounds })
         pools.push(pool)
         return pool
       },
       description: `PostgreSQL ${Math.floor(version / 10000)}.${version % 100}, ${where}`,
+      embedded:
+        embedded === undefined
+          ? undefined
+          : { dataDir: config.dataDir, attachedTo: embedded.attachedTo, created: embedded.created },
+      appliedMigrations: applied,
       async close() {
         await reads.close()
-        await Promise.all([...new Set([db, direct, ...pools])].map((pool) => pool.end()))
+        await Promise.all([...new Set([db, direct, api, ...pools])].map((pool) => pool.end()))
         await embedded?.stop()
       },
     }

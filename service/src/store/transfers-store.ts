@@ -58,6 +58,58 @@ function transferColumns(t: Transfer): string {
   return `${t.txIndex}\t${t.seq}\t${t.txHash}\t${t.type}\t${orNull(t.from)}\t${orNull(t.to)}\t${t.value}\t${orNull(t.contractAddress)}\t${orNull(t.tokenId)}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${orNull(t.operator)}\t${counterpartiesColumn(t)}\n`
 }
 
+/**
+ * A UTXO chain's outputs created and spent by `blocks` (ChainBlock.outputs): created ones first, so
+ * that an output spent later in the same range is found. BIP30's two duplicate coinbase transactions
+ * replace the earlier, never spendable, outputs of the same id.
+ */
+async function writeOutputs(client: pg.PoolClient, chain: string, blocks: readonly ChainBlock[]): Promise<void> {
+  const created = blocks.flatMap((b) => (b.outputs?.created ?? []).map((o) => ({ ...o, blockNumber: b.number })))
+  const spent = blocks.flatMap((b) => (b.outputs?.spent ?? []).map((o) => ({ ...o, blockNumber: b.number })))
+  for (let i = 0; i < created.length; i += OUTPUTS_PER_STATEMENT) {
+    const part = created.slice(i, i + OUTPUTS_PER_STATEMENT)
+    await client.query(
+      `INSERT INTO outputs (chain, tx_hash, output_index, block_number, tx_index, address, value)
+       SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::int[], $6::text[], $7::bigint[])
+       ON CONFLICT (chain, tx_hash, output_index) DO UPDATE SET block_number = EXCLUDED.block_number,
+         tx_index = EXCLUDED.tx_index, address = EXCLUDED.address, value = EXCLUDED.value`,
+      [
+        chain,
+        part.map((o) => o.txHash),
+        part.map((o) => o.outputIndex),
+        part.map((o) => o.blockNumber),
+        part.map((o) => o.txIndex),
+        part.map((o) => o.address),
+        part.map((o) => o.value.toString()),
+      ],
+    )
+  }
+  for (let i = 0; i < spent.length; i += OUTPUTS_PER_STATEMENT) {
+    const part = spent.slice(i, i + OUTPUTS_PER_STATEMENT)
+    const updated = await client.query(
+      `UPDATE outputs o SET spent_tx_hash = s.spent_tx_hash, spent_block_number = s.block_number,
+         spent_tx_index = s.spent_tx_index, spent_input_index = s.input_index
+       FROM unnest($2::text[], $3::int[], $4::text[], $5::bigint[], $6::int[], $7::int[])
+         AS s(tx_hash, output_index, spent_tx_hash, block_number, spent_tx_index, input_index)
+       WHERE o.chain = $1 AND o.tx_hash = s.tx_hash AND o.output_index = s.output_index`,
+      [
+        chain,
+        part.map((o) => o.txHash),
+        part.map((o) => o.outputIndex),
+        part.map((o) => o.spentByTxHash),
+        part.map((o) => o.blockNumber),
+        part.map((o) => o.spentByTxIndex),
+        part.map((o) => o.inputIndex),
+      ],
+    )
+    if (updated.rowCount !== part.length) {
+      throw new InternalError(`${chain}: ${part.length - (updated.rowCount ?? 0)} spent outputs are not stored`)
+    }
+  }
+}
+
+const OUTPUTS_PER_STATEMENT = 20_000
+
 export function createTransfersStore(db: Db) {
   return {
     /** Makes the chain's partition and state row; returns its checkpoint (a new chain starts just below `startBlock`). */
@@ -153,6 +205,7 @@ export function createTransfersStore(db: Db) {
             }
           })(),
         )
+        await writeOutputs(client, chain, blocks)
         if (tokens.length > 0) {
           await client.query(
             `INSERT INTO tokens (chain, contract_address, name, symbol, decimals)
@@ -174,6 +227,13 @@ export function createTransfersStore(db: Db) {
     async rollbackTo(chain: string, ancestor: number): Promise<{ blocks: number; transfers: number }> {
       return withTransaction(db, async (client) => {
         const transfers = await client.query(`DELETE FROM ${partitionName(chain)} WHERE block_number > $1`, [ancestor])
+        // a UTXO chain's outputs: those created above the ancestor go, those spent above it are unspent again
+        await client.query('DELETE FROM outputs WHERE chain = $1 AND block_number > $2', [chain, ancestor])
+        await client.query(
+          `UPDATE outputs SET spent_tx_hash = NULL, spent_block_number = NULL, spent_tx_index = NULL, spent_input_index = NULL
+           WHERE chain = $1 AND spent_block_number > $2`,
+          [chain, ancestor],
+        )
         const blocks = await client.query('DELETE FROM blocks WHERE chain = $1 AND number > $2', [chain, ancestor])
         const { rows } = await client.query<{ timestamp: Date }>(
           'SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2',
