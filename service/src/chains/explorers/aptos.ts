@@ -154,8 +154,17 @@ export function createAptosSource({ http, chain = 'aptos' }: { http: HttpClient;
       return answer.data
     })
 
+  /** The fullnode's ledger info (its index, `/`). */
+  const ledger = () =>
+    http.json<{ block_height: string; ledger_version: string; ledger_timestamp: string }>({}, (body, status) => {
+      const info = body as { block_height?: unknown; ledger_version?: unknown; ledger_timestamp?: unknown } | null
+      if (status < 300 && !(typeof info?.block_height === 'string' && typeof info.ledger_timestamp === 'string'))
+        throw new UpstreamError('the fullnode answered no ledger info', { failure: 'malformed' })
+      return body as { block_height: string; ledger_version: string; ledger_timestamp: string }
+    })
+
   async function head(): Promise<BlockRef> {
-    const info = await http.json<{ block_height: string; ledger_version: string; ledger_timestamp: string }>({})
+    const info = await ledger()
     return {
       number: Number(info.block_height),
       hash: '',
@@ -178,7 +187,7 @@ export function createAptosSource({ http, chain = 'aptos' }: { http: HttpClient;
     const versions = statuses.filter((s) => PROCESSORS.includes(s.processor)).map((s) => BigInt(s.last_success_version))
     // biome-ignore lint/complexity/useMathMinMax: bigints have no Math.min
     if (versions.length > 0) return versions.reduce((a, b) => (b < a ? b : a))
-    return BigInt((await http.json<{ ledger_version: string }>({})).ledger_version)
+    return BigInt((await ledger()).ledger_version)
   }
 
   const accountVersions = async (address: string, after: string, upTo: bigint) =>
