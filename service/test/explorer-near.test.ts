@@ -359,7 +359,9 @@ describe('NEAR through the API on a local NearBlocks and NEAR RPC node', () => {
   test('the other side of the USDC transfer is the same record', async () => {
     const mine = await get(`/v1/wallets/${W}/transfers?chain=near`)
     const theirs = await get(`/v1/wallets/${V}/transfers?chain=near&limit=1000`)
-    const sent = mine.body.transfers.find((r: { type: string; direction: string }) => r.type === 'nep141' && r.direction === 'out')
+    const sent = mine.body.transfers.find(
+      (r: { type: string; direction: string }) => r.type === 'nep141' && r.direction === 'out',
+    )
     const received = theirs.body.transfers.find((r: { txHash: string }) => r.txHash === hashOf(5))
     expect({ id: received.id, direction: received.direction, value: received.value }).toEqual({
       id: sent.id,
