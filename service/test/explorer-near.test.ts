@@ -269,6 +269,24 @@ describe('NEAR records from the documented transaction', () => {
       ['native', 'sender.testnet', 'receiver.testnet', YOCTO],
     ])
   })
+
+  test('a meta-transaction: the relayer pays the gas, the delegated NEAR moves from the delegating account', () => {
+    const delegated = {
+      ...recordedTx,
+      transaction: {
+        ...recordedTx.transaction,
+        signer_id: 'relayer.near',
+        receiver_id: 'alice.near',
+        actions: [
+          { Delegate: { delegate_action: { sender_id: 'alice.near', receiver_id: 'bob.near', actions: transfer(2n * YOCTO) } } },
+        ],
+      },
+    } as NearTxStatus
+    expect(transactionMovements(delegated).map((m) => [m.type, m.from, m.to, m.value])).toEqual([
+      ['fee', 'relayer.near', null, FEE],
+      ['native', 'alice.near', 'bob.near', 2n * YOCTO],
+    ])
+  })
 })
 
 describe('NEAR through the API on a local NearBlocks and NEAR RPC node', () => {
