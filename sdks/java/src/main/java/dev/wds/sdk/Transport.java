@@ -93,17 +93,26 @@ final class Transport {
    */
   private CompletableFuture<Result> send(Spec spec) {
     CompletableFuture<Result> result = new CompletableFuture<>();
+    HttpRequest request;
     try {
-      attempt(build(spec), spec.idempotent() ? settings.maxRetries() : 0, 0, result);
+      request = build(spec);
     } catch (RuntimeException e) {
       result.completeExceptionally(e);
+      return result;
     }
+    attempt(request, spec.idempotent() ? settings.maxRetries() : 0, 0, result);
     return result;
   }
 
   private void attempt(HttpRequest request, int maxRetries, int retry, CompletableFuture<Result> result) {
     if (result.isDone()) return; // cancelled by the caller while waiting to retry
-    CompletableFuture<HttpResponse<byte[]>> exchange = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    CompletableFuture<HttpResponse<byte[]>> exchange;
+    try {
+      exchange = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    } catch (RuntimeException | Error refused) { // e.g. a client already shut down: no answer will come
+      result.completeExceptionally(refused);
+      return;
+    }
     result.whenComplete((value, failure) -> {
       if (result.isCancelled()) exchange.cancel(true);
     });
