@@ -13,6 +13,8 @@
 # Settings (environment): CLUSTER_DIR (default /tmp/wds-cluster), CLUSTER_PORT (default
 # 57000: primary +1, replica +2, pgbouncer +3, redis +4, HAProxy +80, stats +90, serve +81..83),
 # and the chains to index as for `wds` (WDS_RPC_<CHAIN>, WDS_START_BLOCK_<CHAIN>). Loopback only.
+# CLUSTER_SERVE<n>_DATABASE_URL, _DATABASE_DIRECT_URL, _DATABASE_READ_URL: another address for one
+# replica's connections (the fault tests route serve3 through a proxy that can stall).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -131,6 +133,7 @@ start_pgbouncer() {
   echo "\"wds\" \"$secret\"" >"$DIR/run/pgbouncer-users.txt"
   sed -e "s|@PRIMARY_HOST@|$HOST|; s|@PRIMARY_PORT@|$PRIMARY_PORT|; s|@LISTEN_HOST@|$HOST|; s|@LISTEN_PORT@|$PGBOUNCER_PORT|" \
     -e "s|@AUTH_FILE@|$DIR/run/pgbouncer-users.txt|; s|@LOG_FILE@|$DIR/logs/pgbouncer.log|; s|@PID_FILE@|$DIR/run/pgbouncer-self.pid|" \
+    -e "s|@STATEMENT_TIMEOUT_MS@|${WDS_STATEMENT_TIMEOUT_MS:-5000}|" \
     "$HERE/pgbouncer.ini.template" >"$DIR/run/pgbouncer.ini"
   if [ "$(id -u)" = 0 ]; then chown postgres "$DIR/run/pgbouncer.ini" "$DIR/run/pgbouncer-users.txt"; fi
   touch "$DIR/logs/pgbouncer.log" && chown postgres "$DIR/logs/pgbouncer.log" 2>/dev/null || true
@@ -153,12 +156,14 @@ wds_env() {
 }
 
 start_serve() { # n
-  local n=$1
+  local n=$1 database direct read
   # reads on the replica; queries through PgBouncer; LISTEN and migrations straight to the primary
+  database="CLUSTER_SERVE${n}_DATABASE_URL" direct="CLUSTER_SERVE${n}_DATABASE_DIRECT_URL"
+  read="CLUSTER_SERVE${n}_DATABASE_READ_URL"
   # shellcheck disable=SC2046
   spawn "serve$n" env $(wds_env) PORT="$(serve_port "$n")" WDS_DATA_DIR="$DIR/serve$n" \
-    DATABASE_URL="$(url $PGBOUNCER_PORT)" DATABASE_DIRECT_URL="$(url $PRIMARY_PORT)" \
-    DATABASE_READ_URL="$(url $REPLICA_PORT)" node "$ROOT/service/bin/wds.js" serve
+    DATABASE_URL="${!database:-$(url $PGBOUNCER_PORT)}" DATABASE_DIRECT_URL="${!direct:-$(url $PRIMARY_PORT)}" \
+    DATABASE_READ_URL="${!read:-$(url $REPLICA_PORT)}" node "$ROOT/service/bin/wds.js" serve
   wait_for "serve$n" 60 curl -fsS "http://$HOST:$(serve_port "$n")/ready"
 }
 
@@ -268,7 +273,7 @@ case "${1:-}" in
   stop) stop_component "$2" TERM ;;
   kill) stop_component "$2" KILL ;;
   *)
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

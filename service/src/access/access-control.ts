@@ -24,6 +24,8 @@ export type AccessOptions = {
   usageFlushIntervalMs?: number
   /** Requests of one account that may run at once in this process. */
   maxConcurrentPerAccount?: number
+  /** How long a request waits for the auth-change connection's barrier before it is taken for lost (auth-changes.ts). */
+  authBarrierTimeoutMs?: number
 }
 
 /**
@@ -54,6 +56,7 @@ export function createAccessControl(
     logger,
     onChange: (accountId) => owners.evictAccount(accountId),
     onListening: (listening) => owners.setTrusted(listening),
+    ...(options.authBarrierTimeoutMs === undefined ? {} : { barrierTimeoutMs: options.authBarrierTimeoutMs }),
   })
   const counters = options.counters ?? createMemoryCounters({ readDayCount: (accountId, day) => usage.countDay(accountId, day) })
   const now = options.now ?? Date.now

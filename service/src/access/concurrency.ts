@@ -15,6 +15,8 @@ export function createConcurrencyLimit({ maxPerAccount }: { maxPerAccount: numbe
   return async function limitConcurrency(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const accountId = request.caller?.accountId
     if (accountId === undefined) return
+    // gone while its key was looked up: its 'close' has passed, so a slot taken now would never be freed
+    if (reply.raw.closed) throw new WdsError('invalid_parameter', 'the client closed the connection', { status: 499 })
     const now = running.get(accountId) ?? 0
     if (now >= maxPerAccount) {
       throw new WdsError(

@@ -13,7 +13,8 @@ export const TOUCH_EVERY_MS = 60_000
  * only after a barrier on the notification connection has shown every change committed before the
  * request (one cheap query shared by all requests arriving meanwhile). While notifications are not
  * followed (not yet, or the connection dropped) every lookup goes to the database. Unknown keys are
- * never cached. A lookup that raced an eviction is not stored.
+ * never cached. A lookup that raced an eviction is not stored. A barrier that gets no answer at all
+ * (auth-changes.ts: QueryReadTimeoutError) fails the lookups that waited for it.
  */
 export function createKeyOwnerCache(
   find: (hash: Buffer) => Promise<KeyOwner | undefined>,

@@ -52,9 +52,9 @@ import { createWalletReconciliation } from './wallet-reconciliation.ts'
 import { createWalletRecords } from './wallet-records.ts'
 
 /** The HTTP-level settings, each with its default when a test leaves it out. */
-type HttpSettings = Pick<Config, 'requestTimeoutMs' | 'accountConcurrency' | 'metricsToken' | 'corsOrigins'>
+type HttpSettings = Pick<Config, 'requestTimeoutMs' | 'accountConcurrency' | 'metricsToken' | 'corsOrigins' | 'poolWaitMs'>
 
-const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, accountConcurrency: 2, corsOrigins: [] } as const
+const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, accountConcurrency: 2, corsOrigins: [], poolWaitMs: 2_000 } as const
 
 /** BIP 44's gap limit: unused addresses in a row after which an extended key's chain ends. */
 const DEFAULT_HD_GAP_LIMIT = 20
@@ -188,7 +188,8 @@ export async function buildApp(deps: AppDeps) {
       keyPrefix: config.keyPrefix,
       registry: metrics.registry,
     },
-    { maxConcurrentPerAccount: http.accountConcurrency, ...rateLimits },
+    // the auth-change barrier waits no longer than a request waits for a database connection
+    { maxConcurrentPerAccount: http.accountConcurrency, authBarrierTimeoutMs: http.poolWaitMs, ...rateLimits },
   )
   app.addHook('onClose', () => access.close())
   const cursorKey = deriveCursorKey(portal.jwtSecret)
@@ -301,6 +302,8 @@ function cancelQueriesOfAbandonedRequests(app: FastifyInstance): void {
     const handler = route.handler
     route.handler = function (this: FastifyInstance, request, reply) {
       const abandoned = new AbortController()
+      // a client gone before the handler starts (while its key was looked up) is gone already: 'close' will not come again
+      if (reply.raw.closed) abandoned.abort(new Error('the client closed the connection'))
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) abandoned.abort(new Error('the client closed the connection'))
       })

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ERROR_TITLES, type ErrorCode, WdsError } from '../lib/errors.ts'
-import { PoolWaitTimeoutError } from '../store/db.ts'
+import { PoolWaitTimeoutError, QueryReadTimeoutError } from '../store/db.ts'
 import { isConnectionFailure } from '../store/read-pools.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
@@ -62,8 +62,9 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
     const code: ErrorCode = status === 404 ? 'not_found' : 'invalid_parameter'
     return sendProblem(reply, new WdsError(code, fastifyError.message, { cause: error, status }))
   }
-  // the primary restarting or unreachable: a 503 to retry, like /ready's, not a 500 (a bug)
-  if (isConnectionFailure(error)) {
+  // the primary restarting or unreachable (or no answer at all: a network partition): a 503 to retry,
+  // like /ready's, not a 500 (a bug)
+  if (isConnectionFailure(error) || error instanceof QueryReadTimeoutError) {
     const unavailable = new WdsError('not_ready', 'the database does not answer; retry shortly', { cause: error, status: 503 })
     request.log.error({ err: unavailable }, 'request failed')
     return sendProblem(reply, unavailable)

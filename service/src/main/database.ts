@@ -6,6 +6,9 @@ import { openEmbeddedDatabase } from '../store/embedded-postgres.ts'
 import { migrate } from '../store/migrate.ts'
 import { createReadPools, type ReadPools } from '../store/read-pools.ts'
 
+/** How much longer than the statement timeout the API waits for a statement's answer before giving the connection up. */
+export const READ_TIMEOUT_GRACE_MS = 1_000
+
 export type Database = {
   db: Db
   /**
@@ -60,9 +63,13 @@ export async function openDatabase(
     // migrations run under a session advisory lock
     const { applied } = await migrate(direct, logger)
     // The data API's pools: statements cut at the statement timeout, a bounded wait for a connection,
-    // unlike start-up loading, the market sync and the admin commands, which use `db`.
+    // unlike start-up loading, the market sync and the admin commands, which use `db`. A statement not
+    // answered READ_TIMEOUT_GRACE_MS after the statement timeout (no answer can come: the server or the
+    // network is gone) fails on the client side and its connection is closed.
     const apiBounds = {
-      ...(config.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: config.statementTimeoutMs }),
+      ...(config.statementTimeoutMs === undefined
+        ? {}
+        : { statementTimeoutMs: config.statementTimeoutMs, queryTimeoutMs: config.statementTimeoutMs + READ_TIMEOUT_GRACE_MS }),
       ...(config.poolWaitMs === undefined ? {} : { poolWaitMs: config.poolWaitMs }),
     }
     const api = createDb({ url, applicationName: `${applicationName}-api`, maxConnections: 10, onIdleError, ...apiBounds })

@@ -1,9 +1,11 @@
 import type pg from 'pg'
 import type { Logger } from '../lib/logger.ts'
-import type { Db } from './db.ts'
+import { type Db, isQueryReadTimeout, QueryReadTimeoutError } from './db.ts'
 
 const CHANNEL = 'wds_auth'
 const RETRY_MS = 1_000
+/** A barrier not answered within this long: the connection is taken for lost (by default; `barrierTimeoutMs`). */
+const BARRIER_TIMEOUT_MS = 2_000
 
 /**
  * Follows the `wds_auth` notifications (migration 0012: sent by triggers in the transaction that revokes
@@ -16,21 +18,31 @@ export function followAuthChanges({
   logger,
   onChange,
   onListening,
+  barrierTimeoutMs = BARRIER_TIMEOUT_MS,
 }: {
   db: Db
   logger: Logger
   onChange: (accountId: string) => void
   onListening: (listening: boolean) => void
+  /**
+   * A barrier (below) not answered within this long means the connection is gone without a word (a
+   * network partition): it is taken for lost, so that requests look keys up in the database (bounded
+   * there) instead of waiting for it.
+   */
+  barrierTimeoutMs?: number
 }) {
   let client: pg.PoolClient | undefined
   let closed = false
   let retry: NodeJS.Timeout | undefined
+  /** Whether the connection was lost (or never made) since this process last listened: its return is told. */
+  let interrupted = false
 
   const lost = (error: unknown) => {
     if (client === undefined) return
     const broken = client
     client = undefined
     onListening(false)
+    interrupted = true
     broken.release(error instanceof Error ? error : true)
     if (!closed) {
       logger.warn({ err: error }, 'lost the auth-change notifications; key lookups go to the database until they are back')
@@ -53,7 +65,10 @@ export function followAuthChanges({
       }
       client = next
       onListening(true)
+      if (interrupted) logger.info('following the auth-change notifications again; cached key lookups are used again')
+      interrupted = false
     } catch (error) {
+      interrupted = true
       if (!closed) retry = setTimeout(connect, RETRY_MS)
       logger.warn({ err: error }, 'cannot listen for auth changes yet; key lookups go to the database')
     }
@@ -68,9 +83,21 @@ export function followAuthChanges({
   const sendBarrier = (): Promise<boolean> => {
     const current = client
     if (current === undefined) return Promise.resolve(false)
-    return current.query('').then(
+    // pg's per-statement read timeout (the connection's own statements, LISTEN and the barriers, have no other)
+    const barrier = { text: '', query_timeout: barrierTimeoutMs } as pg.QueryConfig
+    return current.query(barrier).then(
       () => client === current,
-      () => false,
+      (error: unknown) => {
+        if (client === current) lost(error)
+        // no answer at all (a partition): the requests that waited for it have spent their time and
+        // fail (503) rather than wait as long again for a lookup; the next ones look keys up at once
+        if (isQueryReadTimeout(error)) {
+          throw new QueryReadTimeoutError(`the auth-change connection did not answer within ${barrierTimeoutMs} ms`, {
+            cause: error,
+          })
+        }
+        return false
+      },
     )
   }
   function caughtUp(): Promise<boolean> {
@@ -80,9 +107,14 @@ export function followAuthChanges({
       })
       return inFlight
     }
-    queued ??= inFlight.then(() => {
+    const next = () => {
       queued = undefined
       return caughtUp()
+    }
+    // behind a barrier that got no answer, the waiting requests fail with it
+    queued ??= inFlight.then(next, (error: unknown) => {
+      queued = undefined
+      throw error
     })
     return queued
   }
@@ -91,7 +123,9 @@ export function followAuthChanges({
   return {
     /**
      * Resolves true once every auth change committed before the call has been seen (onChange called),
-     * false when changes are not being followed: then nothing cached may be trusted.
+     * false when changes are not being followed: then nothing cached may be trusted. Rejects with
+     * QueryReadTimeoutError when the connection gave no answer within `barrierTimeoutMs` (it is then
+     * taken for lost, and the next calls resolve false until it listens again).
      */
     caughtUp,
     /** Resolves once the first attempt to listen has been made. */

@@ -22,6 +22,13 @@ export type CreateDbOptions = {
   statementTimeoutMs?: number
   /** Waiting for a free connection fails after this long (PoolWaitTimeoutError); unset: waits as long as it takes. */
   poolWaitMs?: number
+  /**
+   * A statement whose answer has not come after this long fails with QueryReadTimeoutError and its
+   * connection is closed: the network or the server is gone (a partition, a host that died without a
+   * reset), where the server's statement timeout cannot answer. Longer than `statementTimeoutMs`, so
+   * that a statement merely slow is cancelled by the server first. Unset: waits as long as it takes.
+   */
+  queryTimeoutMs?: number
   /** Told when an idle connection breaks (server restart, terminated backend); the pool replaces it. */
   onIdleError?: (error: Error) => void
 }
@@ -29,6 +36,11 @@ export type CreateDbOptions = {
 /** No pool connection came free in time: the pool is full of other work. */
 export class PoolWaitTimeoutError extends Error {
   override name = 'PoolWaitTimeoutError'
+}
+
+/** The database did not answer a statement within the pool's `queryTimeoutMs`; the connection was closed. */
+export class QueryReadTimeoutError extends Error {
+  override name = 'QueryReadTimeoutError'
 }
 
 /**
@@ -48,6 +60,7 @@ export function createDb({
   maxConnections = 10,
   statementTimeoutMs,
   poolWaitMs,
+  queryTimeoutMs,
   onIdleError = () => {},
 }: CreateDbOptions): Db {
   const pool = new pg.Pool({
@@ -56,9 +69,11 @@ export function createDb({
     max: maxConnections,
     ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
     ...(poolWaitMs === undefined ? {} : { connectionTimeoutMillis: poolWaitMs }),
+    ...(queryTimeoutMs === undefined ? {} : { query_timeout: queryTimeoutMs }),
   })
   // Without a listener, an idle connection's error would be an uncaught exception that ends the process.
   pool.on('error', onIdleError)
+  if (queryTimeoutMs !== undefined) pool.on('connect', (client) => closeOnReadTimeout(client, queryTimeoutMs))
   const connect = pool.connect.bind(pool)
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>
   // A connection that does not come free within poolWaitMs is a PoolWaitTimeoutError, whoever asks.
@@ -92,6 +107,36 @@ export function createDb({
     }
   }) as typeof pool.query
   return pool
+}
+
+/** pg's own error when a statement's `query_timeout` passes without an answer. */
+export const isQueryReadTimeout = (error: unknown) => error instanceof Error && error.message === 'Query read timeout'
+
+/**
+ * node-postgres fails a statement at `query_timeout` but keeps waiting for its answer on the same
+ * connection, so the next statement sent there would queue behind it: the connection is ended at
+ * once instead (the pool replaces it), and the error says what happened.
+ */
+function closeOnReadTimeout(client: pg.PoolClient, queryTimeoutMs: number): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown
+  const replace = (error: unknown) => {
+    if (!isQueryReadTimeout(error)) return error
+    // an unanswered statement is active: end() destroys the socket rather than wait for it
+    client.end().catch(() => {})
+    return new QueryReadTimeoutError(
+      `the database did not answer within ${queryTimeoutMs} ms (unreachable?); the connection was closed`,
+      { cause: error },
+    )
+  }
+  client.query = ((...args: unknown[]) => {
+    const callback = args.at(-1)
+    if (typeof callback === 'function') {
+      args[args.length - 1] = (error: unknown, result: unknown) => callback(error == null ? error : replace(error), result)
+      return query(...args)
+    }
+    const result = query(...args)
+    return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(replace(error))) : result
+  }) as typeof client.query
 }
 
 function asPoolWaitError(error: unknown): unknown {

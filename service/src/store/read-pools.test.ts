@@ -1,20 +1,25 @@
 import { describe, expect, test } from 'vitest'
-import type { Db } from './db.ts'
+import { type Db, QueryReadTimeoutError } from './db.ts'
 import { createReadPools, isConnectionFailure } from './read-pools.ts'
 
 /** A pool that answers the lag queries as a caught-up replica (or primary) would, and names itself. */
-function fakePool(name: string, { down = false } = {}): Db & { down: boolean } {
+function fakePool(name: string, { down = false } = {}): Db & { down: boolean; silent: boolean; queries: number } {
   const pool = {
     down,
+    /** Unreachable without a word (a network partition): every statement ends at the client's read timeout. */
+    silent: false,
+    queries: 0,
     async query(text: string) {
+      pool.queries++
       if (pool.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })
+      if (pool.silent) throw new QueryReadTimeoutError('the database did not answer within 6000 ms')
       if (text.includes('pg_current_wal_lsn')) return { rows: [{ lsn: '0/10' }] }
       if (text.includes('pg_last_wal_replay_lsn')) return { rows: [{ caught_up: true, age: 0 }] }
       return { rows: [{ name }] }
     },
     async end() {},
   }
-  return pool as unknown as Db & { down: boolean }
+  return pool as unknown as Db & { down: boolean; silent: boolean; queries: number }
 }
 
 const whoAnswers = async (reads: ReturnType<typeof createReadPools>) =>
@@ -38,6 +43,23 @@ describe('createReadPools()', () => {
       answer: 'primary',
       states: [{ index: 0, inRotation: false, lagSeconds: null }],
     })
+    await reads.close()
+  })
+
+  test('a replica that does not answer leaves the rotation; the request fails at once rather than wait again on the primary', async () => {
+    const replica = fakePool('a')
+    const primary = fakePool('primary')
+    const reads = createReadPools({ primary, replicas: [replica], maxLagSeconds: 5 })
+    await reads.checkReplicas()
+    replica.silent = true
+    const before = primary.queries
+    await expect(whoAnswers(reads)).rejects.toBeInstanceOf(QueryReadTimeoutError)
+    expect({ primaryQueries: primary.queries - before, states: reads.replicaStates() }).toEqual({
+      primaryQueries: 0,
+      states: [{ index: 0, inRotation: false, lagSeconds: null }],
+    })
+    // the next request reads the primary
+    expect(await whoAnswers(reads)).toBe('primary')
     await reads.close()
   })
 

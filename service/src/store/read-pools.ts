@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Db } from './db.ts'
+import { type Db, QueryReadTimeoutError } from './db.ts'
 
 /** What a read store needs of a pool: queries only (a transaction or a LISTEN needs the primary itself). */
 export type Queryable = Pick<Db, 'query'>
@@ -19,7 +19,9 @@ export type ReadPools = {
   /**
    * Runs `work` with one pool chosen for all of its reads: the next replica in rotation, or the
    * primary. When the replica's connection fails, it leaves the rotation and `work` runs again on
-   * the primary (reads only: running them twice is harmless).
+   * the primary (reads only: running them twice is harmless). When the replica does not answer at
+   * all (QueryReadTimeoutError: the time is spent already), it leaves the rotation and the error
+   * stands: the request is not made to wait that long again.
    */
   run<T>(work: () => Promise<T>): Promise<T>
   /** The rest of the current request reads from the primary (it must see what the primary holds). */
@@ -126,10 +128,12 @@ export function createReadPools({
       try {
         return await requests.run(choice, work)
       } catch (error) {
-        if (!choice.replica || !isConnectionFailure(error)) throw error
+        const unanswered = error instanceof QueryReadTimeoutError
+        if (!choice.replica || !(unanswered || isConnectionFailure(error))) throw error
         const state = { index: choice.index, inRotation: false, lagSeconds: null }
         if (states[choice.index]?.inRotation === true) onStateChange(state)
         states[choice.index] = state
+        if (unanswered) throw error
         return requests.run({ pool: primary, replica: false, index: -1 }, work)
       }
     },

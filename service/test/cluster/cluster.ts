@@ -8,6 +8,8 @@ const SCRIPT = join(import.meta.dirname, '../../../deploy/cluster/cluster.sh')
 export type Cluster = {
   /** HAProxy's front. */
   url: string
+  /** One `wds serve` itself (serve1..3), not through HAProxy. */
+  serveUrl(name: string): string
   primaryUrl: string
   /** The replica as the superuser (to pause its replay). */
   replicaAdminUrl: string
@@ -26,9 +28,25 @@ export type Cluster = {
   stop(): Promise<void>
 }
 
-/** deploy/cluster/cluster.sh's topology in `dir`, on ports from `CLUSTER_PORT` (default 58000). */
+const base = Number(process.env.CLUSTER_PORT ?? 58000)
+
+/** Where the cluster's database servers listen (cluster.sh's ports), known before it starts. */
+export const CLUSTER_DATABASES = {
+  primary: { host: '127.0.0.1', port: base + 1 },
+  replica: { host: '127.0.0.1', port: base + 2 },
+  pgbouncer: { host: '127.0.0.1', port: base + 3 },
+}
+
+/** `postgres://wds:wds@…/wds` on one of them. */
+export function clusterDatabaseUrl({ host, port }: { host: string; port: number }): string {
+  return `postgres://wds:wds@${host}:${port}/wds`
+}
+
+/**
+ * deploy/cluster/cluster.sh's topology in `dir`, on ports from `CLUSTER_PORT` (default 58000). `env`
+ * goes to cluster.sh: the chains, and CLUSTER_SERVE<n>_DATABASE_*URL to route one replica elsewhere.
+ */
 export async function startCluster({ dir, env }: { dir: string; env: Record<string, string> }): Promise<Cluster> {
-  const base = Number(process.env.CLUSTER_PORT ?? 58000)
   const scriptEnv = cliEnv({ ...env, CLUSTER_DIR: dir, CLUSTER_PORT: String(base), LOG_LEVEL: 'info' })
   const run = (...args: string[]) =>
     new Promise<string>((resolve, reject) => {
@@ -41,7 +59,7 @@ export async function startCluster({ dir, env }: { dir: string; env: Record<stri
         code === 0 ? resolve(output) : reject(new Error(`cluster.sh ${args.join(' ')}: ${code}\n${output}`)),
       )
     })
-  const primaryUrl = `postgres://wds:wds@127.0.0.1:${base + 1}/wds`
+  const primaryUrl = clusterDatabaseUrl(CLUSTER_DATABASES.primary)
   const serveUrl = (name: string) => `http://127.0.0.1:${base + 80 + Number(name.replace('serve', ''))}`
   const log = (name: string) => {
     try {
@@ -58,6 +76,7 @@ export async function startCluster({ dir, env }: { dir: string; env: Record<stri
   }
   return {
     url: `http://127.0.0.1:${base + 80}`,
+    serveUrl,
     primaryUrl,
     replicaAdminUrl: `postgres://postgres:wds@127.0.0.1:${base + 2}/wds`,
     logsKept: process.env.CLUSTER_KEEP === '1',

@@ -5,17 +5,30 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createDb, type Db } from '../../src/store/db.ts'
 import { type Anvil, startAnvil } from '../helpers/anvil.ts'
 import { type LoadReport, runLoad } from '../helpers/load.ts'
-import { type Cluster, startCluster } from './cluster.ts'
+import { type StallProxy, startStallProxy } from '../helpers/stall-proxy.ts'
+import { CLUSTER_DATABASES, type Cluster, clusterDatabaseUrl, startCluster } from './cluster.ts'
 
 /**
  * The reference topology of deploy/cluster (PostgreSQL primary + streaming replica, PgBouncer,
  * Redis, HAProxy, three `wds serve`, two `wds index` on one anvil chain) through its faults, each
  * under a bounded load through HAProxy. Every scenario prints its figures (`npm run test:cluster`).
+ * serve3 reaches PgBouncer, the primary and the replica through TCP proxies of this process, which
+ * pass everything until the partition scenario stalls them.
  */
 
 const LOAD = { concurrency: 6, durationMs: 6_000 }
 const ACCOUNTS = 8
 const WALLETS = 10
+/**
+ * How long a request may take when its database stops answering (README, Configuration), with the
+ * defaults: at most the wait for a pool connection (WDS_POOL_WAIT_MS: one held by another request
+ * comes free, its last answer in, just before the silence), then one statement given up 1 s after
+ * WDS_STATEMENT_TIMEOUT_MS; the auth-change barrier and opening a connection give up at the pool wait.
+ * Plus 2 s for late timers and the hops (HAProxy, the proxy) on 2 cores shared with other work.
+ */
+const POOL_WAIT_MS = 2_000
+const STATEMENT_TIMEOUT_MS = 5_000
+const UNREACHABLE_BOUND_MS = POOL_WAIT_MS + STATEMENT_TIMEOUT_MS + 1_000 + 2_000
 
 let anvil: Anvil
 let cluster: Cluster
@@ -24,6 +37,10 @@ const keys: string[] = []
 let wallets: string[] = []
 let dir: string
 const figures: Record<string, unknown> = {}
+/** Between serve3 and PgBouncer, the primary (its LISTEN connection) and the replica. */
+let proxies: StallProxy[] = []
+/** Keys of their own for the requests sent to serve3 directly (the others' rate limits stay as they are). */
+const serve3Keys: string[] = []
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>): Promise<T> {
   const deadline = performance.now() + timeoutMs
@@ -36,7 +53,7 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
 }
 
 /** The wallet page workload: a first page of a wallet's transfers, wallets and keys in turn. */
-function walletLoad(extra: { signal?: AbortSignal } = {}): Promise<LoadReport> {
+function walletLoad(extra: { signal?: AbortSignal; requestTimeoutMs?: number } = {}): Promise<LoadReport> {
   return runLoad({
     ...LOAD,
     ...extra,
@@ -92,9 +109,22 @@ beforeAll(async () => {
     await anvil.rpc('eth_sendTransaction', [{ from: wallets[i % WALLETS], to: wallets[(i + 3) % WALLETS], value: '0x1' }])
   }
   dir = mkdtempSync(join(tmpdir(), 'wds-cluster-'))
-  cluster = await startCluster({ dir, env: { WDS_RPC_ETHEREUM: anvil.url, WDS_START_BLOCK_ETHEREUM: '0' } })
+  const { pgbouncer, primary: primaryServer, replica } = CLUSTER_DATABASES
+  proxies = await Promise.all([pgbouncer, primaryServer, replica].map((target) => startStallProxy(target)))
+  const [toPgbouncer, toPrimary, toReplica] = proxies.map((proxy) => clusterDatabaseUrl(proxy))
+  cluster = await startCluster({
+    dir,
+    env: {
+      WDS_RPC_ETHEREUM: anvil.url,
+      WDS_START_BLOCK_ETHEREUM: '0',
+      CLUSTER_SERVE3_DATABASE_URL: toPgbouncer as string,
+      CLUSTER_SERVE3_DATABASE_DIRECT_URL: toPrimary as string,
+      CLUSTER_SERVE3_DATABASE_READ_URL: toReplica as string,
+    },
+  })
   primary = createDb({ url: cluster.primaryUrl, applicationName: 'wds-cluster-test' })
   for (let i = 0; i < ACCOUNTS; i++) keys.push(await cluster.createKey(`load${i}@example.com`, 'pro'))
+  for (let i = 0; i < 2; i++) serve3Keys.push(await cluster.createKey(`serve3-${i}@example.com`, 'pro'))
   // the chain is served once indexed, on the replica too
   await until('ethereum to be served through HAProxy', 120_000, async () => {
     const answer = await fetch(`${cluster.url}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=1`, {
@@ -108,6 +138,7 @@ afterAll(async () => {
   console.log(`cluster fault figures:\n${JSON.stringify(figures, null, 2)}`)
   await primary?.end()
   await cluster?.stop()
+  await Promise.all(proxies.map((proxy) => proxy.close()))
   await anvil?.close()
   if (dir !== undefined && cluster?.logsKept !== true) rmSync(dir, { recursive: true, force: true })
 }, 120_000)
@@ -165,11 +196,13 @@ describe('the cluster under faults', () => {
       writing.abort()
       await transfers
       const headers = { 'X-API-Key': keys[1] as string }
+      // read before the status: the indexer may still index a last block meanwhile, and the status's
+      // head (latestBlock) is at least what the primary had indexed when it was asked
+      const primaryBlock = await indexedBlock(primary)
       const status = (await (await fetch(`${cluster.url}/v1/status/chains`, { headers })).json()) as {
         chains: { chain: string; indexedBlock: number; latestBlock: number; lagBlocks: number }[]
       }
       const ethereum = status.chains.find((chain) => chain.chain === 'ethereum')
-      const primaryBlock = await indexedBlock(primary)
       // a page of the walk on the replica, the rest once it has caught up
       const seen: { id: string; blockNumber: number }[] = []
       let next: string | null = `${cluster.url}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=5`
@@ -244,6 +277,110 @@ describe('the cluster under faults', () => {
     const degraded = await cluster.metric('serve1', 'wds_rate_limit_degraded_total')
     figures.stopRedis = { whileStopped: report, afterRestart: after, degradedDecisionsOnServe1: degraded }
     expect({ failed: report.failedTotal + after.failedTotal, degraded: degraded > 0 }).toEqual({ failed: 0, degraded: true })
+  })
+
+  test('a network partition between serve3 and PostgreSQL: its requests fail fast with 503, HAProxy takes it out, it recovers by itself', async () => {
+    const pids = await cluster.pids()
+    const [key, revocable] = serve3Keys as [string, string]
+    const toServe3 = (durationMs: number) =>
+      runLoad({
+        concurrency: 2,
+        durationMs,
+        requestTimeoutMs: 30_000,
+        url: (n) => `${cluster.serveUrl('serve3')}/v1/wallets/${wallets[n % wallets.length]}/transfers?chain=ethereum&limit=25`,
+        headers: (n) => ({ 'X-API-Key': n % 2 === 0 ? key : revocable }),
+      })
+    const logged = (text: string) => cluster.countInLog('serve3', text)
+    const LOST = 'lost the auth-change notifications'
+    const LISTENING = 'following the auth-change notifications again'
+    const OUT = 'read replica out of rotation'
+    const BACK = 'read replica back in rotation'
+    const counts = () => ({ lost: logged(LOST), listening: logged(LISTENING), out: logged(OUT), back: logged(BACK) })
+    const before = await toServe3(2_000)
+    const logBefore = counts()
+    const throughHaproxy = walletLoad({ requestTimeoutMs: 30_000 })
+    const direct = toServe3(10_000)
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    for (const proxy of proxies) proxy.stall()
+    const stalledAt = performance.now()
+    const seconds = (since: number) => Math.round((performance.now() - since) / 100) / 10
+    let secondsUntilOut: number
+    let reports: [LoadReport, LoadReport]
+    let connectionsHeld: number
+    try {
+      await until('HAProxy to take serve3 out', 20_000, async () => (await cluster.serverState('serve3')).startsWith('DOWN'))
+      secondsUntilOut = seconds(stalledAt)
+      reports = await Promise.all([throughHaproxy, direct])
+      connectionsHeld = proxies.reduce((sum, proxy) => sum + proxy.stats().open, 0)
+    } finally {
+      for (const proxy of proxies) proxy.resume()
+    }
+    const [haproxyReport, serve3Report] = reports
+    const stalledSeconds = seconds(stalledAt)
+    const resumedAt = performance.now()
+    const [secondsUntilBackInHaproxy, secondsUntilReplicaBackInRotation, secondsUntilAuthChangesFollowed] = await Promise.all([
+      until('serve3 back in HAProxy', 30_000, async () => (await cluster.serverState('serve3')).startsWith('UP')).then(() =>
+        seconds(resumedAt),
+      ),
+      until('serve3 to read its replica again', 30_000, async () => logged(BACK) > logBefore.back).then(() => seconds(resumedAt)),
+      until(
+        'serve3 to follow the auth-change notifications again',
+        30_000,
+        async () => logged(LISTENING) > logBefore.listening,
+      ).then(() => seconds(resumedAt)),
+    ])
+    const after = await toServe3(3_000)
+    // and a revocation is applied by serve3 at the very next request, as before the partition
+    await primary.query('UPDATE api_keys SET revoked_at = now() WHERE key_hash = sha256(convert_to($1, $2))', [revocable, 'UTF8'])
+    const refused = await fetch(`${cluster.serveUrl('serve3')}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=1`, {
+      headers: { 'X-API-Key': revocable },
+    })
+    const refusedAs = `${refused.status} ${((await refused.json()) as { code?: string }).code}`
+    const logAfter = counts()
+    figures.partitionServe3 = {
+      serve3BeforeTheStall: before,
+      serve3Directly: serve3Report,
+      throughHaproxy: haproxyReport,
+      secondsUntilOutOfHaproxy: secondsUntilOut,
+      secondsStalled: stalledSeconds,
+      connectionsHeldByTheProxies: connectionsHeld,
+      afterTheResume: {
+        secondsUntilBackInHaproxy,
+        secondsUntilReplicaBackInRotation,
+        secondsUntilAuthChangesFollowed,
+      },
+      serve3AfterTheResume: after,
+    }
+    /** The failures of a report that are not one of the service's 503s for an unreachable database. */
+    const otherThan503 = (report: LoadReport) =>
+      report.failedTotal -
+      ['503 overloaded', '503 query_timeout', '503 not_ready'].reduce((sum, label) => sum + (report.problems[label] ?? 0), 0)
+    expect({
+      failedBefore: before.failedTotal,
+      serve3Failed: serve3Report.failedTotal > 0,
+      serve3FailedOtherThan503: otherThan503(serve3Report),
+      serve3WithinBound: serve3Report.maxMs <= UNREACHABLE_BOUND_MS,
+      haproxyFailedOtherThan503: otherThan503(haproxyReport),
+      haproxyWithinBound: haproxyReport.maxMs <= UNREACHABLE_BOUND_MS,
+      // the partition was noticed where it should be: the notifications' connection, the replica's rotation
+      lostNotifications: logAfter.lost > logBefore.lost,
+      replicaLeftRotation: logAfter.out > logBefore.out,
+      failedAfter: after.failedTotal,
+      revokedRefused: refusedAs,
+      pids: await cluster.pids(),
+    }).toEqual({
+      failedBefore: 0,
+      serve3Failed: true,
+      serve3FailedOtherThan503: 0,
+      serve3WithinBound: true,
+      haproxyFailedOtherThan503: 0,
+      haproxyWithinBound: true,
+      lostNotifications: true,
+      replicaLeftRotation: true,
+      failedAfter: 0,
+      revokedRefused: '401 revoked_api_key',
+      pids,
+    })
   })
 
   test('restart the primary: the API and the indexers recover without a restart of their own', async () => {

@@ -1,0 +1,101 @@
+import { type AddressInfo, createConnection, createServer, type Socket } from 'node:net'
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of `target` (a PostgreSQL or PgBouncer port) that can stall: a
+ * network partition as the client sees it. While stalled it still accepts connections, but forwards
+ * nothing in either direction, not even a close, and keeps every socket open; what it held back is
+ * delivered in order when it resumes (TCP retransmitting across a partition that heals before the
+ * connection gives up).
+ */
+export type StallProxy = {
+  /** Where clients connect: `127.0.0.1:<port>`. */
+  host: string
+  port: number
+  /** `url` with its host and port replaced by the proxy's. */
+  rewrite(url: string): string
+  stall(): void
+  resume(): void
+  readonly stalled: boolean
+  /** Connections accepted so far, and open now. */
+  stats(): { accepted: number; open: number }
+  close(): Promise<void>
+}
+
+export async function startStallProxy(target: { host: string; port: number }): Promise<StallProxy> {
+  let stalled = false
+  let accepted = 0
+  /** What each connection held back while stalled, in order; run on resume. */
+  const held = new Set<(() => void)[]>()
+  const sockets = new Set<Socket>()
+
+  const server = createServer((client) => {
+    accepted++
+    sockets.add(client)
+    const pending: (() => void)[] = []
+    held.add(pending)
+    /** Runs `action` now, or on resume when stalled (after what was held before it). */
+    const pass = (action: () => void) => {
+      if (stalled || pending.length > 0) pending.push(action)
+      else action()
+    }
+    let upstream: Socket | undefined
+    const open = () => {
+      upstream = createConnection(target)
+      sockets.add(upstream)
+      const to = upstream
+      to.on('data', (chunk) => pass(() => client.write(chunk)))
+      to.on('end', () => pass(() => client.end()))
+      to.on('error', () => {})
+      to.on('close', () => {
+        sockets.delete(to)
+        pass(() => client.destroy())
+      })
+    }
+    // the upstream connection is opened when the proxy passes: a stalled one forwards nothing, not even a SYN
+    pass(open)
+    client.on('data', (chunk) => pass(() => upstream?.write(chunk)))
+    client.on('end', () => pass(() => upstream?.end()))
+    client.on('error', () => {})
+    client.on('close', () => {
+      sockets.delete(client)
+      pass(() => {
+        upstream?.destroy()
+        held.delete(pending)
+      })
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', resolve)
+  })
+  const { port } = server.address() as AddressInfo
+  return {
+    host: '127.0.0.1',
+    port,
+    rewrite(url) {
+      const parsed = new URL(url)
+      parsed.hostname = '127.0.0.1'
+      parsed.port = String(port)
+      return parsed.toString()
+    },
+    stall() {
+      stalled = true
+    },
+    resume() {
+      stalled = false
+      for (const pending of [...held]) {
+        // an action may add to its own connection's list (it is passed in order after the ones before it)
+        while (pending.length > 0 && !stalled) pending.shift()?.()
+      }
+    },
+    get stalled() {
+      return stalled
+    },
+    stats: () => ({ accepted, open: held.size }),
+    async close() {
+      stalled = false
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createLogger } from '../src/lib/logger.ts'
+import { followAuthChanges } from '../src/store/auth-changes.ts'
+import { createDb, PoolWaitTimeoutError, QueryReadTimeoutError, runInQueryScope } from '../src/store/db.ts'
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
+import { type StallProxy, startStallProxy } from './helpers/stall-proxy.ts'
+
+/**
+ * A database that stops answering without closing anything (a network partition: a proxy that
+ * stalls): the API's pools give up at their client-side read timeout and close the connection, the
+ * auth-change barrier at its own, and both work again once the network does. The server's statement
+ * timeout cannot help there: nothing reaches the server. (The cluster's fault test does it to a
+ * whole `wds serve`: test/cluster/faults.cluster-test.ts.)
+ */
+
+let database: TestDatabase
+let proxy: StallProxy
+let proxiedUrl: string
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  const { hostname, port } = new URL(database.url)
+  proxy = await startStallProxy({ host: hostname, port: Number(port) })
+  proxiedUrl = proxy.rewrite(database.url)
+})
+
+afterAll(async () => {
+  await proxy?.close()
+  await database?.drop()
+})
+
+async function timed<T>(work: () => Promise<T>): Promise<{ error: unknown; ms: number }> {
+  const started = performance.now()
+  const error = await work().then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  return { error, ms: performance.now() - started }
+}
+
+describe('a database that stops answering', () => {
+  test('a statement fails at the read timeout, its connection is closed, new ones at the pool wait; then it works again', async () => {
+    const db = createDb({
+      url: proxiedUrl,
+      applicationName: 'wds-test',
+      maxConnections: 2,
+      statementTimeoutMs: 300,
+      queryTimeoutMs: 800,
+      poolWaitMs: 400,
+    })
+    try {
+      await db.query('SELECT 1')
+      // a statement merely slow is still cancelled by the server (before the read timeout)
+      const slow = await timed(() => db.query('SELECT pg_sleep(2)'))
+      expect(slow.error).toMatchObject({ code: '57014' })
+      expect(slow.ms).toBeLessThan(800)
+      await db.query('SELECT 1')
+      proxy.stall()
+      // on the idle connection: no answer, at the read timeout
+      const unanswered = await timed(() => db.query('SELECT 1'))
+      expect(unanswered.error).toBeInstanceOf(QueryReadTimeoutError)
+      expect(unanswered.ms).toBeGreaterThanOrEqual(750)
+      expect(unanswered.ms).toBeLessThan(2_000)
+      // it was closed: the next statement needs a new connection, which cannot be made in the pool wait
+      const unconnected = await timed(() => db.query('SELECT 1'))
+      expect(unconnected.error).toBeInstanceOf(PoolWaitTimeoutError)
+      expect(unconnected.ms).toBeLessThan(1_500)
+      proxy.resume()
+      expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
+    } finally {
+      proxy.resume()
+      await db.end()
+    }
+  })
+
+  test('a client taken from the pool (a request scope, a transaction) is not given back to wait behind the lost statement', async () => {
+    const db = createDb({ url: proxiedUrl, applicationName: 'wds-test', maxConnections: 1, queryTimeoutMs: 500, poolWaitMs: 400 })
+    try {
+      await db.query('SELECT 1')
+      proxy.stall()
+      const scoped = await timed(() => runInQueryScope(new AbortController().signal, () => db.query('SELECT 1')))
+      expect(scoped.error).toBeInstanceOf(QueryReadTimeoutError)
+      const client = await timed(async () => {
+        const connection = await db.connect()
+        connection.release()
+      })
+      expect(client.error).toBeInstanceOf(PoolWaitTimeoutError)
+      proxy.resume()
+      // the one connection the pool may hold is a new, working one, not the one still waiting
+      const after = await timed(() => runInQueryScope(new AbortController().signal, () => db.query('SELECT 1')))
+      expect(after).toMatchObject({ error: undefined })
+      expect(after.ms).toBeLessThan(400)
+    } finally {
+      proxy.resume()
+      await db.end()
+    }
+  })
+
+  test('the auth-change barrier gives up at its timeout (the requests behind it fail), then keys are looked up in the database until it listens again', async () => {
+    const db = createDb({ url: proxiedUrl, applicationName: 'wds-test', maxConnections: 2 })
+    const listening: boolean[] = []
+    const follower = followAuthChanges({
+      db,
+      logger: createLogger('silent'),
+      onChange: () => {},
+      onListening: (value) => listening.push(value),
+      barrierTimeoutMs: 300,
+    })
+    try {
+      await follower.started
+      expect(await follower.caughtUp()).toBe(true)
+      proxy.stall()
+      const barrier = await timed(() => Promise.all([follower.caughtUp(), follower.caughtUp(), follower.caughtUp()]))
+      expect(barrier.error).toBeInstanceOf(QueryReadTimeoutError)
+      expect(barrier.ms).toBeGreaterThanOrEqual(250)
+      expect(barrier.ms).toBeLessThan(1_000)
+      // taken for lost: the next requests do not wait for it
+      const next = await timed(async () => expect(await follower.caughtUp()).toBe(false))
+      expect(next.ms).toBeLessThan(50)
+      expect(listening).toEqual([true, false])
+      proxy.resume()
+      const deadline = performance.now() + 10_000
+      while (listening.at(-1) !== true && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      expect(listening).toEqual([true, false, true])
+      expect(await follower.caughtUp()).toBe(true)
+    } finally {
+      proxy.resume()
+      await follower.close()
+      await db.end()
+    }
+  })
+})
