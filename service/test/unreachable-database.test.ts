@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../src/lib/logger.ts'
 import { followAuthChanges } from '../src/store/auth-changes.ts'
-import { createDb, PoolWaitTimeoutError, QueryReadTimeoutError, runInQueryScope } from '../src/store/db.ts'
+import { createDb, PoolWaitTimeoutError, QueryReadTimeoutError, runInQueryScope, withTransaction } from '../src/store/db.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 import { type StallProxy, startStallProxy } from './helpers/stall-proxy.ts'
 
@@ -90,6 +90,30 @@ describe('a database that stops answering', () => {
       const after = await timed(() => runInQueryScope(new AbortController().signal, () => db.query('SELECT 1')))
       expect(after).toMatchObject({ error: undefined })
       expect(after.ms).toBeLessThan(400)
+    } finally {
+      proxy.resume()
+      await db.end()
+    }
+  })
+
+  test("a connection killed right after it answered (the server's FATAL read with the answer) does not end the process", async () => {
+    const db = createDb({ url: proxiedUrl, applicationName: 'wds-test', maxConnections: 1 })
+    const scope = new AbortController().signal
+    try {
+      const { rows } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+      // the answer comes while the proxy holds everything back, then the backend is terminated: both
+      // reach the client together, while it is still taken from the pool
+      const answer = runInQueryScope(scope, () => db.query<{ one: number }>('SELECT 1 AS one FROM pg_sleep(0.5)'))
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      proxy.stall()
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      await database.db.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid])
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      proxy.resume()
+      expect((await answer).rows).toEqual([{ one: 1 }])
+      // the broken connection was dropped; a new one answers
+      expect((await runInQueryScope(scope, () => db.query<{ one: number }>('SELECT 1 AS one'))).rows).toEqual([{ one: 1 }])
+      expect((await withTransaction(db, (client) => client.query<{ one: number }>('SELECT 1 AS one'))).rows).toEqual([{ one: 1 }])
     } finally {
       proxy.resume()
       await db.end()

@@ -99,15 +99,25 @@ export function createDb({
     const client = await pool.connect()
     const cancel = () => cancelRunningQuery(url, client)
     signal.addEventListener('abort', cancel, { once: true })
+    client.on('error', ignoreWhileHeld)
     try {
       return await (client.query as (...a: unknown[]) => Promise<unknown>)(...args)
     } finally {
       signal.removeEventListener('abort', cancel)
+      client.off('error', ignoreWhileHeld)
       client.release()
     }
   }) as typeof pool.query
   return pool
 }
+
+/**
+ * The 'error' listener of a client taken from the pool (pg-pool's own is off while it is out): without
+ * one, an error the client emits meanwhile ends the process, e.g. the server's FATAL "terminating
+ * connection" read in the same packet as the statement's last answer, before the client goes back. The
+ * client is then not queryable: a statement still to come fails, and the pool drops it when it is released.
+ */
+function ignoreWhileHeld(): void {}
 
 /** pg's own error when a statement's `query_timeout` passes without an answer. */
 export const isQueryReadTimeout = (error: unknown) => error instanceof Error && error.message === 'Query read timeout'
@@ -173,6 +183,8 @@ export async function assertServerVersion(db: Db): Promise<number> {
 /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
 export async function withTransaction<T>(db: Db, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect()
+  // between two statements the connection may break (a server restart): the next statement fails, not the process
+  client.on('error', ignoreWhileHeld)
   try {
     await client.query('BEGIN')
     const result = await work(client)
@@ -182,6 +194,7 @@ export async function withTransaction<T>(db: Db, work: (client: pg.PoolClient) =
     await client.query('ROLLBACK').catch(() => {})
     throw error
   } finally {
+    client.off('error', ignoreWhileHeld)
     client.release()
   }
 }
