@@ -33,10 +33,11 @@ export function createOutputsStore(db: Db) {
       return new Map(rows.map((r) => [`${r.tx_hash}:${r.output_index}`, { address: r.address, value: BigInt(r.value) }]))
     },
 
-    /** Which of `addresses` were ever paid (up to `atBlock`). */
+    /** Which of `addresses` were ever paid (up to `atBlock`): one look at each address's index. */
     async findUsedAddresses(chain: string, addresses: readonly string[], atBlock: number): Promise<Set<string>> {
       const { rows } = await db.query<{ address: string }>(
-        'SELECT DISTINCT address FROM outputs WHERE chain = $1 AND address = ANY($2) AND block_number <= $3',
+        `SELECT a.address FROM unnest($2::text[]) AS a(address)
+          WHERE EXISTS (SELECT 1 FROM outputs o WHERE o.chain = $1 AND o.address = a.address AND o.block_number <= $3)`,
         [chain, addresses, atBlock],
       )
       return new Set(rows.map((r) => r.address))
@@ -55,14 +56,20 @@ export function createOutputsStore(db: Db) {
     },
 
     /**
-     * Every transaction that paid or spent from `addresses` in blocks [fromBlock, toBlock], with all
-     * its inputs and outputs (of anyone), oldest first.
+     * A page of the transactions that paid or spent from `addresses` in blocks [fromBlock, toBlock],
+     * by keyset: the newest `limit` strictly before `before` (a block and transaction index), each
+     * with all its inputs and outputs (of anyone), newest first. The next page starts before the last
+     * one returned; fewer than `limit` means there are no more.
+     *
+     * The addresses' outputs are read address by address through their index (a LATERAL scan for
+     * each, which the planner cannot turn into a scan of the whole table, as it does for
+     * `address = ANY($2)` when a few addresses hold most outputs), so a page costs the wallet's
+     * outputs and the page's transactions, never the history before the cursor.
      */
     async listTransactions(
       chain: string,
       addresses: readonly string[],
-      fromBlock: number,
-      toBlock: number,
+      page: { fromBlock: number; toBlock: number; before: { blockNumber: number; txIndex: number }; limit: number },
     ): Promise<StoredUtxoTransaction[]> {
       const { rows } = await db.query<{
         side: 'in' | 'out'
@@ -74,12 +81,19 @@ export function createOutputsStore(db: Db) {
         tx_index: number
         block_time: Date
       }>(
-        `WITH touched AS (
-           SELECT tx_hash AS hash FROM outputs
-            WHERE chain = $1 AND address = ANY($2) AND block_number BETWEEN $3 AND $4
-           UNION
-           SELECT spent_tx_hash FROM outputs
-            WHERE chain = $1 AND address = ANY($2) AND spent_block_number BETWEEN $3 AND $4
+        `WITH mine AS MATERIALIZED (
+           SELECT o.* FROM unnest($2::text[]) AS a(address)
+            CROSS JOIN LATERAL (
+              SELECT tx_hash, block_number, tx_index, spent_tx_hash, spent_block_number, spent_tx_index FROM outputs
+               WHERE chain = $1 AND address = a.address OFFSET 0) AS o
+         ), touched AS (
+           SELECT hash FROM (
+             SELECT tx_hash AS hash, block_number, tx_index FROM mine
+              WHERE block_number BETWEEN $3 AND $4 AND (block_number, tx_index) < ($5, $6)
+             UNION
+             SELECT spent_tx_hash, spent_block_number, spent_tx_index FROM mine
+              WHERE spent_block_number BETWEEN $3 AND $4 AND (spent_block_number, spent_tx_index) < ($5, $6)
+           ) AS t ORDER BY block_number DESC, tx_index DESC LIMIT $7
          ), sides AS (
            SELECT 'out' AS side, o.tx_hash, o.output_index AS position, o.address, o.value, o.block_number, o.tx_index
              FROM outputs o JOIN touched t ON o.chain = $1 AND o.tx_hash = t.hash
@@ -90,8 +104,8 @@ export function createOutputsStore(db: Db) {
          SELECT s.side, s.tx_hash, s.position, s.address, s.value::text AS value, s.block_number::text AS block_number,
                 s.tx_index, b.timestamp AS block_time
            FROM sides s JOIN blocks b ON b.chain = $1 AND b.number = s.block_number
-          ORDER BY s.block_number, s.tx_index, s.side, s.position`,
-        [chain, addresses, fromBlock, toBlock],
+          ORDER BY s.block_number DESC, s.tx_index DESC, s.side, s.position`,
+        [chain, addresses, page.fromBlock, page.toBlock, page.before.blockNumber, page.before.txIndex, page.limit],
       )
       const byHash = new Map<string, StoredUtxoTransaction>()
       for (const row of rows) {
