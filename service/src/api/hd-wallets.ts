@@ -52,16 +52,20 @@ export function createHdWallets({
   pricer: Pricer
   gapLimit: number
 }) {
-  const derived = new Map<string, string[][]>()
+  const derived = new Map<string, { addresses: string[]; lastUsed: number }[]>()
 
-  function derive(wallet: HdWallet, chainIndex: number, count: number): string[] {
+  function chainOf(wallet: HdWallet, chainIndex: number) {
     let perChain = derived.get(wallet.id)
     if (perChain === undefined) {
       if (derived.size >= MAX_CACHED_WALLETS) derived.delete(derived.keys().next().value as string)
-      perChain = wallet.chains.map(() => [])
+      perChain = wallet.chains.map(() => ({ addresses: [], lastUsed: -1 }))
       derived.set(wallet.id, perChain)
     }
-    const list = perChain[chainIndex] as string[]
+    return perChain[chainIndex] as { addresses: string[]; lastUsed: number }
+  }
+
+  function derive(wallet: HdWallet, chainIndex: number, count: number): string[] {
+    const list = chainOf(wallet, chainIndex).addresses
     const chain = wallet.chains[chainIndex] as number
     while (list.length < count) list.push(wallet.deriveAddress(chain, list.length))
     return list.slice(0, count)
@@ -70,16 +74,18 @@ export function createHdWallets({
   /**
    * The wallet's addresses paid by `atBlock`, with the unused ones up to each chain's gap: BIP 44's
    * scan, address after address until `gapLimit` unused ones in a row. The store is asked in growing
-   * batches (fewer round trips for a wallet of many addresses); an address past the first full gap
-   * is never counted, however far a batch reaches.
+   * batches, the first as far as the last used address the previous scan of the wallet found (so a
+   * wallet of many addresses is mostly one round trip); an address past the first full gap is never
+   * counted, however far a batch reaches.
    */
   async function addressesOf(chain: string, wallet: HdWallet, atBlock: number): Promise<string[]> {
     const all: string[] = []
     for (let c = 0; c < wallet.chains.length; c++) {
+      const known = chainOf(wallet, c)
       let lastUsed = -1
       let checked = 0
       while (checked - lastUsed - 1 < gapLimit) {
-        const size = Math.max(lastUsed + 1 + gapLimit - checked, checked)
+        const size = Math.max(lastUsed + 1 + gapLimit - checked, checked, checked === 0 ? known.lastUsed + 1 + gapLimit : 0)
         const batch = derive(wallet, c, checked + size).slice(checked)
         const used = await outputs.findUsedAddresses(chain, batch, atBlock)
         for (const address of batch) {
@@ -88,6 +94,7 @@ export function createHdWallets({
           checked++
         }
       }
+      known.lastUsed = lastUsed
       all.push(...derive(wallet, c, lastUsed + 1 + gapLimit))
     }
     return all

@@ -149,7 +149,15 @@ export function createBitcoinSource({ chain, rpc, network, logger, findOutputs }
             })
             return value
           })
-          for (const { wallet: _, ...record } of utxoRecords(block.number, { ...tx, inputs })) transfers.push(record)
+          // a record's wallet is its own address here (it is stored under it): kept on the record rather than copied off
+          for (const record of utxoRecords(block.number, {
+            hash: tx.hash,
+            index: tx.index,
+            coinbase: tx.coinbase,
+            inputs,
+            outputs: tx.outputs,
+          }))
+            transfers.push(record)
           // the genesis block's coinbase can never be spent (it is not in the UTXO set); value-less unspendable outputs change no sum
           if (block.number === 0) continue
           tx.outputs.forEach((output, outputIndex) => {
