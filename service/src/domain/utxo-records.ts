@@ -94,11 +94,6 @@ export function utxoRecords(
   for (const party of parties.values()) party.net = party.outputs - party.inputs + party.fee
 
   const addressed = [...parties.values()].filter((p) => p.wallet !== null)
-  // largest movement first (the most received, the most sent), ties in order of appearance
-  const bySize = (a: Party, b: Party) => {
-    const [x, y] = [a.net < 0n ? -a.net : a.net, b.net < 0n ? -b.net : b.net]
-    return x === y ? a.order - b.order : x > y ? -1 : 1
-  }
   const receivers = addressed.filter((p) => p.net > 0n).sort(bySize)
   const senders = addressed.filter((p) => p.net < 0n).sort(bySize)
   const listed = (list: Party[], self: Party, sign: bigint): Counterparty[] =>
@@ -156,6 +151,13 @@ export function utxoRecords(
     if (party.fee > 0n) records.push(record(party, 2 * k + 1, 'fee', party.topInput?.address as string, null, party.fee, null))
   }
   return records
+}
+
+/** Largest movement first (the most received, the most sent), ties in order of appearance. */
+function bySize(a: Party, b: Party): number {
+  const x = a.net < 0n ? -a.net : a.net
+  const y = b.net < 0n ? -b.net : b.net
+  return x === y ? a.order - b.order : x > y ? -1 : 1
 }
 
 /** Shares `fee` by input share, largest remainders first, so that the shares sum to `fee`. */

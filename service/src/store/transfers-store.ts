@@ -50,7 +50,11 @@ const orNull = (value: string | number | bigint | null) => (value === null ? '\\
 /** JSON of a UTXO record's counterparties (values as decimal strings), or \\N. */
 function counterpartiesColumn(t: Transfer): string {
   if (t.counterparties == null) return '\\N'
-  return JSON.stringify(t.counterparties.map((c) => ({ address: c.address, value: c.value.toString() })))
+  // JSON.stringify's text of [{address, value}] written out directly (no object per counterparty)
+  let json = '['
+  for (const c of t.counterparties)
+    json += `${json.length === 1 ? '' : ','}{"address":${JSON.stringify(c.address)},"value":"${c.value}"}`
+  return `${json}]`
 }
 
 /** A transfer's COPY columns after its block's, as one template (the hottest line of a backfill's writes). */
@@ -222,28 +226,36 @@ export function createTransfersStore(db: Db) {
     async buildHistoryIndexes(chain: string): Promise<void> {
       const partition = partitionName(chain)
       const outputs = outputsPartitionName(chain)
-      await withTransaction(db, async (client) => {
-        await client.query("SET LOCAL maintenance_work_mem = '256MB'")
-        for (const [suffix, column] of [
-          ['by_from', 'from_address'],
-          ['by_to', 'to_address'],
-        ]) {
-          await client.query(
-            `CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} (${column}, block_number DESC, tx_index DESC, seq DESC)`,
-          )
-        }
-        for (const [suffix, definition] of [
-          ['by_address', '(address, block_number DESC, tx_index DESC) WHERE address IS NOT NULL'],
+      const build = (statements: string[]) =>
+        withTransaction(db, async (client) => {
+          await client.query("SET LOCAL maintenance_work_mem = '256MB'")
+          for (const statement of statements) await client.query(statement)
+        })
+      // the transfers' and the outputs' indexes are built side by side, on two connections (both
+      // finish before a failure is reported; IF NOT EXISTS skips those built when it is tried again)
+      const built = await Promise.allSettled([
+        build(
           [
-            'spent_by_address',
-            '(address, spent_block_number DESC, spent_tx_index DESC) WHERE address IS NOT NULL AND spent_tx_hash IS NOT NULL',
-          ],
-          ['by_spending_tx', '(spent_tx_hash) WHERE spent_tx_hash IS NOT NULL'],
-        ]) {
-          await client.query(`CREATE INDEX IF NOT EXISTS ${outputs}_${suffix} ON ${outputs} ${definition}`)
-        }
-        await client.query('UPDATE chain_states SET history_indexed_at = now() WHERE chain = $1', [chain])
-      })
+            ['by_from', 'from_address'],
+            ['by_to', 'to_address'],
+          ].map(
+            ([suffix, column]) =>
+              `CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} (${column}, block_number DESC, tx_index DESC, seq DESC)`,
+          ),
+        ),
+        build(
+          [
+            ['by_address', '(address, block_number DESC, tx_index DESC) WHERE address IS NOT NULL'],
+            [
+              'spent_by_address',
+              '(address, spent_block_number DESC, spent_tx_index DESC) WHERE address IS NOT NULL AND spent_tx_hash IS NOT NULL',
+            ],
+            ['by_spending_tx', '(spent_tx_hash) WHERE spent_tx_hash IS NOT NULL'],
+          ].map(([suffix, definition]) => `CREATE INDEX IF NOT EXISTS ${outputs}_${suffix} ON ${outputs} ${definition}`),
+        ),
+      ])
+      for (const result of built) if (result.status === 'rejected') throw result.reason
+      await db.query('UPDATE chain_states SET history_indexed_at = now() WHERE chain = $1', [chain])
     },
 
     async findBlock(chain: string, number: number): Promise<BlockRef | undefined> {
