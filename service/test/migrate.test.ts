@@ -74,11 +74,11 @@ test('0005 keeps the wallet-history indexes of chains indexed before it, per par
   }
 })
 
-test('0018 moves the outputs to their chain’s partition, with the address indexes of a chain whose history is served', async () => {
+test('0019 moves the outputs to their chain’s partition, with the address indexes of a chain whose history is served', async () => {
   const upgraded = await createTestDatabase({ migrated: false })
   const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
   try {
-    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0018')) {
+    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0019')) {
       await cp(join(MIGRATIONS_DIR, name), join(before, name))
     }
     await migrate(upgraded.db, logger, before)

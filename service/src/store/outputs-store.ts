@@ -20,7 +20,7 @@ const isAbove = (a: Position, b: Position) =>
   a.blockNumber > b.blockNumber || (a.blockNumber === b.blockNumber && a.txIndex > b.txIndex)
 
 /**
- * A UTXO chain's outputs (migrations 0017, 0018): the lookups that value a block's inputs while indexing,
+ * A UTXO chain's outputs (migrations 0017, 0019): the lookups that value a block's inputs while indexing,
  * and the questions asked of a set of addresses (an extended key's): which were ever paid, what they
  * hold at a block, and their transactions rebuilt whole.
  */

@@ -62,7 +62,7 @@ function transferColumns(t: Transfer): string {
   return `${t.txIndex}\t${t.seq}\t${t.txHash}\t${t.type}\t${orNull(t.from)}\t${orNull(t.to)}\t${t.value}\t${orNull(t.contractAddress)}\t${orNull(t.tokenId)}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${orNull(t.operator)}\t${counterpartiesColumn(t)}\n`
 }
 
-/** The partition of a chain's outputs (migration 0018). */
+/** The partition of a chain's outputs (migration 0019). */
 export function outputsPartitionName(chain: string): string {
   return `outputs_${partitionName(chain).slice('transfers_'.length)}`
 }
@@ -220,7 +220,7 @@ export function createTransfersStore(db: Db) {
 
     /**
      * Builds the chain's wallet-history indexes (newest first by sender and by recipient) and its
-     * outputs' address and spending-transaction indexes (migration 0018), once its first backfill
+     * outputs' address and spending-transaction indexes (migration 0019), once its first backfill
      * has bulk-loaded the rows, and records that its history can be served.
      */
     async buildHistoryIndexes(chain: string): Promise<void> {
