@@ -81,7 +81,7 @@ beforeAll(async () => {
   const created = await t.createKey('payer@example.com', 'free')
   accountId = created.record.accountId
   key = created.key
-  token = (await issueToken(t.jwtSecret, accountId)).token
+  token = (await issueToken(t.jwtSecret, { id: accountId, sessionEpoch: 0 })).token
 })
 
 afterAll(async () => {

@@ -149,6 +149,11 @@ describe('the CLI with no service running', () => {
     expect(created.stdout).toMatch(/^ {2}wds_pro_[0-9a-f]{32}$/m)
     const listed = await runCli(['keys', 'list'], env)
     expect(listed.stdout).toMatch(/solo@example\.com +pro +wds_pro_…[0-9a-f]{4} .* active/)
+    // after a plan change the list shows the account's tier now, labelled; the key keeps its marker
+    expect((await runCli(['accounts', 'set-tier', '--email', 'solo@example.com', '--tier', 'std'], env)).code).toBe(0)
+    const relisted = await runCli(['keys', 'list'], env)
+    expect(relisted.stdout).toMatch(/^ID +ACCOUNT +ACCOUNT TIER +KEY /)
+    expect(relisted.stdout).toMatch(/solo@example\.com +std +wds_pro_…[0-9a-f]{4} .* active/)
     // PostgreSQL removes postmaster.pid when it shuts down cleanly
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false)
   })

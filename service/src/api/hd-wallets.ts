@@ -46,11 +46,14 @@ export function createHdWallets({
   history,
   pricer,
   gapLimit,
+  cursorKey,
 }: {
   outputs: OutputsStore
   history: WalletTransfersStore
   pricer: Pricer
   gapLimit: number
+  /** Signs cursors (deriveCursorKey of the server secret). */
+  cursorKey: Uint8Array
 }) {
   const derived = new Map<string, { addresses: string[]; lastUsed: number }[]>()
 
@@ -128,7 +131,7 @@ export function createHdWallets({
       let before: { blockNumber: number; txIndex: number; seq: number } | undefined
       if (q.cursor !== undefined) {
         try {
-          const cursor = decodeCursor(q.cursor, queryHash)
+          const cursor = decodeCursor(q.cursor, queryHash, cursorKey)
           upperBlock = cursor.upperBlocks[chain.slug] ?? upperBlock
           before = cursor.positions[chain.slug]
         } catch (error) {
@@ -216,11 +219,14 @@ export function createHdWallets({
         transfers: shaped,
         cursor:
           hasMore && last !== undefined
-            ? encodeCursor({
-                query: queryHash,
-                upperBlocks: { [chain.slug]: upperBlock },
-                positions: { [chain.slug]: { blockNumber: last.blockNumber, txIndex: last.txIndex, seq: last.seq } },
-              })
+            ? encodeCursor(
+                {
+                  query: queryHash,
+                  upperBlocks: { [chain.slug]: upperBlock },
+                  positions: { [chain.slug]: { blockNumber: last.blockNumber, txIndex: last.txIndex, seq: last.seq } },
+                },
+                cursorKey,
+              )
             : null,
         hasMore,
       }

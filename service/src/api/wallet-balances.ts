@@ -143,7 +143,14 @@ export function createWalletBalances(deps: {
     // moves only later still has an opening balance now (a token held since before and never moved is not known)
     const movements = await balances.sumMovements(chain.slug, request.address, openingBlock, blockNumber)
     const contracts = [...movements.keys()].filter((asset) => asset !== NATIVE_ASSET)
-    const opening = await onDemand.openingBalances(chain.slug, request.address, contracts, openingBlock)
+    // The node is asked (and an opening_balances row written) for an address with history in the indexed
+    // range, or for the one chain a request names: never for every chain of an all-chains request about an
+    // address with no history here, so that random addresses cannot fill the table faster than one row per
+    // request, which the account's rate limit bounds (README, "Decisions").
+    const opening =
+      request.named || movements.size > 0
+        ? await onDemand.openingBalances(chain.slug, request.address, contracts, openingBlock)
+        : new Map<string, bigint>()
     const amounts = new Map<string, bigint>()
     for (const asset of new Set([NATIVE_ASSET, ...contracts])) {
       amounts.set(asset, (opening.get(asset) ?? 0n) + (movements.get(asset) ?? 0n))
@@ -182,6 +189,13 @@ export function createWalletBalances(deps: {
 
   return {
     async read(request: BalancesRequest) {
+      // a date no chain can have reached is the caller's mistake on every chain: 400, never a 200 listing every chain as unavailable
+      const { atDate } = request
+      if (atDate !== undefined && atDate.instant.getTime() + (atDate.dateOnly ? DAY_MS : 1) > Date.now() + DAY_MS) {
+        throw new WdsError('invalid_parameter', `atDate ${atDate.instant.toISOString().slice(0, 10)} is in the future`, {
+          param: 'atDate',
+        })
+      }
       const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
       const results: ChainBalances[] = []
       const unavailableChains: UnavailableChain[] = [...request.unservedChains]

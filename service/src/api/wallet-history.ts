@@ -58,7 +58,7 @@ function unavailableDetail(chain: string, state: HistoryState | undefined): stri
  * last position returned per chain, so that pages neither skip nor repeat records while new blocks
  * are indexed.
  */
-export function createWalletHistory({ store }: { store: WalletTransfersStore }) {
+export function createWalletHistory({ store, cursorKey }: { store: WalletTransfersStore; cursorKey: Uint8Array }) {
   async function blockBounds(
     request: HistoryRequest,
     chain: string,
@@ -88,7 +88,7 @@ export function createWalletHistory({ store }: { store: WalletTransfersStore }) 
       let cursor: CursorState
       if (request.cursor !== undefined) {
         try {
-          cursor = decodeCursor(request.cursor, request.queryHash)
+          cursor = decodeCursor(request.cursor, request.queryHash, cursorKey)
         } catch (error) {
           if (error instanceof InvalidCursorError)
             throw new WdsError('invalid_cursor', error.message, { param: 'cursor', cause: error })
@@ -138,7 +138,7 @@ export function createWalletHistory({ store }: { store: WalletTransfersStore }) 
       return {
         transfers,
         unavailableChains,
-        cursor: hasMore ? encodeCursor({ ...cursor, positions }) : null,
+        cursor: hasMore ? encodeCursor({ ...cursor, positions }, cursorKey) : null,
         hasMore,
       }
     },

@@ -14,7 +14,13 @@ import { WdsError } from '../lib/errors.ts'
 export const MAX_DATE_RANGE_DAYS = 365
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/i
+
+/** Whether y-m-d is a day of the calendar (no 2024-02-30, which Date would roll into March). */
+function isCalendarDate(y: number, m: number, d: number): boolean {
+  const instant = new Date(Date.UTC(y, m - 1, d))
+  return instant.getUTCFullYear() === y && instant.getUTCMonth() === m - 1 && instant.getUTCDate() === d
+}
 
 /** A date parameter: a calendar date (UTC) or a date-time with its offset. */
 export type DateParam = { instant: Date; dateOnly: boolean }
@@ -23,13 +29,23 @@ export function parseDateParam(value: string, param: string): DateParam {
   const date = DATE.exec(value)
   if (date !== null) {
     const [, y, m, d] = date.map(Number) as [number, number, number, number]
-    const instant = new Date(Date.UTC(y, m - 1, d))
-    if (instant.getUTCFullYear() === y && instant.getUTCMonth() === m - 1 && instant.getUTCDate() === d) {
-      return { instant, dateOnly: true }
+    if (isCalendarDate(y, m, d)) return { instant: new Date(Date.UTC(y, m - 1, d)), dateOnly: true }
+  } else {
+    const parts = DATE_TIME.exec(value)
+    if (parts !== null) {
+      const field = (index: number) => Number(parts[index] ?? 0)
+      const [y, m, d, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 9, 10].map(field) as number[]
+      // every field in its range: no T24:00, no minute 60, no leap second, no offset past ±23:59
+      const inRange =
+        isCalendarDate(y as number, m as number, d as number) &&
+        (hour as number) <= 23 &&
+        (minute as number) <= 59 &&
+        (second as number) <= 59 &&
+        (offsetHours as number) <= 23 &&
+        (offsetMinutes as number) <= 59
+      const ms = Date.parse(value)
+      if (inRange && !Number.isNaN(ms)) return { instant: new Date(ms), dateOnly: false }
     }
-  } else if (DATE_TIME.test(value)) {
-    const ms = Date.parse(value)
-    if (!Number.isNaN(ms)) return { instant: new Date(ms), dateOnly: false }
   }
   throw new WdsError(
     'invalid_parameter',

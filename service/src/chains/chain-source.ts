@@ -1,3 +1,4 @@
+import type { UnattributedValue } from '../domain/on-demand.ts'
 import type { BlockRef, ChainBlock, OutputRef, OutputValue, Token } from '../domain/records.ts'
 
 /**
@@ -31,6 +32,11 @@ export type ChainSource = {
    * balance (0 where the token did not exist yet or does not answer).
    */
   fetchBalances(address: string, contractAddresses: readonly string[], blockNumber: number): Promise<Balances>
+  /**
+   * What the chain moves in blocks `fromBlock`..`toBlock` that its records do not attribute (a rebasing
+   * balance, an era not read, value minted outside transactions): what explains a reconciliation's difference.
+   */
+  explainDifferences?(fromBlock: number, toBlock: number): Promise<readonly UnattributedValue[]>
 }
 
 export type Balances = {
@@ -42,6 +48,8 @@ export type Balances = {
    * subtracts. Absent: the block asked.
    */
   readonly blockNumber?: number
+  /** Tokens whose contract failed to answer (balanceOf reverts): their 0 is not the chain's word. */
+  readonly unanswered?: ReadonlySet<string>
 }
 
 /**

@@ -27,6 +27,11 @@ describe('loadConfig()', () => {
       coingeckoPlan: 'demo',
       mailFrom: 'WDS <no-reply@localhost>',
       publicUrl: 'http://localhost:8080',
+      statementTimeoutMs: 5_000,
+      poolWaitMs: 2_000,
+      requestTimeoutMs: 10_000,
+      accountConcurrency: 2,
+      corsOrigins: [],
       bitcoinNetwork: 'bitcoin',
       hdGapLimit: 20,
       chains: {},
@@ -58,6 +63,12 @@ describe('loadConfig()', () => {
       STRIPE_PRICE_STD: 'price_std',
       STRIPE_PRICE_PRO: 'price_pro',
       STRIPE_API_URL: 'http://127.0.0.1:12111',
+      WDS_STATEMENT_TIMEOUT_MS: '3000',
+      WDS_POOL_WAIT_MS: '500',
+      WDS_REQUEST_TIMEOUT_MS: '20000',
+      WDS_ACCOUNT_CONCURRENCY: '4',
+      WDS_METRICS_TOKEN: 'm'.repeat(16),
+      WDS_CORS_ORIGINS: 'https://app.example.com, https://admin.example.com',
       WDS_BITCOIN_NETWORK: 'bitcoin-testnet',
       WDS_HD_GAP_LIMIT: '50',
       WDS_RPC_ETHEREUM: 'https://a.example/rpc, https://b.example/rpc',
@@ -90,6 +101,12 @@ describe('loadConfig()', () => {
       stripePriceStd: 'price_std',
       stripePricePro: 'price_pro',
       stripeApiUrl: 'http://127.0.0.1:12111',
+      statementTimeoutMs: 3_000,
+      poolWaitMs: 500,
+      requestTimeoutMs: 20_000,
+      accountConcurrency: 4,
+      metricsToken: 'm'.repeat(16),
+      corsOrigins: ['https://app.example.com', 'https://admin.example.com'],
       bitcoinNetwork: 'bitcoin-testnet',
       hdGapLimit: 50,
       chains: {
@@ -123,6 +140,36 @@ describe('loadConfig()', () => {
       'DATABASE_URL: must be a postgres/postgresql URL (got "mysql://db/wds")',
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
       'WDS_RPC_BASE: must be a http/https URL (got "not a url")',
+    ])
+  })
+
+  test('NEAR is read from NearBlocks and a NEAR RPC node beside it: WDS_EXPLORER_NEAR_RPC is required with it, for it only', () => {
+    expect(
+      loadConfig({
+        env: {
+          WDS_EXPLORER_NEAR: 'https://api.nearblocks.io',
+          WDS_EXPLORER_NEAR_KEY: 'nb-key',
+          WDS_EXPLORER_NEAR_RPC: 'https://a.example, https://b.example',
+        },
+        cwd: '/srv',
+      }).chains,
+    ).toEqual({
+      near: {
+        urls: ['https://api.nearblocks.io'],
+        apiKey: 'nb-key',
+        nodeUrls: ['https://a.example', 'https://b.example'],
+        startBlock: 0,
+      },
+    })
+    expect(
+      problemsOf({
+        WDS_EXPLORER_NEAR: 'https://api.nearblocks.io',
+        WDS_EXPLORER_SUI_RPC: 'https://sui.example',
+        WDS_EXPLORER_APTOS: 'https://api.mainnet.aptoslabs.com/v1',
+      }),
+    ).toEqual([
+      'WDS_EXPLORER_SUI_RPC: unknown setting: sui is read from its explorer alone (WDS_EXPLORER_SUI)',
+      'WDS_EXPLORER_NEAR_RPC: required with WDS_EXPLORER_NEAR: a NEAR JSON-RPC URL (an archival node for history older than about 2.5 days)',
     ])
   })
 

@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { SetupError } from '../lib/errors.ts'
 import { BITCOIN_NETWORK_NAMES, useBitcoinNetwork } from './addresses/bitcoin.ts'
-import { CHAINS, findChain, toEnvSuffix } from './chains.ts'
+import { CHAINS, type ChainInfo, findChain, toEnvSuffix } from './chains.ts'
 
 const url = (protocols: readonly string[]) =>
   Type.String({ pattern: `^(?:${protocols.join('|')})://[^\\s]+$`, description: `a ${protocols.join('/')} URL` })
@@ -14,6 +14,8 @@ const ChainEndpointSchema = Type.Object({
   startBlock: Type.Integer({ minimum: 0 }),
   /** The explorer API's or node provider's key (`WDS_EXPLORER_<CHAIN>_KEY`, `WDS_RPC_TRON_KEY`), when it needs one. */
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
+  /** The node beside an explorer, for chains read from both (`WDS_EXPLORER_NEAR_RPC`), in failover order. */
+  nodeUrls: Type.Optional(Type.Array(url(['http', 'https']), { minItems: 1 })),
 })
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -55,6 +57,20 @@ export const ConfigSchema = Type.Object({
   stripePriceStd: Type.Optional(Type.String({ minLength: 1 })),
   stripePricePro: Type.Optional(Type.String({ minLength: 1 })),
   stripeApiUrl: Type.Optional(url(['http', 'https'])),
+  /** API statements are cancelled after this long (503 query_timeout). */
+  statementTimeoutMs: Type.Integer({ minimum: 100, maximum: 600_000, description: 'an integer from 100 to 600000 (ms)' }),
+  /** A request waits at most this long for a database connection (503 overloaded). */
+  poolWaitMs: Type.Integer({ minimum: 10, maximum: 60_000, description: 'an integer from 10 to 60000 (ms)' }),
+  /** The whole request (headers and body) must arrive within this long (408). */
+  requestTimeoutMs: Type.Integer({ minimum: 1_000, maximum: 600_000, description: 'an integer from 1000 to 600000 (ms)' }),
+  /** Requests of one account that may run at once per process (429 beyond). */
+  accountConcurrency: Type.Integer({ minimum: 1, maximum: 1_000, description: 'an integer from 1 to 1000' }),
+  /** With a token, GET /metrics needs `Authorization: Bearer <token>`; without, it answers loopback clients only. */
+  metricsToken: Type.Optional(Type.String({ minLength: 16, description: 'at least 16 characters' })),
+  /** Origins whose browser pages may call the data API (CORS): a comma-separated list, or `*`; empty: none. */
+  corsOrigins: Type.Array(
+    Type.String({ pattern: '^(\\*|https?://[^/\\s,]+)$', description: '* or origins such as https://app.example.com' }),
+  ),
   /** How many blocks back a reorg is followed; a deeper one stalls the chain. Unset: 256. */
   reorgWindowBlocks: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of blocks, at least 1' })),
   /**
@@ -96,6 +112,12 @@ const SETTINGS = {
   stripePriceStd: { env: 'STRIPE_PRICE_STD', kind: 'string' },
   stripePricePro: { env: 'STRIPE_PRICE_PRO', kind: 'string' },
   stripeApiUrl: { env: 'STRIPE_API_URL', kind: 'string' },
+  statementTimeoutMs: { env: 'WDS_STATEMENT_TIMEOUT_MS', kind: 'integer', default: 5_000 },
+  poolWaitMs: { env: 'WDS_POOL_WAIT_MS', kind: 'integer', default: 2_000 },
+  requestTimeoutMs: { env: 'WDS_REQUEST_TIMEOUT_MS', kind: 'integer', default: 10_000 },
+  accountConcurrency: { env: 'WDS_ACCOUNT_CONCURRENCY', kind: 'integer', default: 2 },
+  metricsToken: { env: 'WDS_METRICS_TOKEN', kind: 'string' },
+  corsOrigins: { env: 'WDS_CORS_ORIGINS', kind: 'list', default: [] },
   reorgWindowBlocks: { env: 'WDS_REORG_WINDOW', kind: 'integer' },
   bitcoinNetwork: { env: 'WDS_BITCOIN_NETWORK', kind: 'string', default: 'bitcoin' },
   hdGapLimit: { env: 'WDS_HD_GAP_LIMIT', kind: 'integer', default: 20 },
@@ -109,7 +131,7 @@ const CHAIN_SETTINGS = [
 ] as const
 
 /** Settings whose value is never echoed in an error message. */
-const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret)$/
+const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret|metricsToken)$/
 
 /** Every setting found wrong, one line each, so that a user fixes them all in one go. */
 export class ConfigError extends SetupError {
@@ -149,7 +171,15 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
       if ('default' in setting) raw[key] = setting.default
       continue
     }
-    raw[key] = setting.kind === 'integer' ? parseInteger(value) : value
+    raw[key] =
+      setting.kind === 'integer'
+        ? parseInteger(value)
+        : setting.kind === 'list'
+          ? value
+              .split(',')
+              .map((item) => item.trim())
+              .filter((item) => item !== '')
+          : value
   }
 
   const chains: Record<string, Record<string, unknown>> = {}
@@ -157,14 +187,15 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
   for (const [name, value] of values) {
     if (!name.startsWith('WDS_') || knownNames.has(name)) continue
     const isKey = (name.startsWith('WDS_EXPLORER_') || name.startsWith('WDS_RPC_')) && name.endsWith('_KEY')
-    const settingName = isKey ? name.slice(0, -'_KEY'.length) : name
+    const isNode = name.startsWith('WDS_EXPLORER_') && name.endsWith('_RPC')
+    const settingName = isKey ? name.slice(0, -'_KEY'.length) : isNode ? name.slice(0, -'_RPC'.length) : name
     const setting = CHAIN_SETTINGS.find((s) => settingName.startsWith(s.prefix))
     if (setting === undefined) {
       problems.push(`${name}: unknown setting (see the README's configuration table)`)
       continue
     }
     const suffix = settingName.slice(setting.prefix.length)
-    const chain = CHAINS.find((c) => toEnvSuffix(c.slug) === suffix)
+    const chain: ChainInfo | undefined = CHAINS.find((c) => toEnvSuffix(c.slug) === suffix)
     if (chain === undefined) {
       const known = CHAINS.map((c) => toEnvSuffix(c.slug)).join(', ')
       problems.push(`${name}: unknown chain "${suffix}"; the chains are ${known}`)
@@ -175,10 +206,19 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
       problems.push(`${name}: ${chain.slug} is read through ${wanted}${suffix} instead`)
       continue
     }
+    if (isNode && chain.explorerNode === undefined) {
+      problems.push(`${name}: unknown setting: ${chain.slug} is read from its explorer alone (WDS_EXPLORER_${suffix})`)
+      continue
+    }
     const entry = chains[chain.slug] ?? {}
     chains[chain.slug] = entry
-    const field = isKey ? 'apiKey' : setting.field
-    entry[field] = field === 'urls' ? value.split(',').map((u) => u.trim()) : field === 'startBlock' ? parseInteger(value) : value
+    const field = isKey ? 'apiKey' : isNode ? 'nodeUrls' : setting.field
+    entry[field] =
+      field === 'urls' || field === 'nodeUrls'
+        ? value.split(',').map((u) => u.trim())
+        : field === 'startBlock'
+          ? parseInteger(value)
+          : value
     envNameOf.set(`/chains/${chain.slug}/${field}`, name)
   }
   for (const [slug, entry] of Object.entries(chains)) {
@@ -195,6 +235,12 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
     if (entry.urls === undefined) {
       const prefix = findChain(slug)?.source === 'explorer' ? 'WDS_EXPLORER_' : 'WDS_RPC_'
       problems.push(`${prefix}${toEnvSuffix(slug)}: required when other settings of ${slug} are given`)
+      delete chains[slug]
+      continue
+    }
+    const node = findChain(slug)?.explorerNode
+    if (node !== undefined && entry.nodeUrls === undefined) {
+      problems.push(`WDS_EXPLORER_${toEnvSuffix(slug)}_RPC: required with WDS_EXPLORER_${toEnvSuffix(slug)}: ${node}`)
       delete chains[slug]
     }
   }

@@ -14,8 +14,10 @@ export const ERROR_STATUS = {
   invalid_api_key: 401,
   revoked_api_key: 401,
   invalid_token: 401,
+  invalid_credentials: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   key_limit_reached: 409,
   rate_limited: 429,
   quota_exceeded: 429,
@@ -23,6 +25,8 @@ export const ERROR_STATUS = {
   upstream_error: 502,
   chain_unavailable: 503,
   not_ready: 503,
+  query_timeout: 503,
+  overloaded: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -39,8 +43,10 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   invalid_api_key: 'Invalid API key',
   revoked_api_key: 'Revoked API key',
   invalid_token: 'Invalid token',
+  invalid_credentials: 'Invalid credentials',
   forbidden: 'Forbidden',
   not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
   key_limit_reached: 'Key limit reached',
   rate_limited: 'Rate limited',
   quota_exceeded: 'Quota exceeded',
@@ -48,6 +54,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   upstream_error: 'Upstream error',
   chain_unavailable: 'Chain unavailable',
   not_ready: 'Not ready',
+  query_timeout: 'Query timeout',
+  overloaded: 'Overloaded',
 }
 
 /** Codes a caller may simply try again later (after Retry-After when given): the failure is not theirs. */

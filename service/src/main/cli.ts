@@ -34,7 +34,7 @@ const USAGE = `Usage: wds <command>
   keys create --email E --tier free|std|pro|ent [--name N] [--json]
                                 create an API key (and the account when new); the key is printed once
   keys list [--email E] [--json]
-                                list keys: id, account, tier, hint, created, last used, revoked
+                                list keys: id, account, the account's tier now, hint, created, last used, revoked
   keys revoke ID                revoke a key, at once and for good
   accounts set-tier --email E --tier free|std|pro|ent
                                 move an account to another tier (a plan change made by an admin);
@@ -417,13 +417,14 @@ function formatKeys(keys: ApiKeyRecord[]): string {
   const rows = keys.map((k) => [
     k.id,
     k.email,
-    k.tier,
+    k.accountTier,
     k.hint,
     k.createdAt.toISOString(),
     k.lastUsedAt?.toISOString() ?? '-',
     k.revokedAt === null ? 'active' : `revoked ${k.revokedAt.toISOString()}`,
   ])
-  const header = ['ID', 'ACCOUNT', 'TIER', 'KEY', 'CREATED', 'LAST USED', 'STATE']
+  // The account's tier now (its limits); the key's own marker, the tier it was made on, is in its hint.
+  const header = ['ID', 'ACCOUNT', 'ACCOUNT TIER', 'KEY', 'CREATED', 'LAST USED', 'STATE']
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
   return `${[header, ...rows]
     .map((r) =>

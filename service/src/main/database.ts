@@ -1,14 +1,18 @@
 import type { Config } from '../config/config.ts'
 import { SetupError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
-import { assertServerVersion, createDb, type Db } from '../store/db.ts'
+import { assertServerVersion, type CreateDbOptions, createDb, type Db } from '../store/db.ts'
 import { openEmbeddedDatabase } from '../store/embedded-postgres.ts'
 import { migrate } from '../store/migrate.ts'
 
 export type Database = {
   db: Db
   /** Another pool on the same database, e.g. for ingestion, so that it never starves the API of connections. */
-  createPool(applicationName: string, maxConnections: number): Db
+  createPool(
+    applicationName: string,
+    maxConnections: number,
+    bounds?: Pick<CreateDbOptions, 'statementTimeoutMs' | 'poolWaitMs'>,
+  ): Db
   /** Where the data lives, for the start-up banner (no credentials). */
   description: string
   /**
@@ -43,8 +47,8 @@ export async function openDatabase(
     const pools: Db[] = []
     return {
       db,
-      createPool(name, maxConnections) {
-        const pool = createDb({ url, applicationName: name, maxConnections, onIdleError })
+      createPool(name, maxConnections, bounds = {}) {
+        const pool = createDb({ url, applicationName: name, maxConnections, onIdleError, ...bounds })
         pools.push(pool)
         return pool
       },

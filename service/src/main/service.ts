@@ -1,5 +1,5 @@
-import { createMemoryCounters } from '../access/counters.ts'
 import { createRedisCounters } from '../access/redis-counters.ts'
+import { createMemoryThrottle, createRedisThrottle } from '../access/throttle.ts'
 import { buildApp } from '../api/app.ts'
 import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
@@ -52,34 +52,38 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   const portProblem = config.port === 0 ? undefined : await findPortProblem(config.host, config.port)
   if (portProblem !== undefined) throw portError(config, portProblem)
   const database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
-  const balances = createBalancesStore(database.db)
-  const fxRates = createFxRatesStore(database.db)
+  // The API's own pool: its statements are cut at the statement timeout and it waits a bounded time for a
+  // connection, unlike start-up loading and the market sync, which use database.db.
+  const apiDb = database.createPool(`wds-${role}-api`, 10, {
+    statementTimeoutMs: config.statementTimeoutMs,
+    poolWaitMs: config.poolWaitMs,
+  })
+  const balances = createBalancesStore(apiDb)
   // FX answers offline: the bundled ECB history goes in on first start (an empty fx_rates table).
-  await loadBundledFxRates(fxRates, logger)
-  const assetPrices = createAssetPricesStore(database.db)
-  await loadBundledPrices(assetPrices, logger)
+  await loadBundledFxRates(createFxRatesStore(database.db), logger)
+  await loadBundledPrices(createAssetPricesStore(database.db), logger)
+  const fxRates = createFxRatesStore(apiDb)
+  const assetPrices = createAssetPricesStore(apiDb)
   const fxBook = createFxBook(fxRates)
   const pricer = createPricer({ prices: assetPrices, fxBook })
   const app = await buildApp({
     config,
-    db: database.db,
+    db: apiDb,
     logger,
     stores: {
-      accounts: createAccountsStore(database.db),
-      chainStates: createChainStatesStore(database.db),
-      walletTransfers: createWalletTransfersStore(database.db),
+      accounts: createAccountsStore(apiDb),
+      chainStates: createChainStatesStore(apiDb),
+      walletTransfers: createWalletTransfersStore(apiDb),
       balances,
       outputs: createOutputsStore(database.db),
       fxRates,
-      usage: createUsageStore(database.db),
-      developers: createDeveloperAccountsStore(database.db),
-      billing: createBillingStore(database.db),
-      plans: createPlansStore(database.db),
+      usage: createUsageStore(apiDb),
+      developers: createDeveloperAccountsStore(apiDb),
+      billing: createBillingStore(apiDb),
+      plans: createPlansStore(apiDb),
     },
-    rateLimits: {
-      counters:
-        config.redisUrl === undefined ? createMemoryCounters() : await createRedisCounters({ url: config.redisUrl, logger }),
-    },
+    // without Redis, access control keeps the counters in this process (seeded from usage_daily)
+    rateLimits: config.redisUrl === undefined ? {} : { counters: await createRedisCounters({ url: config.redisUrl, logger }) },
     implementedChains: implementedChains(),
     onDemand: createOnDemand({
       store: balances,
@@ -92,6 +96,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
       jwtSecret: await loadJwtSecret(config),
       stripe: createStripeFromConfig(config),
+      throttle: config.redisUrl === undefined ? createMemoryThrottle() : createRedisThrottle({ url: config.redisUrl, logger }),
     },
   })
 

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { createKey } from '../../src/access/keys.ts'
 import { type AppDeps, buildApp } from '../../src/api/app.ts'
-import type { Config } from '../../src/config/config.ts'
 import type { Tier } from '../../src/domain/tiers.ts'
 import type { ExplorerFinder } from '../../src/ingestion/explorer-sync.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
@@ -18,6 +17,7 @@ import { createAssetPricesStore } from '../../src/store/asset-prices-store.ts'
 import { createBalancesStore } from '../../src/store/balances-store.ts'
 import { createBillingStore } from '../../src/store/billing-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
+import { type CreateDbOptions, createDb } from '../../src/store/db.ts'
 import { createDeveloperAccountsStore } from '../../src/store/developer-accounts-store.ts'
 import { createExplorerWalletsStore } from '../../src/store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
@@ -29,13 +29,16 @@ import { createTestDatabase } from './database.ts'
 
 /** The real app on a database of its own, with its log lines kept for assertions. */
 export async function createTestApp(
-  config: Partial<Pick<Config, 'keyPrefix' | 'chains'>> = {},
+  config: Partial<AppDeps['config']> = {},
   {
     findSource = async () => undefined,
     explorers,
     rateLimits,
     smtpUrl,
     stripe,
+    portal = {},
+    bounds,
+    databaseUrl,
   }: {
     findSource?: SourceFinder
     /** The explorer sources of "Explorer API" chains, with the on-demand budget and freshness. */
@@ -44,9 +47,21 @@ export async function createTestApp(
     /** Where the portal's mail goes; unset: to the log. */
     smtpUrl?: string
     stripe?: StripeBilling
+    /** The portal's abuse-limit counters, limits and clock; unset: in memory, PORTAL_LIMITS, the real clock. */
+    portal?: Pick<AppDeps['portal'], 'throttle' | 'limits' | 'now'>
+    /** The statement timeout and pool wait of the app's pool (the service's API pool has both). */
+    bounds?: Pick<CreateDbOptions, 'statementTimeoutMs' | 'poolWaitMs'>
+    /** Another test app's database, shared (a second replica); unset: a database of its own. */
+    databaseUrl?: string
   } = {},
 ) {
-  const database = await createTestDatabase()
+  const database =
+    databaseUrl === undefined
+      ? await createTestDatabase(bounds === undefined ? {} : { bounds })
+      : (() => {
+          const db = createDb({ url: databaseUrl, applicationName: 'wds-test', ...bounds })
+          return { db, url: databaseUrl, drop: () => db.end() }
+        })()
   const logLines: Record<string, unknown>[] = []
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -72,7 +87,7 @@ export async function createTestApp(
   const keyPrefix = config.keyPrefix ?? 'wds'
   const fxBook = createFxBook(stores.fxRates)
   const app = await buildApp({
-    config: { keyPrefix, chains: config.chains ?? {} },
+    config: { ...config, keyPrefix, chains: config.chains ?? {} },
     db: database.db,
     logger,
     stores,
@@ -85,11 +100,12 @@ export async function createTestApp(
     ...(rateLimits === undefined ? {} : { rateLimits }),
     fxBook,
     pricer: createPricer({ prices: stores.assetPrices, fxBook }),
-    portal: { mailer: createMailer({ smtpUrl, from: 'WDS <no-reply@wds.test>', logger }), jwtSecret, stripe },
+    portal: { mailer: createMailer({ smtpUrl, from: 'WDS <no-reply@wds.test>', logger }), jwtSecret, stripe, ...portal },
   })
   return {
     app,
     db: database.db,
+    databaseUrl: database.url,
     stores,
     logLines,
     jwtSecret,
