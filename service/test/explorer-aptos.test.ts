@@ -1,13 +1,20 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { AptosActivity, AptosTransaction } from '../src/chains/explorers/aptos.ts'
 import { APT_COIN, transactionMovements } from '../src/chains/explorers/aptos.ts'
 import type { SuiTransaction } from '../src/chains/explorers/sui.ts'
 import { connectExplorerSource } from '../src/chains/sources.ts'
 import { findChain } from '../src/config/chains.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
+import {
+  APT,
+  aptosChain,
+  APTOS_FAILED_BLOCK as failedBlock,
+  APTOS_FAILED_SPONSORED as failedSponsored,
+  APTOS_LEDGER_INFO as ledgerInfo,
+  aptosAddress as long,
+  APTOS_SWAP as swap,
+  aptosUserTx as userTx,
+} from './helpers/aptos.ts'
 import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
 
 /**
@@ -23,24 +30,7 @@ import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './h
  */
 
 const logger = createLogger('silent')
-type Example = { response?: unknown; response_unparsed?: string }
-const examples: { methods: Record<string, Example> } = JSON.parse(
-  readFileSync(join(import.meta.dirname, 'fixtures/getblock-docs/aptos-apt.examples.json'), 'utf8'),
-)
-const ledgerInfo = examples.methods.apt_v1?.response as { block_height: string; ledger_version: string }
-const failedSponsored = examples.methods.apt_v1_transactions_by_hash_transaction_hash?.response as AptosTransaction
-const failedBlock = examples.methods.apt_v1_blocks_by_version_version?.response as { block_height: string; first_version: string }
-// the documented account transactions list is cut inside its events: closing the list reads it (the file is unchanged)
-const swap = (
-  JSON.parse(
-    (examples.methods.apt_v1_accounts_account_hash_transactions?.response_unparsed ?? '').replace(
-      /\},\s*"timestamp": "1760643255618178"/,
-      '}], "timestamp": "1760643255618178"',
-    ),
-  ) as AptosTransaction[]
-)[0] as AptosTransaction
 
-const long = (n: number | bigint) => `0x${n.toString(16).padStart(64, '0')}`
 const W = long(0xa11ce)
 const V = long(0xb0b)
 const CAFE = long(0xcafe)
@@ -59,72 +49,22 @@ const META: Record<string, { name: string; symbol: string; decimals: number }> =
   [FAT]: { name: 'Fat token', symbol: 'FAT', decimals: 8 },
 }
 
-type Move = { owner: string; asset: string; amount: bigint; v2?: boolean }
-type Tx = { tx: AptosTransaction; block: number; activities: AptosActivity[] }
-const txs: Tx[] = []
-function activity(version: string, index: number, block: number, m: Move, success = true): AptosActivity {
-  return {
-    transaction_version: version,
-    event_index: index,
-    owner_address: m.owner,
-    asset_type: m.asset,
-    amount: String(m.amount < 0n ? -m.amount : m.amount),
-    type: m.v2
-      ? `0x1::fungible_asset::${m.amount < 0n ? 'Withdraw' : 'Deposit'}`
-      : `0x1::coin::${m.amount < 0n ? 'WithdrawEvent' : 'DepositEvent'}`,
-    is_gas_fee: false,
-    gas_fee_payer_address: null,
-    is_transaction_success: success,
-    block_height: block,
-    token_standard: m.v2 ? 'v2' : 'v1',
-  }
-}
-/** The indexer's synthetic gas row: owned by the sender, naming a fee payer when there is one. */
-function gasActivity(tx: AptosTransaction, block: number): AptosActivity {
-  return {
-    transaction_version: tx.version,
-    event_index: -1,
-    owner_address: tx.sender as string,
-    asset_type: APT_COIN,
-    amount: String(BigInt(tx.gas_used) * BigInt(tx.gas_unit_price ?? 0)),
-    type: '0x1::aptos_coin::GasFeeEvent',
-    is_gas_fee: true,
-    gas_fee_payer_address: tx.signature?.fee_payer_address ?? null,
-    is_transaction_success: tx.success,
-    block_height: block,
-  }
-}
-function add(tx: AptosTransaction, block: number, moves: Move[]) {
-  txs.push({
-    tx,
-    block,
-    activities: [gasActivity(tx, block), ...moves.map((m, i) => activity(tx.version, i, block, m, tx.success))],
-  })
-}
-/** A user transaction in the documented REST shape. */
-function userTx(
-  version: number,
-  sender: string,
-  { gas = 12, success = true, refund = 0 }: { gas?: number; success?: boolean; refund?: number } = {},
-): AptosTransaction {
-  return {
-    version: String(version),
-    hash: `0x${version.toString(16).padStart(64, 'e')}`,
-    type: 'user_transaction',
-    success,
-    gas_used: String(gas),
-    gas_unit_price: '100',
-    sender,
-    timestamp: String(BigInt(1_760_000_000 + (version % 1_000_000)) * 1_000_000n),
-    signature: { type: 'ed25519_signature' },
-    events: [
-      {
-        type: '0x1::transaction_fee::FeeStatement',
-        data: { storage_fee_refund_octas: String(refund) },
-      },
-    ],
-  }
-}
+const G = 3_600_000_000
+const chain = aptosChain({
+  indexed: G + 65,
+  metadata: META,
+  aptBalance: (owner) => (owner === W ? '123456789' : '0'),
+  balances: (owner) =>
+    owner === W
+      ? [
+          { asset_type: APT_FA, amount: 123456789n },
+          { asset_type: FAT, amount: 123_456_789_012_345_678_901_234n },
+          { asset_type: LZ_USDC, amount: 2_000_000n },
+          { asset_type: USDC, amount: 25_000_000n },
+        ]
+      : [],
+})
+const { add } = chain
 
 // the documented transactions
 add(failedSponsored, Number(failedBlock.block_height), [])
@@ -136,8 +76,6 @@ add(swap, 456_900_000, [
 ])
 // generated: W pays V 1.5 APT (coin events), V pays W 25 USDC (fungible asset), W's failed call, W's
 // storage refund beyond its gas, V pays W 0.3 APT as the 0xa fungible asset and 2 lzUSDC (a coin type)
-const G = 3_600_000_000
-const APT = 100_000_000n
 add(userTx(G + 10, W), 460_000_001, [
   { owner: W, asset: APT_COIN, amount: -3n * (APT / 2n) },
   { owner: V, asset: APT_COIN, amount: 3n * (APT / 2n) },
@@ -168,99 +106,6 @@ for (let n = 0; n < PAGED; n++)
     { owner: V, asset: APT_COIN, amount: -1000n },
     { owner: CAFE, asset: APT_COIN, amount: 1000n },
   ])
-
-let indexed = G + 65
-const versionOf = (t: Tx) => BigInt(t.tx.version)
-const touching = (address: string) =>
-  txs
-    .filter((t) => t.activities.some((a) => a.owner_address === address || a.gas_fee_payer_address === address))
-    .sort((a, b) => (versionOf(a) < versionOf(b) ? -1 : 1))
-
-/** Hasura answers numeric columns as JSON numbers: written out raw, beyond 2^53 too. */
-const rawBalances = (rows: { asset_type: string; amount: bigint }[]) =>
-  `{"data":{"current_fungible_asset_balances":[${rows
-    .map((r) => `{"asset_type":${JSON.stringify(r.asset_type)},"amount":${r.amount}}`)
-    .join(',')}]}}`
-
-function aptos(call: ExplorerCall) {
-  if (call.method === 'GET' && call.path === '/') return { body: ledgerInfo }
-  const byVersion = /^\/transactions\/by_version\/(\d+)$/.exec(call.path)
-  if (byVersion !== null) {
-    const t = txs.find((x) => x.tx.version === byVersion[1])
-    return t === undefined
-      ? { status: 404, body: { message: 'Transaction not found', error_code: 'transaction_not_found' } }
-      : { body: t.tx }
-  }
-  if (call.path === '/view') {
-    const [owner] = (call.body as { arguments: string[] }).arguments
-    return { body: [owner === W ? '123456789' : '0'] }
-  }
-  if (call.path !== '/graphql') return { status: 404, body: { message: 'not found' } }
-  const { operationName, variables: v } = call.body as {
-    operationName: string
-    variables: {
-      address: string
-      after: string
-      upTo: string
-      limit: number
-      versions: string[]
-      offset: number
-      assetTypes: string[]
-    }
-  }
-  switch (operationName) {
-    case 'ProcessorStatus':
-      return {
-        body: {
-          data: {
-            processor_status: [
-              { processor: 'account_transactions_processor', last_success_version: indexed },
-              { processor: 'fungible_asset_processor', last_success_version: indexed + 3 },
-            ],
-          },
-        },
-      }
-    case 'AccountTransactions': {
-      const rows = touching(v.address)
-        .filter((t) => versionOf(t) > BigInt(v.after) && versionOf(t) <= BigInt(v.upTo))
-        .slice(0, v.limit)
-      return { body: { data: { account_transactions: rows.map((t) => ({ transaction_version: Number(t.tx.version) })) } } }
-    }
-    case 'Activities': {
-      const wanted = new Set(v.versions.map(String))
-      const rows = txs.filter((t) => wanted.has(t.tx.version)).flatMap((t) => t.activities)
-      return {
-        body: { data: { fungible_asset_activities: rows.slice(v.offset, v.offset + v.limit) } },
-      }
-    }
-    case 'AssetMetadata':
-      return {
-        body: {
-          data: {
-            fungible_asset_metadata: v.assetTypes.flatMap((type) =>
-              META[type] === undefined ? [] : [{ asset_type: type, ...META[type] }],
-            ),
-          },
-        },
-      }
-    case 'Balances':
-      return {
-        body: null,
-        raw: rawBalances(
-          v.address === W
-            ? [
-                { asset_type: APT_FA, amount: 123456789n },
-                { asset_type: FAT, amount: 123_456_789_012_345_678_901_234n },
-                { asset_type: LZ_USDC, amount: 2_000_000n },
-                { asset_type: USDC, amount: 25_000_000n },
-              ]
-            : [],
-        ),
-      }
-    default:
-      return { body: { errors: [{ message: `unknown operation ${operationName}` }] } }
-  }
-}
 
 // a Sui fullnode beside it: 0x… addresses are Aptos's and Sui's, and an all-chains request reads both
 const SUI_TX: SuiTransaction = {
@@ -304,10 +149,10 @@ describe('Aptos through the API on a local fullnode and indexer', () => {
   const rows = (body: { transfers: Record<string, unknown>[] }) =>
     body.transfers.map((r) => [r.txHash, r.type, r.direction, r.value, r.asset, r.from, r.to])
   const ageSyncs = () => t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
-  const hashOf = (version: number) => txs.find((x) => x.tx.version === String(version))?.tx.hash
+  const { hashOf } = chain
 
   beforeAll(async () => {
-    server = await startExplorerServer(aptos)
+    server = await startExplorerServer((call) => chain.answer(call))
     suiServer = await startExplorerServer(sui)
     const options = { logger, callsPerSecond: 10_000, http: { retryBaseMs: 1, maxAttempts: 3 } }
     const aptosSource = connectExplorerSource(findChain('aptos') ?? expect.fail('no aptos'), { urls: [server.url], ...options })
@@ -391,7 +236,7 @@ describe('Aptos through the API on a local fullnode and indexer', () => {
   })
 
   test('later, only what is newer is read: once the indexer has processed it, the waiting transaction', async () => {
-    indexed = G + 75
+    chain.indexed = G + 75
     await ageSyncs()
     server.resetCalls()
     const { body } = await get(`/v1/wallets/${W}/transfers?chain=aptos&limit=1`)
@@ -432,8 +277,8 @@ describe('Aptos through the API on a local fullnode and indexer', () => {
     // a GraphQL error in a 200 answer is the indexer's failure, not retried unless it says it is busy
     await ageSyncs()
     const statuses = [
-      { processor: 'account_transactions_processor', last_success_version: indexed },
-      { processor: 'fungible_asset_processor', last_success_version: indexed },
+      { processor: 'account_transactions_processor', last_success_version: chain.indexed },
+      { processor: 'fungible_asset_processor', last_success_version: chain.indexed },
     ]
     server.failNext(
       { body: ledgerInfo },

@@ -1,13 +1,22 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { NearBlocksFtTxn, NearBlocksTxn, NearTxStatus } from '../src/chains/explorers/near.ts'
+import type { NearTxStatus } from '../src/chains/explorers/near.ts'
 import { transactionMovements } from '../src/chains/explorers/near.ts'
 import { connectExplorerSource } from '../src/chains/sources.ts'
 import { findChain } from '../src/config/chains.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
-import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import {
+  nearCall as call,
+  NEAR_FEE as FEE,
+  nearHash as hashOf,
+  NEAR_FINAL,
+  nearChain,
+  NEAR_RECORDED_ACCOUNT as recordedAccount,
+  NEAR_RECORDED_TX as recordedTx,
+  nearTransfer as transfer,
+  YOCTO,
+} from './helpers/near.ts'
 
 /**
  * NEAR through the production path (connectExplorerSource → NearBlocks and a NEAR RPC node over HTTP →
@@ -21,19 +30,8 @@ import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './h
  */
 
 const logger = createLogger('silent')
-type Example = { response?: { result: unknown }; response_unparsed?: string }
-const examples: { methods: Record<string, Example> } = JSON.parse(
-  readFileSync(join(import.meta.dirname, 'fixtures/getblock-docs/near-protocol-near.examples.json'), 'utf8'),
-)
-const recordedTx = examples.methods.near_tx?.response?.result as NearTxStatus
-const recordedAccount = examples.methods.near_query_view_account?.response?.result as { amount: string }
-// the documented block answer is abridged with trailing commas: dropped here to read it (the file is unchanged)
-const recordedBlock = JSON.parse((examples.methods.near_block?.response_unparsed ?? '').replace(/,(\s*[\]}])/g, '$1')).result as {
-  header: { height: number; hash: string; prev_hash: string; timestamp_nanosec: string }
-}
-const FINAL = recordedBlock.header.height // 169553183
+const FINAL = NEAR_FINAL // 169553183
 
-const YOCTO = 10n ** 24n
 const W = 'alice.near'
 const V = 'bob.near'
 const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1'
@@ -42,55 +40,25 @@ const FT_META: Record<string, { name: string; symbol: string; decimals: number }
   [USDC]: { name: 'USDC', symbol: 'USDC', decimals: 6 },
   [WNEAR]: { name: 'Wrapped NEAR fungible token', symbol: 'wNEAR', decimals: 24 },
 }
-const BURNT = ['22318256250000000000', '22318256250000000000'] // the documented transfer's, conversion + receipt
-const FEE = 44_636_512_500_000_000_000n
-
-type Spec = {
-  hash: string
-  signer: string
-  receiver: string
-  block: number
-  actions: NearTxStatus['transaction']['actions']
-  burnt?: string[]
-  firstFails?: boolean
-  pending?: boolean
-  fts?: { contract: string; from: string | null; to: string | null; value: bigint }[]
-  /** The node's own answer (the recorded one), else built in its shape. */
-  answer?: NearTxStatus
-  /** Not on the node (a non-archival node keeps about 2.5 days). */
-  pruned?: boolean
-}
-const specs: Spec[] = []
-const hashOf = (n: number) => `${n.toString(36).toUpperCase().padStart(8, 'N')}${'x'.repeat(36)}`.slice(0, 44)
-function nodeAnswer(s: Spec): NearTxStatus {
-  if (s.answer !== undefined) return s.answer
-  const [conversion, ...receipts] = s.burnt ?? BURNT
-  const first = `R1${s.hash.slice(2)}`
-  return {
-    status: s.firstFails ? { Failure: { ActionError: { index: 0, kind: { FunctionCallError: {} } } } } : { SuccessValue: '' },
-    transaction: { signer_id: s.signer, receiver_id: s.receiver, hash: s.hash, actions: s.actions },
-    transaction_outcome: {
-      id: s.hash,
-      outcome: { tokens_burnt: conversion as string, executor_id: s.signer, status: { SuccessReceiptId: first } },
-    },
-    receipts_outcome: [
-      {
-        id: first,
-        outcome: {
-          tokens_burnt: receipts[0] ?? '0',
-          executor_id: s.receiver,
-          status: s.firstFails ? { Failure: { ActionError: { index: 0, kind: {} } } } : { SuccessValue: '' },
-        },
-      },
-      { id: `R2${s.hash.slice(2)}`, outcome: { tokens_burnt: '0', executor_id: s.signer, status: { SuccessValue: '' } } },
-    ],
-  } as NearTxStatus
-}
-const transfer = (yocto: bigint) => [{ Transfer: { deposit: String(yocto) } }]
-const call = (method: string, yocto: bigint) => [{ FunctionCall: { method_name: method, deposit: String(yocto) } }]
+const chain = nearChain({
+  ftMeta: FT_META,
+  viewAccount: (account) =>
+    account === 'staked.poolv1.near'
+      ? recordedAccount
+      : account === W
+        ? { ...recordedAccount, amount: String(12n * YOCTO + 345n), locked: '0' }
+        : undefined,
+  inventory: (account) =>
+    account === W
+      ? [
+          { contract: USDC, amount: '15000000', ft_meta: FT_META[USDC] },
+          { contract: WNEAR, amount: String(3n * YOCTO), ft_meta: FT_META[WNEAR] },
+        ]
+      : [],
+})
 
 // the documented transfer: 1 NEAR from sender.testnet to receiver.testnet
-specs.push({
+chain.add({
   hash: recordedTx.transaction.hash,
   signer: 'sender.testnet',
   receiver: 'receiver.testnet',
@@ -99,8 +67,8 @@ specs.push({
   answer: recordedTx,
 })
 const B = 169_500_000
-specs.push({ hash: hashOf(2), signer: W, receiver: V, block: B + 2, actions: transfer(2n * YOCTO) })
-specs.push({
+chain.add({ hash: hashOf(2), signer: W, receiver: V, block: B + 2, actions: transfer(2n * YOCTO) })
+chain.add({
   hash: hashOf(3),
   signer: W,
   receiver: 'app.alice.near',
@@ -109,8 +77,8 @@ specs.push({
   burnt: ['242800000000000000000', '500000000000000000000'],
   firstFails: true,
 })
-specs.push({ hash: hashOf(4), signer: V, receiver: W, block: B + 4, actions: transfer(YOCTO / 2n) })
-specs.push({
+chain.add({ hash: hashOf(4), signer: V, receiver: W, block: B + 4, actions: transfer(YOCTO / 2n) })
+chain.add({
   hash: hashOf(5),
   signer: W,
   receiver: USDC,
@@ -118,7 +86,7 @@ specs.push({
   actions: call('ft_transfer', 1n),
   fts: [{ contract: USDC, from: W, to: V, value: 5_000_000n }],
 })
-specs.push({
+chain.add({
   hash: hashOf(6),
   signer: W,
   receiver: WNEAR,
@@ -127,14 +95,14 @@ specs.push({
   fts: [{ contract: WNEAR, from: null, to: W, value: 3n * YOCTO }],
 })
 // not final yet: above the node's final block
-specs.push({ hash: hashOf(7), signer: V, receiver: W, block: FINAL + 5, actions: transfer(7n * YOCTO) })
+chain.add({ hash: hashOf(7), signer: V, receiver: W, block: FINAL + 5, actions: transfer(7n * YOCTO) })
 // V's long history: 60 payments to carol.near, 30 USDC received from dave.near
 const PAGED_TXNS = 60
 const PAGED_FTS = 30
 for (let n = 0; n < PAGED_TXNS; n++)
-  specs.push({ hash: hashOf(1000 + n), signer: V, receiver: 'carol.near', block: 169_300_000 + n, actions: transfer(10n ** 21n) })
+  chain.add({ hash: hashOf(1000 + n), signer: V, receiver: 'carol.near', block: 169_300_000 + n, actions: transfer(10n ** 21n) })
 for (let n = 0; n < PAGED_FTS; n++)
-  specs.push({
+  chain.add({
     hash: hashOf(2000 + n),
     signer: 'dave.near',
     receiver: USDC,
@@ -142,125 +110,6 @@ for (let n = 0; n < PAGED_FTS; n++)
     actions: call('ft_transfer', 1n),
     fts: [{ contract: USDC, from: 'dave.near', to: V, value: 1_000_000n }],
   })
-
-let finalHeight = FINAL
-const byHash = () => new Map(specs.map((s) => [s.hash, s]))
-const ordered = () => [...specs].sort((a, b) => a.block - b.block)
-const ns = (block: number) => String(BigInt(1_700_000_000 + (block - 169_000_000)) * 1_000_000_000n)
-
-function txnRows(account: string): NearBlocksTxn[] {
-  return ordered()
-    .filter((s) => s.signer === account || s.receiver === account)
-    .map((s) => {
-      const deposit = Number(
-        s.actions.reduce((sum, a) => sum + BigInt(Object.values(a as Record<string, { deposit?: string }>)[0]?.deposit ?? 0), 0n),
-      )
-      return {
-        id: String(specs.indexOf(s) + 1_000_000 * (s.block - 169_000_000)),
-        signer_account_id: s.signer,
-        receiver_account_id: s.receiver,
-        transaction_hash: s.hash,
-        included_in_block_hash: `blk${s.block}`,
-        block_timestamp: ns(s.block),
-        block: { block_height: s.block },
-        // NearBlocks builds these in SQL as JSON numbers: doubles, as the real API serves them
-        actions_agg: { deposit },
-        outcomes: { status: s.pending ? null : !s.firstFails },
-        outcomes_agg: { transaction_fee: Number((s.burnt ?? BURNT).reduce((a, b) => a + BigInt(b), 0n)) },
-      } as NearBlocksTxn
-    })
-}
-
-function ftRows(account: string): NearBlocksFtTxn[] {
-  const rows: NearBlocksFtTxn[] = []
-  let index = 0n
-  for (const s of ordered()) {
-    for (const ft of s.fts ?? []) {
-      for (const [affected, involved, sign] of [
-        [ft.from, ft.to, -1n],
-        [ft.to, ft.from, 1n],
-      ] as const) {
-        index++
-        if (affected !== account) continue
-        rows.push({
-          event_index: String(17_000_000_000_000_000_000_000_000_000n * BigInt(s.block) + index),
-          affected_account_id: affected,
-          involved_account_id: involved,
-          delta_amount: String(sign * ft.value),
-          cause: involved === null ? 'MINT' : 'TRANSFER',
-          transaction_hash: s.hash,
-          block_timestamp: ns(s.block),
-          block: { block_height: s.block },
-          outcomes: { status: true },
-          ft: { contract: ft.contract, ...FT_META[ft.contract], icon: null, reference: null } as NearBlocksFtTxn['ft'],
-        })
-      }
-    }
-  }
-  return rows.sort((a, b) => (BigInt(a.event_index) < BigInt(b.event_index) ? -1 : 1))
-}
-
-function nearblocks(call: ExplorerCall) {
-  const match = /^\/v1\/account\/([^/]+)\/(txns-only|ft-txns|inventory)$/.exec(call.path)
-  if (match === null) return { status: 404, body: { message: 'Not Found' } }
-  const [, account = '', kind] = match
-  if (kind === 'inventory') {
-    return {
-      body: {
-        inventory: {
-          fts:
-            account === W
-              ? [
-                  { contract: USDC, amount: '15000000', ft_meta: FT_META[USDC] },
-                  { contract: WNEAR, amount: String(3n * YOCTO), ft_meta: FT_META[WNEAR] },
-                ]
-              : [],
-          nfts: [],
-        },
-      },
-    }
-  }
-  const perPage = Number(call.query.get('per_page') ?? 25)
-  const cursor = call.query.get('cursor')
-  if (kind === 'txns-only') {
-    const all = txnRows(account)
-    const start = cursor === null ? 0 : all.findIndex((r) => BigInt(r.id) > BigInt(cursor))
-    const page = start === -1 ? [] : all.slice(start, start + perPage)
-    return { body: { cursor: page.length === perPage ? String(page.at(-1)?.id) : undefined, txns: page } }
-  }
-  const all = ftRows(account)
-  const after = cursor === null ? -1n : BigInt(cursor.replace('n', ''))
-  const page = all.filter((r) => BigInt(r.event_index) > after).slice(0, perPage)
-  return { body: { cursor: page.length === perPage ? `${page.at(-1)?.event_index}n` : undefined, txns: page } }
-}
-
-function node(call: ExplorerCall) {
-  const body = call.body as { id: number; method: string; params: unknown }
-  const error = (name: string, cause: string, data: string) => ({
-    status: 200,
-    body: {
-      jsonrpc: '2.0',
-      id: body.id,
-      error: { name, cause: { name: cause, info: {} }, code: -32000, message: 'Server error', data },
-    },
-  })
-  if (body.method === 'block') {
-    return { body: { ...recordedBlock, header: { ...recordedBlock.header, height: finalHeight } } }
-  }
-  if (body.method === 'tx') {
-    const [hash] = body.params as [string, string]
-    const s = byHash().get(hash)
-    if (s === undefined || s.pruned) return error('HANDLER_ERROR', 'UNKNOWN_TRANSACTION', `Transaction ${hash} doesn't exist`)
-    return { body: nodeAnswer(s) }
-  }
-  if (body.method === 'query') {
-    const { account_id: account } = body.params as { account_id: string }
-    if (account === 'staked.poolv1.near') return { body: recordedAccount }
-    if (account === W) return { body: { ...recordedAccount, amount: String(12n * YOCTO + 345n), locked: '0' } }
-    return error('HANDLER_ERROR', 'UNKNOWN_ACCOUNT', `account ${account} does not exist while viewing`)
-  }
-  return { status: 200, body: { jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'Method not found' } } }
-}
 
 describe('NEAR records from the documented transaction', () => {
   test('the documented transfer: its burnt gas (transaction + receipts) as the signer’s fee, 1 NEAR to the receiver', () => {
@@ -307,8 +156,8 @@ describe('NEAR through the API on a local NearBlocks and NEAR RPC node', () => {
   }
 
   beforeAll(async () => {
-    explorer = await startExplorerServer(nearblocks)
-    rpc = await startExplorerServer(node)
+    explorer = await startExplorerServer((c) => chain.nearblocks(c))
+    rpc = await startExplorerServer((c) => chain.node(c))
     const source = connectExplorerSource(findChain('near') ?? expect.fail('no near'), {
       urls: [explorer.url],
       nodeUrls: [rpc.url],
@@ -402,7 +251,7 @@ describe('NEAR through the API on a local NearBlocks and NEAR RPC node', () => {
   })
 
   test('later, only what is newer is read: once the node’s final block passes it, the waiting transaction', async () => {
-    finalHeight = FINAL + 10
+    chain.final = FINAL + 10
     await ageSyncs()
     resetCalls()
     const { body } = await get(`/v1/wallets/${W}/transfers?chain=near&limit=1`)
@@ -439,7 +288,7 @@ describe('NEAR through the API on a local NearBlocks and NEAR RPC node', () => {
 
   test('a transaction the node does not have is 502 saying an archival node is needed', async () => {
     // NearBlocks lists it; the node (a non-archival one) no longer has it
-    specs.push({ hash: hashOf(9), signer: 'old.near', receiver: V, block: B + 9, actions: transfer(YOCTO), pruned: true })
+    chain.add({ hash: hashOf(9), signer: 'old.near', receiver: V, block: B + 9, actions: transfer(YOCTO), pruned: true })
     const { status, body } = await get('/v1/wallets/old.near/transfers?chain=near')
     expect({ status, code: body.code }).toEqual({ status: 502, code: 'upstream_error' })
     const { body: states } = await get('/v1/status/chains')
