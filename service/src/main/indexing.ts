@@ -83,11 +83,14 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
             ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
             ...(config.reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks: config.reorgWindowBlocks }),
           })
-          await indexer.run(controller.signal)
-          return
+          await indexer.run(AbortSignal.any([controller.signal, lease.lost]))
         } finally {
           await lease.release()
         }
+        if (!lease.lost.aborted || controller.signal.aborted) return
+        // the lease's connection ended (PostgreSQL restarted): another process may lead now; try again
+        log.warn(errorFields(lease.lost.reason), 'lost the indexing lease with its connection; taking it again')
+        attempt = -1
       } catch (error) {
         if (controller.signal.aborted) return
         await store.recordError(slug, describeError(error, slug)).catch(() => {})
