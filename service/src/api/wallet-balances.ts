@@ -109,7 +109,8 @@ export function createWalletBalances(deps: {
     const openingBlock = Math.max(0, state.indexedFrom - 1)
     // every token the wallet moved in the indexed range, also after this block: one it held before and
     // moves only later still has an opening balance now (a token held since before and never moved is not known)
-    const movements = await balances.sumMovements(chain.slug, request.address, openingBlock, blockNumber)
+    // (the running balances: every indexed row is above the opening block)
+    const movements = await balances.findRunningBalances(chain.slug, request.address, blockNumber)
     const contracts = [...movements.keys()].filter((asset) => asset !== NATIVE_ASSET)
     const opening = await onDemand.openingBalances(chain.slug, request.address, contracts, openingBlock)
     const amounts = new Map<string, bigint>()

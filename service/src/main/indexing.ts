@@ -1,7 +1,7 @@
 import type { ChainSource } from '../chains/chain-source.ts'
 import type { ExplorerSource } from '../chains/explorers/explorer-source.ts'
 import { ChainMismatchError, connectChainSource, connectExplorerSource } from '../chains/sources.ts'
-import { findChain } from '../config/chains.ts'
+import { findChain, headPollIntervalMs } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createIndexer, describeError } from '../ingestion/indexer.ts'
 import type { ProgressReporter } from '../ingestion/progress.ts'
@@ -72,7 +72,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
             progress,
             startBlock: source.startBlock,
             stopAtHead,
-            ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
+            pollIntervalMs: pollIntervalMs ?? headPollIntervalMs(slug),
             ...(config.reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks: config.reorgWindowBlocks }),
           })
           await indexer.run(controller.signal)

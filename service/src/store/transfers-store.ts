@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import type { BlockRef, ChainBlock, Token, Transfer } from '../domain/records.ts'
+import { type BlockRef, type ChainBlock, recordTypesOf, type Token, type Transfer } from '../domain/records.ts'
 import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
@@ -43,6 +44,32 @@ function* batchLines(lines: Iterable<string>, size = 1000): Generator<string> {
   if (chunk !== '') yield chunk
 }
 
+/** The record types a balance sums (migration 0019's triggers take them as arguments). */
+const BALANCE_TYPES = [recordTypesOf('coin').join(','), recordTypesOf('token').join(',')] as const
+/** Names the triggers after the lists, so that a new record type re-attaches them (and rebuilds the balances). */
+const BALANCE_TRIGGER_VERSION = createHash('sha256').update(BALANCE_TYPES.join(';')).digest('hex').slice(0, 8)
+
+/** The partition's running balances from all its rows (the same sums as wds_balances_appended, from zero). */
+const REBUILD_BALANCES = `
+  WITH moves AS (
+    SELECT to_address AS address, CASE WHEN type = ANY($3) THEN contract_address ELSE '' END AS asset, block_number, value AS delta
+      FROM transfers WHERE chain = $1 AND to_address IS NOT NULL AND (type = ANY($2) OR type = ANY($3))
+    UNION ALL
+    SELECT from_address, CASE WHEN type = ANY($3) THEN contract_address ELSE '' END, block_number, -value
+      FROM transfers WHERE chain = $1 AND from_address IS NOT NULL AND (type = ANY($2) OR type = ANY($3))
+  ), per_block AS (
+    SELECT address, asset, block_number, sum(delta) AS delta FROM moves GROUP BY 1, 2, 3
+  ), running AS (
+    SELECT address, asset, block_number, sum(delta) OVER (PARTITION BY address, asset ORDER BY block_number) AS balance FROM per_block
+  ), history AS (
+    INSERT INTO balance_history (chain, address, asset, block_number, balance) SELECT $1, address, asset, block_number, balance FROM running
+  )
+  INSERT INTO wallet_balances (chain, address, asset, balance)
+  SELECT DISTINCT ON (address, asset) $1, address, asset, balance FROM running ORDER BY address, asset, block_number DESC`
+
+/** A partition is analysed again each time the rows this process appended to it double (from 100,000). */
+const FIRST_ANALYZE_ROWS = 100_000
+
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
 
 const orNull = (value: string | number | bigint | null) => (value === null ? '\\N' : String(value))
@@ -58,11 +85,53 @@ function transferColumns(t: Transfer): string {
   return `${t.txIndex}\t${t.seq}\t${t.txHash}\t${t.type}\t${orNull(t.from)}\t${orNull(t.to)}\t${t.value}\t${orNull(t.contractAddress)}\t${orNull(t.tokenId)}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${orNull(t.operator)}\t${counterpartiesColumn(t)}\n`
 }
 
+/**
+ * Attaches the running-balance triggers (migration 0019) to a chain's partition, unless attached for
+ * the current record types, and then rebuilds the chain's balances from the rows it already holds.
+ */
+async function attachBalanceTriggers(db: Db, chain: string): Promise<void> {
+  const partition = partitionName(chain)
+  const name = `${partition}_balances_${BALANCE_TRIGGER_VERSION}`
+  const { rows } = await db.query<{ tgname: string }>(
+    `SELECT tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname LIKE $2 AND NOT tgisinternal`,
+    [partition, `${partition}_balances_%`],
+  )
+  if (rows.some((r) => r.tgname.startsWith(name))) return
+  const [coin, token] = BALANCE_TYPES
+  await withTransaction(db, async (client) => {
+    await client.query(`LOCK TABLE ${partition} IN SHARE ROW EXCLUSIVE MODE`)
+    for (const { tgname } of rows) await client.query(`DROP TRIGGER IF EXISTS ${tgname} ON ${partition}`)
+    await client.query(
+      `CREATE TRIGGER ${name}_appended AFTER INSERT ON ${partition} REFERENCING NEW TABLE AS appended
+       FOR EACH STATEMENT EXECUTE FUNCTION wds_balances_appended('${coin}', '${token}')`,
+    )
+    await client.query(
+      `CREATE TRIGGER ${name}_removed AFTER DELETE ON ${partition} REFERENCING OLD TABLE AS removed
+       FOR EACH STATEMENT EXECUTE FUNCTION wds_balances_removed('${coin}', '${token}')`,
+    )
+    await client.query(
+      `CREATE TRIGGER ${name}_truncated AFTER TRUNCATE ON ${partition} FOR EACH STATEMENT EXECUTE FUNCTION wds_balances_truncated('${chain}')`,
+    )
+    await client.query('DELETE FROM balance_history WHERE chain = $1', [chain])
+    await client.query('DELETE FROM wallet_balances WHERE chain = $1', [chain])
+    await client.query(REBUILD_BALANCES, [chain, coin?.split(','), token?.split(',')])
+  })
+}
+
 export function createTransfersStore(db: Db) {
+  /** Rows appended per chain by this process since its partition was last analysed, and the next threshold. */
+  const growth = new Map<string, { appended: number; analyzeAt: number }>()
+
+  /** Fresh planner statistics for a chain's partition (a new or grown partition has none, or stale ones). */
+  async function analyze(chain: string): Promise<void> {
+    await db.query(`ANALYZE ${partitionName(chain)}`)
+  }
+
   return {
     /** Makes the chain's partition and state row; returns its checkpoint (a new chain starts just below `startBlock`). */
     async openChain(chain: string, startBlock: number): Promise<Checkpoint> {
       await db.query(`CREATE TABLE IF NOT EXISTS ${partitionName(chain)} PARTITION OF transfers FOR VALUES IN ('${chain}')`)
+      await attachBalanceTriggers(db, chain)
       await db.query(
         `INSERT INTO chain_states (chain, indexed_from, indexed_block) VALUES ($1, $2, $3)
          ON CONFLICT (chain) DO UPDATE SET indexed_from = coalesce(chain_states.indexed_from, $2),
@@ -96,6 +165,8 @@ export function createTransfersStore(db: Db) {
         }
         await client.query('UPDATE chain_states SET history_indexed_at = now() WHERE chain = $1', [chain])
       })
+      // the first pages are read right after this: without statistics the planner guesses (issue 13)
+      await analyze(chain)
     },
 
     async findBlock(chain: string, number: number): Promise<BlockRef | undefined> {
@@ -168,6 +239,16 @@ export function createTransfersStore(db: Db) {
           )
         }
       })
+      // a backfill grows the partition far faster than autovacuum's analyse threshold follows
+      let rows = 0
+      for (const block of blocks) rows += block.transfers.length
+      const grown = growth.get(chain) ?? { appended: 0, analyzeAt: FIRST_ANALYZE_ROWS }
+      grown.appended += rows
+      growth.set(chain, grown)
+      if (grown.appended >= grown.analyzeAt) {
+        grown.analyzeAt *= 2
+        await analyze(chain)
+      }
     },
 
     /** Removes every block above `ancestor` with its transfers, and moves the checkpoint back to it, in one transaction. */
