@@ -250,7 +250,10 @@ async function main() {
     },
     /WDS listening on (http:\/\/\S+)/,
   )
-  const database = await openDatabase({ dataDir }, logger, { attach: true, applicationName: 'wds-bench' })
+  const database = await openDatabase({ dataDir }, logger, { attach: true, applicationName: 'wds-bench' }).catch(async (error) => {
+    await stop(wds.child)
+    throw error
+  })
   const { db } = database
   let naive: ChildProcess | undefined
   try {

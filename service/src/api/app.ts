@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyRequest, LogController } from 'fastify'
 import { type AccessOptions, createAccessControl } from '../access/access-control.ts'
 import { redactUrl } from '../access/auth.ts'
 import type { Config } from '../config/config.ts'
@@ -65,11 +65,37 @@ export type AppDeps = {
   pricer: Pricer
   /** The developer portal: its mail, its JWT secret, and Stripe when configured. */
   portal: { mailer: Mailer; jwtSecret: Uint8Array; stripe?: StripeBilling | undefined }
+  /**
+   * Whether the bundled market data is in (a first start loads it in the background, after listening);
+   * until then FX, prices and `includePrices` answer 503 `warming_up`. Unset: always.
+   */
+  marketReady?: () => boolean
+}
+
+/** How long a caller is told to wait while the bundled market data loads (it takes a few seconds). */
+const WARMING_RETRY_AFTER_SECONDS = 5
+
+/** The requests that need market data: the FX and price endpoints, and any page with prices. */
+function needsMarketData(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url ?? ''
+  if (route.startsWith('/v1/fx') || route.startsWith('/v1/prices')) return true
+  return String((request.query as Record<string, unknown> | undefined)?.includePrices) === 'true'
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({ config, db, logger, stores, onDemand, fxBook, pricer, portal, rateLimits = {} }: AppDeps) {
+export async function buildApp({
+  config,
+  db,
+  logger,
+  stores,
+  onDemand,
+  fxBook,
+  pricer,
+  portal,
+  rateLimits = {},
+  marketReady = () => true,
+}: AppDeps) {
   const configuredChains = new Set(Object.keys(config.chains))
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
   const app = Fastify({
@@ -110,6 +136,15 @@ export async function buildApp({ config, db, logger, stores, onDemand, fxBook, p
     async (v1) => {
       v1.addHook('onRequest', access.authenticate)
       v1.addHook('onRequest', access.rateLimit)
+      v1.addHook('onRequest', async (request) => {
+        if (!marketReady() && needsMarketData(request)) {
+          throw new WdsError(
+            'warming_up',
+            'the bundled FX rates and prices are still loading (first start); try again in a few seconds',
+            { headers: { 'retry-after': String(WARMING_RETRY_AFTER_SECONDS) } },
+          )
+        }
+      })
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
       await v1.register(walletRoutes, { records, configuredChains })
       await v1.register(balanceRoutes, { walletBalances, configuredChains })

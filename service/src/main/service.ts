@@ -41,12 +41,23 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   const database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
   const balances = createBalancesStore(database.db)
   const fxRates = createFxRatesStore(database.db)
-  // FX answers offline: the bundled ECB history goes in on first start (an empty fx_rates table).
-  await loadBundledFxRates(fxRates, logger)
   const assetPrices = createAssetPricesStore(database.db)
-  await loadBundledPrices(assetPrices, logger)
   const fxBook = createFxBook(fxRates)
   const pricer = createPricer({ prices: assetPrices, fxBook })
+  // FX and prices answer offline: the bundled ECB history and daily prices go in on first start (empty
+  // tables), in the background so that the service listens at once; market answers wait for them.
+  let marketReady = false
+  const marketLoad = (async () => {
+    try {
+      await loadBundledFxRates(fxRates, logger)
+      await loadBundledPrices(assetPrices, logger)
+    } catch (error) {
+      logger.error({ err: error }, 'could not load the bundled market data; FX and prices answer from what is stored')
+    } finally {
+      pricer.invalidate()
+      marketReady = true
+    }
+  })()
   const app = await buildApp({
     config,
     db: database.db,
@@ -73,6 +84,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
     }),
     fxBook,
     pricer,
+    marketReady: () => marketReady,
     portal: {
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
       jwtSecret: await loadJwtSecret(config),
@@ -110,6 +122,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       marketSync.abort()
       await marketSchedule
       await indexing?.stop()
+      await marketLoad
       await database.close()
       logger.info('stopped')
     } catch (error) {
@@ -125,6 +138,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   } catch (error) {
     marketSync.abort()
     await indexing?.stop()
+    await marketLoad
     await database.close()
     throw error
   }

@@ -34,6 +34,7 @@ export async function createTestApp(
     rateLimits,
     smtpUrl,
     stripe,
+    marketReady,
   }: {
     findSource?: SourceFinder
     /** The explorer sources of "Explorer API" chains, with the on-demand budget and freshness. */
@@ -42,6 +43,8 @@ export async function createTestApp(
     /** Where the portal's mail goes; unset: to the log. */
     smtpUrl?: string
     stripe?: StripeBilling
+    /** Whether the bundled market data is in (unset: always). */
+    marketReady?: () => boolean
   } = {},
 ) {
   const database = await createTestDatabase()
@@ -79,6 +82,7 @@ export async function createTestApp(
       explorers: explorers === undefined ? undefined : { store: createExplorerWalletsStore(database.db), ...explorers },
     }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
+    ...(marketReady === undefined ? {} : { marketReady }),
     fxBook,
     pricer: createPricer({ prices: stores.assetPrices, fxBook }),
     portal: { mailer: createMailer({ smtpUrl, from: 'WDS <no-reply@wds.test>', logger }), jwtSecret, stripe },
