@@ -250,10 +250,12 @@ async function main() {
     },
     /WDS listening on (http:\/\/\S+)/,
   )
-  const database = await openDatabase({ dataDir }, logger, { attach: true, applicationName: 'wds-bench' }).catch(async (error) => {
-    await stop(wds.child)
-    throw error
-  })
+  const database = await openDatabase({ dataDir }, logger, { attach: true, applicationName: 'wds-bench' }).catch(
+    async (error) => {
+      await stop(wds.child)
+      throw error
+    },
+  )
   const { db } = database
   let naive: ChildProcess | undefined
   try {
@@ -270,6 +272,23 @@ async function main() {
       ]),
     }
     console.log(`backfilled in ${JSON.stringify(backfillSeconds)} s (${Math.round(performance.now() - startedAt)} ms)`)
+    // Storage per stored transfer: the partition's heap and indexes, and the running balances it feeds.
+    const { rows: sizes } = await db.query<{ rows: string; heap: string; indexes: string; balances: string }>(
+      `SELECT (SELECT count(*) FROM transfers_ethereum)::text AS rows,
+              pg_table_size('transfers_ethereum')::text AS heap, pg_indexes_size('transfers_ethereum')::text AS indexes,
+              (SELECT pg_total_relation_size('balance_history') + pg_total_relation_size('wallet_balances')
+                 WHERE to_regclass('balance_history') IS NOT NULL)::text AS balances`,
+    )
+    const size = sizes[0] as { rows: string; heap: string; indexes: string; balances: string | null }
+    const perRow = (bytes: string | null) => (bytes === null ? null : Math.round(Number(bytes) / Number(size.rows)))
+    const storage = {
+      transfers: Number(size.rows),
+      heapBytesPerTransfer: perRow(size.heap),
+      indexBytesPerTransfer: perRow(size.indexes),
+      runningBalanceBytesPerTransfer: perRow(size.balances),
+      note: 'ethereum partition after its backfill and history indexes; running balances (balance_history, wallet_balances) of every chain over the ethereum rows',
+    }
+    console.log(`storage: ${JSON.stringify(storage)}`)
     const email = `bench-${Date.now()}@example.com`
     const { key } = await createKey({ store: createAccountsStore(db), keyPrefix: 'wds' }, { email, tier: 'ent' })
     const limits = await createPlansStore(db).setEnterpriseLimits(email, { perMinute: 1_000_000_000, perDay: null })
@@ -387,6 +406,7 @@ async function main() {
       },
       targets: '≥ 0.8× naive req/s at every depth; p50 ≤ 10 ms and p99 ≤ 30 ms at 10 connections',
       afterBackfill: { firstRequestMs, firstSecond },
+      storage,
       results,
     }
     await writeFile(OUT, `${JSON.stringify(output, null, 2)}\n`)

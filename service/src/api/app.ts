@@ -134,8 +134,7 @@ export async function buildApp({
   const walletBalances = createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer })
   await app.register(
     async (v1) => {
-      v1.addHook('onRequest', access.authenticate)
-      v1.addHook('onRequest', access.rateLimit)
+      // before the key is checked: a caller learns nothing from it, and no request of theirs is counted
       v1.addHook('onRequest', async (request) => {
         if (!marketReady() && needsMarketData(request)) {
           throw new WdsError(
@@ -145,6 +144,8 @@ export async function buildApp({
           )
         }
       })
+      v1.addHook('onRequest', access.authenticate)
+      v1.addHook('onRequest', access.rateLimit)
       await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
       await v1.register(walletRoutes, { records, configuredChains })
       await v1.register(balanceRoutes, { walletBalances, configuredChains })
