@@ -65,7 +65,8 @@ for (let round = 0; round < ROUNDS; round++) {
     const dataDir = join(root, '.wds-bench', 'startup', name)
     await rm(dataDir, { recursive: true, force: true })
     await mkdir(dataDir, { recursive: true })
-    const entry = (results[name] ??= { fresh: [], warm: [] })
+    const entry = results[name] ?? { fresh: [], warm: [] }
+    results[name] = entry
     entry.fresh.push(await startOnce(tree, dataDir))
     entry.warm.push(await startOnce(tree, dataDir))
     console.log(name, 'fresh', entry.fresh.at(-1), 'warm', entry.warm.at(-1))
