@@ -272,21 +272,18 @@ async function main() {
       ]),
     }
     console.log(`backfilled in ${JSON.stringify(backfillSeconds)} s (${Math.round(performance.now() - startedAt)} ms)`)
-    // Storage per stored transfer: the partition's heap and indexes, and the running balances it feeds.
-    const { rows: sizes } = await db.query<{ rows: string; heap: string; indexes: string; balances: string }>(
+    // Storage per stored transfer: the partition's heap and indexes.
+    const { rows: sizes } = await db.query<{ rows: string; heap: string; indexes: string }>(
       `SELECT (SELECT count(*) FROM transfers_ethereum)::text AS rows,
-              pg_table_size('transfers_ethereum')::text AS heap, pg_indexes_size('transfers_ethereum')::text AS indexes,
-              (SELECT pg_total_relation_size('balance_history') + pg_total_relation_size('wallet_balances')
-                 WHERE to_regclass('balance_history') IS NOT NULL)::text AS balances`,
+              pg_table_size('transfers_ethereum')::text AS heap, pg_indexes_size('transfers_ethereum')::text AS indexes`,
     )
-    const size = sizes[0] as { rows: string; heap: string; indexes: string; balances: string | null }
-    const perRow = (bytes: string | null) => (bytes === null ? null : Math.round(Number(bytes) / Number(size.rows)))
+    const size = sizes[0] as { rows: string; heap: string; indexes: string }
+    const perRow = (bytes: string) => Math.round(Number(bytes) / Number(size.rows))
     const storage = {
       transfers: Number(size.rows),
       heapBytesPerTransfer: perRow(size.heap),
       indexBytesPerTransfer: perRow(size.indexes),
-      runningBalanceBytesPerTransfer: perRow(size.balances),
-      note: 'ethereum partition after its backfill and history indexes; running balances (balance_history, wallet_balances) of every chain over the ethereum rows',
+      note: 'ethereum partition after its backfill and history indexes',
     }
     console.log(`storage: ${JSON.stringify(storage)}`)
     const email = `bench-${Date.now()}@example.com`

@@ -4,6 +4,7 @@ import type { Config } from '../service/src/config/config.ts'
 import type { ExplorerSyncOptions } from '../service/src/ingestion/explorer-sync.ts'
 import { createOnDemand } from '../service/src/ingestion/on-demand.ts'
 import { createLogger } from '../service/src/lib/logger.ts'
+import { implementedChains } from '../service/src/main/indexing.ts'
 import { createFxBook } from '../service/src/market/fx-book.ts'
 import { createPricer } from '../service/src/market/pricer.ts'
 import { createMailer } from '../service/src/portal/mailer.ts'
@@ -15,6 +16,7 @@ import { createChainStatesStore } from '../service/src/store/chain-states-store.
 import type { Db } from '../service/src/store/db.ts'
 import { createDeveloperAccountsStore } from '../service/src/store/developer-accounts-store.ts'
 import { createFxRatesStore } from '../service/src/store/fx-rates-store.ts'
+import { createOutputsStore } from '../service/src/store/outputs-store.ts'
 import { createPlansStore } from '../service/src/store/plans-store.ts'
 import { createUsageStore } from '../service/src/store/usage-store.ts'
 import { createWalletTransfersStore } from '../service/src/store/wallet-transfers-store.ts'
@@ -31,6 +33,7 @@ export async function createTestAppOn(
   const fxBook = createFxBook(fxRates)
   const app = await buildApp({
     config: { keyPrefix: 'wds', chains },
+    implementedChains: implementedChains(),
     db,
     logger,
     stores: {
@@ -43,6 +46,7 @@ export async function createTestAppOn(
       developers: createDeveloperAccountsStore(db),
       billing: createBillingStore(db),
       plans: createPlansStore(db),
+      outputs: createOutputsStore(db),
     },
     onDemand: createOnDemand({ store: balances, findSource: async () => undefined, explorers }),
     fxBook,

@@ -9,7 +9,7 @@ export default defineConfig({
   test: {
     pool: 'forks',
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts'], pool: 'threads', testTimeout: 10_000 } },
+      { test: { name: 'unit', include: ['src/**/*.test.ts'], pool: 'threads', isolate: false, testTimeout: 10_000 } },
       {
         test: {
           name: 'integration',

@@ -60,8 +60,8 @@ function show(feed) {
         h(
           'td',
           { 'data-field': 'lag-chart' },
-          chain.status === 'unconfigured'
-            ? h('span', { class: 'muted' }, 'no source')
+          chain.status === 'unconfigured' || chain.status === 'unsupported'
+            ? h('span', { class: 'muted' }, chain.status === 'unsupported' ? 'not implemented yet' : 'no source')
             : sparkline({
                 summary:
                   points.length === 0

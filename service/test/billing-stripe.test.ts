@@ -81,7 +81,7 @@ beforeAll(async () => {
   const created = await t.createKey('payer@example.com', 'free')
   accountId = created.record.accountId
   key = created.key
-  token = (await issueToken(t.jwtSecret, accountId)).token
+  token = (await issueToken(t.jwtSecret, { id: accountId, sessionEpoch: 0 })).token
 })
 
 afterAll(async () => {
@@ -115,7 +115,7 @@ describe('plan changes through Stripe', () => {
       client_reference_id: accountId,
       customer_email: 'payer@example.com',
       'metadata[tier]': 'std',
-      success_url: 'https://wds.example.com/docs?checkout=success',
+      success_url: 'https://wds.example.com/portal/billing?checkout=success',
     })
     expect(await limitOf()).toBe('10')
 

@@ -101,7 +101,7 @@ describe('wds start, with the CLI beside it on the embedded database', () => {
     })
     expect(await runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], env)).toMatchObject({
       code: 1,
-      stderr: 'wds: there is no key 00000000-0000-4000-8000-000000000000\n',
+      stderr: expect.stringMatching(/\nwds: there is no key 00000000-0000-4000-8000-000000000000\n$/),
     })
     expect((await runCli(['frobnicate'], env)).code).toBe(2)
   })
@@ -149,6 +149,11 @@ describe('the CLI with no service running', () => {
     expect(created.stdout).toMatch(/^ {2}wds_pro_[0-9a-f]{32}$/m)
     const listed = await runCli(['keys', 'list'], env)
     expect(listed.stdout).toMatch(/solo@example\.com +pro +wds_pro_…[0-9a-f]{4} .* active/)
+    // after a plan change the list shows the account's tier now, labelled; the key keeps its marker
+    expect((await runCli(['accounts', 'set-tier', '--email', 'solo@example.com', '--tier', 'std'], env)).code).toBe(0)
+    const relisted = await runCli(['keys', 'list'], env)
+    expect(relisted.stdout).toMatch(/^ID +ACCOUNT +ACCOUNT TIER +KEY /)
+    expect(relisted.stdout).toMatch(/solo@example\.com +std +wds_pro_…[0-9a-f]{4} .* active/)
     // PostgreSQL removes postmaster.pid when it shuts down cleanly
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false)
   })
@@ -158,7 +163,13 @@ describe('the CLI with no service running', () => {
     await admin.query('CREATE DATABASE wds_cli_migrate')
     const url = withDatabase(inject('postgresUrl'), 'wds_cli_migrate')
     const migrated = await runCli(['migrate'], cliEnv({ DATABASE_URL: url }))
-    expect(migrated).toMatchObject({ code: 0, stdout: 'migrations are up to date\n' })
+    expect(migrated).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(
+        /^applied \d+ migrations \(0001_accounts_and_api_keys\.sql … 00\d\d_\w+\.sql\); migrations are up to date\n$/,
+      ),
+    })
+    expect(migrated.stderr).toMatch(/^wds: database: PostgreSQL \d+\.\d+, DATABASE_URL \(postgres:\/\/[^:]+:\*\*\*@/)
     const db = createDb({ url, applicationName: 'wds-test' })
     const { rows } = await db.query('SELECT name FROM schema_migrations ORDER BY version')
     expect(rows.map((r) => r.name)).toEqual((await readMigrations()).map((m) => m.name))
@@ -172,6 +183,6 @@ describe('the CLI with no service running', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('WDS_RPC_DOGECOIN: unknown chain "DOGECOIN"')
     expect(result.stderr).toContain('PORT: must be integer (got "http")')
-    expect(result.stderr).toContain('WDS_RPC_ETHEREUM: must be a http/https/ws/wss URL (got "ftp://node")')
+    expect(result.stderr).toContain('WDS_RPC_ETHEREUM: must be a http/https URL (got "ftp://node")')
   })
 })

@@ -18,8 +18,10 @@ describe('GET /v1/developer/usage', () => {
     const keys = [await t.createKey('usage@example.com', 'std'), await t.createKey('usage@example.com', 'std')]
     accountId = keys[0]?.record.accountId ?? ''
     keyIds = keys.map((k) => k.record.id)
-    token = (await issueToken(t.jwtSecret, accountId)).token
-    otherToken = (await issueToken(t.jwtSecret, (await t.createKey('nobody@example.com', 'free')).record.accountId)).token
+    token = (await issueToken(t.jwtSecret, { id: accountId, sessionEpoch: 0 })).token
+    otherToken = (
+      await issueToken(t.jwtSecret, { id: (await t.createKey('nobody@example.com', 'free')).record.accountId, sessionEpoch: 0 })
+    ).token
     const usage = createUsageStore(t.db)
     await usage.addUsage([
       { accountId, keyId: keyIds[0] ?? '', day: '2026-03-12', requests: 40 },
@@ -90,8 +92,8 @@ describe('GET /v1/developer/usage', () => {
     expect(await problem('/v1/developer/usage?from=2025-01-01&to=2026-01-02')).toEqual([
       400,
       'date_range_too_large',
-      'from',
-      'from..to spans 367 days; at most 366 are allowed',
+      'to',
+      'from and to may be at most 365 days apart (they are 366); ask for the usage a year at a time',
     ])
     expect((await problem('/v1/developer/usage?since=2026-01-01'))[0]).toBe(400)
     expect((await get('/v1/developer/usage?from=2025-01-01&to=2026-01-01')).body.total).toBe(9)

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { createEvmSource, type EvmSource } from '../src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
-import { recordTypesOf } from '../src/domain/records.ts'
 import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTransfersStore } from '../src/store/transfers-store.ts'
@@ -67,48 +66,6 @@ async function expectStoreMatchesChain() {
   const canonical = await Promise.all(rows.map(async (r) => (await source.findBlockRef(r.number))?.hash))
   expect(rows.map((r) => r.hash)).toEqual(canonical)
   expect(rows.at(-1)?.number).toBe(tip)
-  await expectRunningBalancesMatchRows()
-}
-
-/**
- * The running balances (migration 0017, kept by triggers through appends and rollbacks) must equal
- * the sums of the stored rows: after every block that moved a balance, and now.
- */
-async function expectRunningBalancesMatchRows() {
-  const moved = `
-    SELECT address, CASE WHEN type = ANY($3) THEN contract_address ELSE '' END AS asset, block_number, delta FROM (
-      SELECT to_address AS address, type, contract_address, block_number, value AS delta FROM transfers
-       WHERE chain = $1 AND to_address IS NOT NULL AND (type = ANY($2) OR type = ANY($3))
-      UNION ALL
-      SELECT from_address, type, contract_address, block_number, -value FROM transfers
-       WHERE chain = $1 AND from_address IS NOT NULL AND (type = ANY($2) OR type = ANY($3))) AS m`
-  const params = [CHAIN, recordTypesOf('coin'), recordTypesOf('token')]
-  const { rows: history } = await database.db.query<{
-    address: string
-    asset: string
-    block: string
-    stored: string
-    summed: string
-  }>(
-    `WITH moved AS (${moved}),
-          per_block AS (SELECT address, asset, block_number, sum(delta) AS delta FROM moved GROUP BY 1, 2, 3),
-          summed AS (SELECT address, asset, block_number,
-                            sum(delta) OVER (PARTITION BY address, asset ORDER BY block_number) AS balance FROM per_block)
-     SELECT coalesce(s.address, h.address) AS address, coalesce(s.asset, h.asset) AS asset,
-            coalesce(s.block_number, h.block_number)::text AS block, h.balance::text AS stored, s.balance::text AS summed
-       FROM summed s FULL JOIN (SELECT * FROM balance_history WHERE chain = $1) h USING (address, asset, block_number)`,
-    params,
-  )
-  expect(history.length).toBeGreaterThan(0)
-  expect(history.filter((r) => r.stored !== r.summed)).toEqual([])
-  const { rows: now } = await database.db.query<{ address: string; stored: string | null; summed: string | null }>(
-    `WITH moved AS (${moved}), summed AS (SELECT address, asset, sum(delta) AS balance FROM moved GROUP BY 1, 2)
-     SELECT address, w.balance::text AS stored, s.balance::text AS summed
-       FROM summed s FULL JOIN (SELECT * FROM wallet_balances WHERE chain = $1) w USING (address, asset)`,
-    params,
-  )
-  expect(now.length).toBeGreaterThan(0)
-  expect(now.filter((r) => r.stored !== r.summed && !(r.summed === null && r.stored === '0'))).toEqual([])
 }
 
 test('anvil_reorg: the orphaned blocks’ rows are gone, the new ones are in, nothing twice', async () => {

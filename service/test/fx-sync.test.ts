@@ -56,7 +56,7 @@ test('wds market sync upserts the rates of the ECB daily ZIP, and prices from Bi
   const result = await runCli(['market', 'sync', '--url', `${baseUrl}/eurofxref.zip`], env())
   expect(result).toMatchObject({
     code: 0,
-    stdout: expect.stringContaining('Synced 29 ECB rates of 1 fixing days (2026-04-13 … 2026-04-13)'),
+    stdout: expect.stringMatching(/^ecb: synced 29 rates of 1 fixing days \(2026-04-13 … 2026-04-13\) from /),
   })
   const store = createFxRatesStore(database.db)
   const [day] = buildFxTable(await store.listAll()).fixingsBetween('2026-04-13', '2026-04-13')
@@ -69,19 +69,39 @@ test('wds market sync upserts the rates of the ECB daily ZIP, and prices from Bi
   expect([...buildFxTable(await store.listAll()).coverage.values()].map((c) => c.observations)).toEqual(Array(29).fill(1))
 
   // BTC from 2025-06-28 to the series' end (2025-07-24), with the real closes, the seeded one corrected
-  expect(result.stdout).toContain('Synced 27 binance daily closes of BTC (2025-06-28 … ')
+  // one line per source: the ECB's, then Binance's (27 BTC closes, 0 for every other listed pair)
+  const lines = result.stdout.trim().split('\n')
+  expect(lines).toHaveLength(2)
+  expect(lines[1]).toMatch(/^binance: synced 27 daily closes of 18 assets \(ETH, .*BTC, SOL, .*; from 2025-06-28 to /)
   const btc = readSeries('binance-ccxt-falli007/coin_Bitcoin.csv', 'close')
   const { rows } = await database.db.query<{ date: string; close: string }>(
     `SELECT date::text AS date, close::text AS close FROM asset_prices WHERE symbol = 'BTC' AND source = 'binance' ORDER BY date`,
   )
   expect(rows).toHaveLength(27)
   for (const row of rows) expect(Number(row.close)).toBe(Number(btc.get(row.date)))
-  // every other listed pair was asked for a year of candles (none here)
-  expect(result.stdout).toContain('Synced 0 binance daily closes of SOL')
 })
 
 test('wds market sync fails clearly when the source does not answer', async () => {
   const result = await runCli(['market', 'sync', '--url', `${baseUrl}/missing.zip`], env())
   expect(result).toMatchObject({ code: 1, stderr: expect.stringContaining('answered 404') })
   expect(served).toContain('/stats/eurofxref/missing.zip')
+})
+
+test('wds market sync with a price source down: the ECB result first, one line for the source, no retries per asset', async () => {
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const { port } = closed.address() as AddressInfo
+  await new Promise((resolve) => closed.close(resolve))
+  const result = await runCli(
+    ['market', 'sync', '--url', `${baseUrl}/eurofxref.csv`],
+    cliEnv({ DATABASE_URL: database.url, WDS_BINANCE_URL: `http://127.0.0.1:${port}` }),
+  )
+  expect(result.code).toBe(1)
+  expect(result.stdout).toMatch(/^ecb: synced 29 rates of 1 fixing days/)
+  // one line, naming the failure once; the other assets are not asked one by one (4 attempts each)
+  expect(result.stderr.split('\n').filter((line) => line.includes('binance'))).toEqual([
+    expect.stringMatching(
+      /^wds: binance failed: GET \/api\/v3\/klines failed: ECONNREFUSED; its other \d+ assets were not asked$/,
+    ),
+  ])
 })

@@ -83,7 +83,9 @@ describe('the developer portal in a real browser', () => {
 
     await page.getByLabel('Code').fill(code === '000000' ? '111111' : '000000')
     await page.getByRole('button', { name: 'Verify' }).click()
-    expect(await alertText(page)).toBe('Wrong code; 4 attempts left.')
+    expect(await alertText(page)).toBe(
+      'Wrong or expired code (codes last 15 minutes; sign up again for a new one); 4 attempts left before a wait.',
+    )
     expect(await page.getByLabel('Code').getAttribute('aria-invalid')).toBe('true')
     await screenshotBoth(page, 'portal-verify-wrong-code')
 
@@ -204,7 +206,11 @@ describe('an expired session', () => {
     const page = await browser.newPage()
     const errors = watchPageErrors(page)
     const account = await t.stores.developers.findByEmail(email)
-    const expired = await issueToken(t.jwtSecret, account?.id ?? '', new Date(Date.now() - 25 * 3_600_000))
+    const expired = await issueToken(
+      t.jwtSecret,
+      { id: account?.id ?? '', sessionEpoch: 0 },
+      new Date(Date.now() - 25 * 3_600_000),
+    )
     // The log-in answers a token that expired an hour ago (as after a day away with the tab open).
     await page.route('**/v1/developer/login', async (route) => {
       const response = await route.fetch()

@@ -155,6 +155,36 @@ describe('transfers with includePrices', () => {
     expect([fake.price_eur, fake.value_eur]).toEqual([null, null])
   })
 
+  test('/erc20-transfers takes includePrices and currency as /transfers does: the listed token valued, the spam token never', async () => {
+    const { status, body } = await get(`/v1/wallets/${bob}/erc20-transfers?chain=ethereum&includePrices=true&currency=EUR`)
+    expect([status, body.currency]).toEqual([200, 'EUR'])
+    const byTx = (name: string) => body.transfers.find((r: { txHash: string }) => r.txHash === tx[name])
+    const usdc = cmcClose('coin_USDCoin.csv', FRIDAY)
+    expect(byTx('usdcTransfer')).toMatchObject({
+      value: '250.500000',
+      valueRaw: '250500000',
+      price_usd: near(usdc),
+      value_usd: near(250.5 * usdc),
+      price_eur: near(usdc / ecbPerEur(FRIDAY, 'USD')),
+    })
+    expect(byTx('spamTransfer')).toMatchObject({ value: '100.000000', price_usd: null, value_usd: null, price_eur: null })
+    const plain = await get(`/v1/wallets/${bob}/erc20-transfers?chain=ethereum`)
+    expect(plain.body.currency).toBeUndefined()
+    expect(Object.keys(plain.body.transfers[0]).filter((k) => k.includes('_'))).toEqual([])
+  })
+
+  test('/nft-transfers refuses includePrices and currency with the reason NFTs are not priced', async () => {
+    for (const query of ['includePrices=true', 'currency=EUR']) {
+      const { status, body } = await get(`/v1/wallets/${bob}/nft-transfers?chain=ethereum&${query}`)
+      expect({ status, code: body.code, param: body.param, detail: body.detail }).toEqual({
+        status: 400,
+        code: 'invalid_parameter',
+        param: query.split('=')[0],
+        detail: expect.stringMatching(/^NFT transfers are not priced: an NFT has no daily market price/),
+      })
+    }
+  })
+
   test('without includePrices there are no price fields', async () => {
     const { body } = await get(`/v1/wallets/${bob}/transfers?chain=ethereum`)
     expect(body.currency).toBeUndefined()
@@ -178,6 +208,7 @@ describe('balances with includePrices', () => {
     expect(eth.price_jpy).toEqual(near(ethUsd * jpyPerUsd))
     expect(usdc).toMatchObject({ balance: '250.500000', priced: true, value_usd: near(250.5 * usdcUsd) })
     expect(fake).toMatchObject({ balance: '100.000000', priced: false, price_usd: null, value_usd: null, price_jpy: null })
+    expect(body.priced).toBe(true)
     expect(body.total_value_usd).toEqual(near(eth.value_usd + usdc.value_usd))
     expect(body.total_value_jpy).toEqual(near(eth.value_jpy + usdc.value_jpy))
   })

@@ -149,6 +149,7 @@ describe('GET /v1/wallets/{address}/transfers on one chain', () => {
       from: alice,
       to: lower(script.accounts.bob),
       value: '1.000000000000000000',
+      valueRaw: '1000000000000000000',
       asset: 'ETH',
       contractAddress: null,
       tokenId: null,
@@ -164,6 +165,7 @@ describe('GET /v1/wallets/{address}/transfers on one chain', () => {
     )
     expect(erc20).toMatchObject({
       value: '250.000000',
+      valueRaw: '250000000',
       asset: 'TUSD',
       tokenDecimals: 6,
       contractAddress: lower(script.contracts.token),
@@ -172,7 +174,7 @@ describe('GET /v1/wallets/{address}/transfers on one chain', () => {
     const nft = body.transfers.find(
       (r: { txHash: string; type: string }) => r.txHash === script.tx.nftTransfer && r.type === 'erc721',
     )
-    expect(nft).toMatchObject({ value: '1', asset: 'TNFT', tokenId: '1', tokenDecimals: null, direction: 'out' })
+    expect(nft).toMatchObject({ value: '1', valueRaw: '1', asset: 'TNFT', tokenId: '1', tokenDecimals: null, direction: 'out' })
     const self = body.transfers.filter(
       (r: { txHash: string; type: string }) => r.txHash === script.tx.selfTransfer && r.type === 'native',
     )
@@ -355,7 +357,13 @@ describe('all chains (no chain parameter)', () => {
       address: alice,
       chain: 'all',
       chains: ['ethereum', 'optimism', 'base'],
-      unavailableChains: [{ chain: 'optimism', code: 'chain_unavailable' }],
+      unavailableChains: [
+        {
+          chain: 'optimism',
+          code: 'chain_unavailable',
+          detail: expect.stringMatching(/^OP Mainnet \(optimism\) (is still backfilling|has not been indexed yet)/),
+        },
+      ],
       hasMore: false,
     })
     expect(body.transfers.map(idOf)).toEqual(expected.map(idOf))
@@ -396,6 +404,7 @@ describe('GET /v1/wallets/{address}/erc20-transfers', () => {
       tokenSymbol: 'TUSD',
       tokenDecimals: 6,
       value: '1000.000000',
+      valueRaw: '1000000000',
       direction: 'in',
     })
     const values = body.transfers.map((r: { value: string }) => r.value)

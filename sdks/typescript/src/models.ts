@@ -31,6 +31,8 @@ export type Transfer = Open & {
   tokenDecimals: number | null
   logIndex: number | null
   direction: Direction
+  /** UTXO chains: every sender of an `in`, every recipient of an `out`, with its share. */
+  counterparties?: { address: string; value: string }[]
   price_usd?: number | null
   value_usd?: number | null
 }
@@ -111,7 +113,11 @@ export type BalanceList = Open & {
   currency?: string
   asOf: { chain: string; blockNumber: number; timestamp: string }[]
   balances: Balance[]
-  total_value_usd?: number
+  /** With includePrices: false when no balance has a known price. */
+  priced?: boolean
+  total_value_usd?: number | null
+  /** An extended key or descriptor: each derived address that holds coins, with its balance. */
+  addresses?: { address: string; balance: string }[]
 }
 
 export type ChainStatus = Open & {
@@ -236,6 +242,7 @@ export const MODEL_FIELDS = {
     'tokenDecimals',
     'logIndex',
     'direction',
+    'counterparties',
   ],
   Erc20Transfer: [
     'id',
@@ -278,7 +285,7 @@ export const MODEL_FIELDS = {
   Erc20TransferList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'transfers', 'cursor', 'hasMore'],
   NftTransferList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'transfers', 'cursor', 'hasMore'],
   Balance: ['chain', 'chainId', 'type', 'asset', 'name', 'contractAddress', 'tokenDecimals', 'balance', 'balanceRaw', 'priced'],
-  BalanceList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'asOf', 'balances'],
+  BalanceList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'asOf', 'balances', 'priced', 'addresses'],
   ChainStatus: [
     'chain',
     'chainId',

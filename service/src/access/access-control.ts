@@ -5,24 +5,30 @@ import { followAuthChanges } from '../store/auth-changes.ts'
 import type { Db } from '../store/db.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import { createApiKeyAuth } from './auth.ts'
+import { createConcurrencyLimit, DEFAULT_MAX_CONCURRENT_PER_ACCOUNT } from './concurrency.ts'
 import { createMemoryCounters, type RateLimitCounters } from './counters.ts'
 import { createKeyOwnerCache } from './key-cache.ts'
 import { createRateLimitHook } from './rate-limits.ts'
 import { createUsageMeter } from './usage-meter.ts'
 
 export type AccessOptions = {
-  /** Rate-limit counters (default: in this process; Redis when REDIS_URL is set), closed with access control. */
+  /**
+   * Rate-limit counters (default: in this process, the day's count read back from usage_daily after a
+   * restart; Redis when REDIS_URL is set), closed with access control.
+   */
   counters?: RateLimitCounters
   /** The clock the rate-limit windows follow. */
   now?: () => number
   /** How often metered usage is written. */
   usageFlushIntervalMs?: number
+  /** Requests of one account that may run at once in this process. */
+  maxConcurrentPerAccount?: number
 }
 
 /**
  * Access control in one piece: API-key authentication with the key cache (kept exact by PostgreSQL's
- * auth-change notifications), per-account rate limits and quotas, and usage metering. The API
- * installs `authenticate` and `rateLimit` as hooks on the data routes.
+ * auth-change notifications), per-account rate limits, quotas and concurrency, and usage metering. The
+ * API installs `authenticate`, `rateLimit` and `limitConcurrency` as hooks on the data routes.
  */
 export function createAccessControl(
   deps: { db: Db; logger: Logger; accounts: AccountsStore; usage: UsageStore; keyPrefix: string; registry: Registry },
@@ -39,7 +45,7 @@ export function createAccessControl(
     onChange: (accountId) => owners.evictAccount(accountId),
     onListening: (listening) => owners.setTrusted(listening),
   })
-  const counters = options.counters ?? createMemoryCounters()
+  const counters = options.counters ?? createMemoryCounters({ readDayCount: (accountId, day) => usage.countDay(accountId, day) })
   const meter = createUsageMeter({
     store: usage,
     logger,
@@ -48,6 +54,9 @@ export function createAccessControl(
   return {
     authenticate: createApiKeyAuth({ store: accounts, keyPrefix, findOwner: (hash) => owners.find(hash) }),
     rateLimit: createRateLimitHook({ counters, meter, now: options.now ?? Date.now, registry }),
+    limitConcurrency: createConcurrencyLimit({
+      maxPerAccount: options.maxConcurrentPerAccount ?? DEFAULT_MAX_CONCURRENT_PER_ACCOUNT,
+    }),
     /** Drops an account's cached keys in this process at once (other processes follow the notification). */
     evictAccount: (accountId: string) => owners.evictAccount(accountId),
     /** Writes the usage metered so far. */

@@ -36,10 +36,35 @@ type AccountCounts = { minuteIndex: number; minute: number; dayIndex: number; da
  * Counters in this process: exact for one API process, per replica when there are several (use Redis).
  * The day is always counted, even when unlimited, so that a plan change mid-day starts from the true count.
  */
-export function createMemoryCounters(): RateLimitCounters {
+export function createMemoryCounters({
+  readDayCount,
+}: {
+  /**
+   * The requests already metered for an account on a UTC day (usage_daily): read the first time an
+   * account is seen on a day, so that a restart does not hand out a second daily quota.
+   */
+  readDayCount?: (accountId: string, date: string) => Promise<number>
+} = {}): RateLimitCounters {
   // One entry per account seen today: counts of the minute and day windows it was last counted in.
   const accounts = new Map<string, AccountCounts>()
+  // first reads of the day in flight, so that concurrent first requests share one
+  const seeding = new Map<string, Promise<void>>()
   let prunedForDay = Number.NaN
+
+  async function seed(accountId: string, dayIndex: number): Promise<void> {
+    if (readDayCount === undefined || accounts.get(accountId)?.dayIndex === dayIndex) return
+    const id = `${accountId}|${dayIndex}`
+    let pending = seeding.get(id)
+    if (pending === undefined) {
+      pending = readDayCount(accountId, new Date(dayIndex * 86_400_000).toISOString().slice(0, 10)).then((day) => {
+        if (accounts.get(accountId)?.dayIndex !== dayIndex) accounts.set(accountId, { minuteIndex: -1, minute: 0, dayIndex, day })
+      })
+      seeding.set(id, pending)
+      pending.finally(() => seeding.delete(id)).catch(() => {})
+    }
+    await pending
+  }
+
   return {
     kind: 'memory',
     async consume({ accountId, limits, windows }) {
@@ -47,6 +72,7 @@ export function createMemoryCounters(): RateLimitCounters {
         for (const [id, entry] of accounts) if (entry.dayIndex !== windows.day.index) accounts.delete(id)
         prunedForDay = windows.day.index
       }
+      await seed(accountId, windows.day.index)
       const entry = accounts.get(accountId)
       const before = {
         minute: entry !== undefined && entry.minuteIndex === windows.minute.index ? entry.minute : 0,

@@ -10,7 +10,9 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase()
 }
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/
+// Plain addresses only: no commas, quotes, brackets or spaces that a mailer would read as a list or a name.
+const EMAIL =
+  /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.[a-z]{2,63}$/
 
 export function isValidEmail(email: string): boolean {
   return email.length <= 254 && EMAIL.test(email)

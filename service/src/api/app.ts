@@ -1,26 +1,32 @@
 import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, type FastifyRequest, LogController } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import { type AccessOptions, createAccessControl } from '../access/access-control.ts'
 import { redactUrl } from '../access/auth.ts'
+import { createMemoryThrottle, type Throttle } from '../access/throttle.ts'
 import type { Config } from '../config/config.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { FxBook } from '../market/fx-book.ts'
 import type { Pricer } from '../market/pricer.ts'
+import type { PortalLimits } from '../portal/accounts.ts'
 import type { Mailer } from '../portal/mailer.ts'
 import type { StripeBilling } from '../portal/stripe-billing.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { BillingStore } from '../store/billing-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
-import type { Db } from '../store/db.ts'
+import { type Db, runInQueryScope } from '../store/db.ts'
 import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
+import type { OutputsStore } from '../store/outputs-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import { answerClientError } from './client-errors.ts'
+import { deriveCursorKey } from './cursor.ts'
+import { createHdWallets } from './hd-wallets.ts'
 import { createMetrics } from './metrics.ts'
 import { registerOpenApi } from './openapi.ts'
 import { accountOf, createPortalAuth } from './portal-auth.ts'
@@ -34,14 +40,26 @@ import { developerBillingRoutes } from './routes/v1/developer-billing.ts'
 import { developerUsageRoutes } from './routes/v1/developer-usage.ts'
 import { fxRoutes } from './routes/v1/fx.ts'
 import { priceRoutes } from './routes/v1/prices.ts'
+import { reconciliationRoutes } from './routes/v1/reconciliation.ts'
 import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
 import { webPageRoutes } from './routes/web-pages.ts'
+import { addCors, addSecurityHeaders } from './security-headers.ts'
+import { createValidatorBuilder } from './validation.ts'
 import { createWalletBalances } from './wallet-balances.ts'
+import { createWalletReconciliation } from './wallet-reconciliation.ts'
 import { createWalletRecords } from './wallet-records.ts'
 
+/** The HTTP-level settings, each with its default when a test leaves it out. */
+type HttpSettings = Pick<Config, 'requestTimeoutMs' | 'accountConcurrency' | 'metricsToken' | 'corsOrigins'>
+
+const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, accountConcurrency: 2, corsOrigins: [] } as const
+
+/** BIP 44's gap limit: unused addresses in a row after which an extended key's chain ends. */
+const DEFAULT_HD_GAP_LIMIT = 20
+
 export type AppDeps = {
-  config: Pick<Config, 'keyPrefix' | 'chains'>
+  config: Pick<Config, 'keyPrefix' | 'chains'> & Partial<HttpSettings> & Partial<Pick<Config, 'hdGapLimit'>>
   db: Db
   logger: Logger
   stores: {
@@ -49,6 +67,7 @@ export type AppDeps = {
     chainStates: ChainStatesStore
     walletTransfers: WalletTransfersStore
     balances: BalancesStore
+    outputs: OutputsStore
     fxRates: FxRatesStore
     usage: UsageStore
     developers: DeveloperAccountsStore
@@ -63,8 +82,18 @@ export type AppDeps = {
   fxBook: FxBook
   /** Asset prices by symbol and day, in any supported currency. */
   pricer: Pricer
+  /** The chains whose family this build implements (chains/sources.ts); the others are `unsupported`. */
+  implementedChains: ReadonlySet<string>
   /** The developer portal: its mail, its JWT secret, and Stripe when configured. */
-  portal: { mailer: Mailer; jwtSecret: Uint8Array; stripe?: StripeBilling | undefined }
+  portal: {
+    mailer: Mailer
+    jwtSecret: Uint8Array
+    stripe?: StripeBilling | undefined
+    /** Counters of the portal's abuse limits (sign-ups, codes, log-ins, mails): in Redis when REDIS_URL is set. */
+    throttle?: Throttle
+    limits?: PortalLimits
+    now?: () => Date
+  }
   /**
    * Whether the bundled market data is in (a first start loads it in the background, after listening);
    * until then FX, prices and `includePrices` answer 503 `warming_up`. Unset: always.
@@ -84,22 +113,27 @@ function needsMarketData(request: FastifyRequest): boolean {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({
-  config,
-  db,
-  logger,
-  stores,
-  onDemand,
-  fxBook,
-  pricer,
-  portal,
-  rateLimits = {},
-  marketReady = () => true,
-}: AppDeps) {
-  const configuredChains = new Set(Object.keys(config.chains))
-  const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, configuredChains, new Date()) })
+/** The methods some route of the service answers. */
+const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'])
+
+export async function buildApp(deps: AppDeps) {
+  const { config, db, logger, stores, onDemand, fxBook, pricer, portal, implementedChains, rateLimits = {} } = deps
+  const marketReady = deps.marketReady ?? (() => true)
+  const availability = { configured: new Set(Object.keys(config.chains)), implemented: implementedChains }
+  const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, availability, new Date()) })
+  const http = { ...HTTP_DEFAULTS, ...config }
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // the whole request must arrive within requestTimeoutMs (408 otherwise); an idle socket goes after a minute
+    requestTimeout: http.requestTimeoutMs,
+    connectionTimeout: 60_000,
+    // Node checks request timeouts on this interval (30 s by default), which would let a slow client overstay
+    http: { connectionsCheckingInterval: 1_000, headersTimeout: http.requestTimeoutMs },
+    clientErrorHandler: answerClientError,
+    // Fastify's types describe Ajv's own compile signature; ours takes Fastify's route-schema object as Fastify passes it
+    schemaController: { compilersFactory: { buildValidator: createValidatorBuilder as never } },
+    // a path parameter may be an output descriptor over an extended key (~150 characters, more with key origins)
+    routerOptions: { maxParamLength: 500 },
     // A caller's own X-Request-Id is kept when it is sane, so that logs on both sides can be joined.
     genReqId: (request) => {
       const given = request.headers['x-request-id']
@@ -107,7 +141,6 @@ export async function buildApp({
     },
     // Fastify's own request lines would log URLs unredacted; one line per request is written below.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: true } },
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id)
       sendProblem(reply, new WdsError('invalid_parameter', error.message, { cause: error, status: 400 }))
@@ -115,23 +148,64 @@ export async function buildApp({
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setErrorHandler(handleError)
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new WdsError('not_found', `there is no route ${request.method} ${redactUrl(request.url).split('?')[0]}`)),
-  )
+  const routes = collectRoutes(app)
+  app.setNotFoundHandler((request, reply) => {
+    const path = redactUrl(request.url).split('?')[0] ?? '/'
+    const allowed = routes.methodsOf(path)
+    // a route of this method that found nothing (a missing asset) is a 404 too
+    if (allowed.length === 0 || allowed.includes(request.method))
+      return sendProblem(reply, new WdsError('not_found', `there is no route ${request.method} ${path}`))
+    const allow = [...allowed, 'OPTIONS'].join(', ')
+    if (request.method === 'OPTIONS') return reply.code(204).header('allow', allow).send()
+    return sendProblem(
+      reply,
+      new WdsError('method_not_allowed', `${request.method} is not allowed on ${path}; it allows ${allow}`, {
+        headers: { allow },
+      }),
+    )
+  })
 
+  // a method no route has (QUERY, PROPFIND…) is answered before any body is parsed: 405 on a known path, else 404
+  app.addHook('onRequest', async (request, reply) => {
+    if (SERVED_METHODS.has(request.method)) return
+    const path = redactUrl(request.url).split('?')[0] ?? '/'
+    const allowed = routes.methodsOf(path)
+    if (allowed.length === 0) throw new WdsError('not_found', `there is no route ${request.method} ${path}`)
+    const allow = [...allowed, 'OPTIONS'].join(', ')
+    reply.header('allow', allow)
+    throw new WdsError('method_not_allowed', `${request.method} is not allowed on ${path}; it allows ${allow}`)
+  })
   addRequestHooks(app, metrics)
+  addSecurityHeaders(app)
+  addCors(app, http.corsOrigins)
+  cancelQueriesOfAbandonedRequests(app)
 
   await registerOpenApi(app)
 
-  await app.register(systemRoutes, { db, metrics })
-  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, configuredChains })
+  await app.register(systemRoutes, { db, metrics, metricsToken: http.metricsToken })
+  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, availability })
   const access = createAccessControl(
     { db, logger, accounts: stores.accounts, usage: stores.usage, keyPrefix: config.keyPrefix, registry: metrics.registry },
-    rateLimits,
+    { maxConcurrentPerAccount: http.accountConcurrency, ...rateLimits },
   )
   app.addHook('onClose', () => access.close())
-  const records = createWalletRecords({ store: stores.walletTransfers, pricer, onDemand })
-  const walletBalances = createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer })
+  const cursorKey = deriveCursorKey(portal.jwtSecret)
+  const records = createWalletRecords({ store: stores.walletTransfers, pricer, onDemand, cursorKey })
+  const hdWallets = createHdWallets({
+    outputs: stores.outputs,
+    history: stores.walletTransfers,
+    pricer,
+    gapLimit: config.hdGapLimit ?? DEFAULT_HD_GAP_LIMIT,
+    cursorKey,
+  })
+  const walletBalances = createWalletBalances({
+    balances: stores.balances,
+    history: stores.walletTransfers,
+    onDemand,
+    pricer,
+    hdWallets,
+  })
+  const reconciliation = createWalletReconciliation({ balances: stores.balances, history: stores.walletTransfers, onDemand })
   await app.register(
     async (v1) => {
       // before the key is checked: a caller learns nothing from it, and no request of theirs is counted
@@ -146,16 +220,24 @@ export async function buildApp({
       })
       v1.addHook('onRequest', access.authenticate)
       v1.addHook('onRequest', access.rateLimit)
-      await v1.register(statusRoutes, { store: stores.chainStates, configuredChains })
-      await v1.register(walletRoutes, { records, configuredChains })
-      await v1.register(balanceRoutes, { walletBalances, configuredChains })
+      v1.addHook('onRequest', access.limitConcurrency)
+      await v1.register(statusRoutes, { store: stores.chainStates, availability })
+      await v1.register(walletRoutes, { records, availability, hdWallets })
+      await v1.register(balanceRoutes, { walletBalances, availability })
+      await v1.register(reconciliationRoutes, { reconciliation, availability })
       await v1.register(fxRoutes, { fxBook })
       await v1.register(priceRoutes, { pricer })
     },
     { prefix: '/v1' },
   )
   // The portal: its own credential (a JWT), never an API key, and no data-endpoint rate limits.
-  const requireAccount = createPortalAuth({ developers: stores.developers, jwtSecret: portal.jwtSecret })
+  const portalThrottle = portal.throttle ?? createMemoryThrottle()
+  app.addHook('onClose', () => portalThrottle.close())
+  const requireAccount = createPortalAuth({
+    developers: stores.developers,
+    jwtSecret: portal.jwtSecret,
+    ...(portal.now === undefined ? {} : { now: portal.now }),
+  })
   await app.register(
     async (developer) => {
       await developer.register(developerRoutes, {
@@ -164,6 +246,9 @@ export async function buildApp({
         mailer: portal.mailer,
         keyPrefix: config.keyPrefix,
         jwtSecret: portal.jwtSecret,
+        throttle: portalThrottle,
+        ...(portal.limits === undefined ? {} : { limits: portal.limits }),
+        ...(portal.now === undefined ? {} : { now: portal.now }),
         requireAccount,
         onAuthChange: access.evictAccount,
       })
@@ -196,3 +281,39 @@ export async function buildApp({
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>
+
+/** Every route's path pattern and methods, as they are added: what a 405's Allow header lists. */
+function collectRoutes(app: FastifyInstance) {
+  const routes: { pattern: RegExp; methods: string[] }[] = []
+  app.addHook('onRoute', (route) => {
+    const source = route.url
+      .split(/(:[A-Za-z0-9_]+|\*)/)
+      .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+      .join('')
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    routes.push({ pattern: new RegExp(`^${source}/?$`), methods: methods.map(String) })
+  })
+  return {
+    methodsOf(path: string): string[] {
+      const methods = new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods))
+      return [...methods].sort()
+    },
+  }
+}
+
+/**
+ * Every handler runs in a query scope of its request: when the client hangs up before the answer is
+ * sent, the statements the request has running are cancelled on the server (store/db.ts).
+ */
+function cancelQueriesOfAbandonedRequests(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler
+    route.handler = function (this: FastifyInstance, request, reply) {
+      const abandoned = new AbortController()
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) abandoned.abort(new Error('the client closed the connection'))
+      })
+      return runInQueryScope(abandoned.signal, () => handler.call(this, request, reply))
+    }
+  })
+}

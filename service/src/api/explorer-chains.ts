@@ -12,8 +12,11 @@ export async function syncExplorerChains(
   chains: readonly ChainInfo[],
   address: string,
   named: boolean,
-): Promise<{ chains: ChainInfo[]; unavailableChains: { chain: string; code: 'upstream_error' | 'chain_unavailable' }[] }> {
-  const unavailableChains: { chain: string; code: 'upstream_error' | 'chain_unavailable' }[] = []
+): Promise<{
+  chains: ChainInfo[]
+  unavailableChains: { chain: string; code: 'upstream_error' | 'chain_unavailable'; detail: string }[]
+}> {
+  const unavailableChains: { chain: string; code: 'upstream_error' | 'chain_unavailable'; detail: string }[] = []
   const failed = new Set<string>()
   await Promise.all(
     chains
@@ -27,6 +30,7 @@ export async function syncExplorerChains(
           unavailableChains.push({
             chain: chain.slug,
             code: error.code === 'chain_unavailable' ? 'chain_unavailable' : 'upstream_error',
+            detail: error.message,
           })
         }
       }),

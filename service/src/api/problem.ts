@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ERROR_TITLES, type ErrorCode, WdsError } from '../lib/errors.ts'
+import { PoolWaitTimeoutError } from '../store/db.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -42,9 +43,20 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
     if (error.status >= 500) request.log.error({ err: error }, 'request failed')
     return sendProblem(reply, error)
   }
+  const overload = describeOverload(error)
+  if (overload !== undefined) {
+    request.log.warn({ err: error }, 'request refused: database work bounded')
+    return sendProblem(reply, overload)
+  }
   const fastifyError = error as FastifyError
   if (fastifyError.validation !== undefined) return sendProblem(reply, fromValidation(fastifyError))
   const status = fastifyError.statusCode
+  const transport = describeTransportError(fastifyError)
+  if (transport !== undefined)
+    return sendProblem(
+      reply,
+      new WdsError('invalid_parameter', transport.detail, { cause: error, status: transport.status, param: 'body' }),
+    )
   if (status !== undefined && status >= 400 && status < 500) {
     const code: ErrorCode = status === 404 ? 'not_found' : 'invalid_parameter'
     return sendProblem(reply, new WdsError(code, fastifyError.message, { cause: error, status }))
@@ -60,6 +72,52 @@ function sendGenericProblem(error: Error, request: FastifyRequest, reply: Fastif
   )
 }
 
+/** SQLSTATE query_canceled: the statement timeout (or a cancel after the client hung up). */
+const QUERY_CANCELED = '57014'
+
+/** A statement cut by the statement timeout, or no pool connection in time: 503 with Retry-After, never a hung socket. */
+function describeOverload(error: Error): WdsError | undefined {
+  if (
+    error.name === 'AbortError' ||
+    (error as { cause?: { message?: string } }).cause?.message === 'the client closed the connection'
+  ) {
+    // nobody is left to read this answer; 499 (as nginx logs it) marks it in the log
+    return new WdsError('invalid_parameter', 'the client closed the connection', { cause: error, status: 499 })
+  }
+  if (error instanceof PoolWaitTimeoutError) {
+    return new WdsError('overloaded', 'the service is busy (no database connection came free in time); retry in 1 s', {
+      cause: error,
+      headers: { 'retry-after': '1' },
+    })
+  }
+  if ((error as { code?: unknown }).code === QUERY_CANCELED) {
+    return new WdsError(
+      'query_timeout',
+      'the request ran past the statement timeout and was cancelled; narrow it (a chain, a shorter date range, a smaller limit) or retry later',
+      { cause: error, headers: { 'retry-after': '5' } },
+    )
+  }
+  return undefined
+}
+
+/** Fastify's body errors in words a caller can act on. */
+function describeTransportError(error: FastifyError): { status: number; detail: string } | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        status: 415,
+        detail: 'this endpoint takes a JSON body: send it with the header content-type: application/json',
+      }
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, detail: 'the JSON body is empty: send a JSON object, e.g. {"email": "…"}' }
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, detail: `the body is not valid JSON: ${error.message}` }
+    default:
+      return undefined
+  }
+}
+
 /** A schema validation failure as a 400 naming the parameter. */
 function fromValidation(error: FastifyError): WdsError {
   const first = error.validation?.[0]
@@ -71,6 +129,12 @@ function fromValidation(error: FastifyError): WdsError {
     (typeof params.missingProperty === 'string' && params.missingProperty) ||
     fromPath ||
     where
+  if (where === 'body' && fromPath === '' && params.type === 'object') {
+    return new WdsError('invalid_parameter', 'this endpoint needs a JSON object body, sent with content-type: application/json', {
+      param: 'body',
+      cause: error,
+    })
+  }
   const detail =
     typeof params.additionalProperty === 'string'
       ? `unknown ${where} parameter "${name}"`

@@ -1,4 +1,4 @@
-import { CHAINS, type ChainInfo, findChain } from '../config/chains.ts'
+import { CHAINS, type ChainInfo, findChain, type HdWallet } from '../config/chains.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
 import { NATIVE_ASSET, type RecordType } from '../domain/records.ts'
 import { DAY_MS } from '../lib/dates.ts'
@@ -10,14 +10,19 @@ import type { BalancesStore } from '../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { readExplorerBalances } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
-import type { DateParam } from './wallet-query.ts'
+import type { HdWallets } from './hd-wallets.ts'
+import type { DateParam, UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/balances` request. */
 export type BalancesRequest = {
+  /** An extended key or descriptor: the wallet of all its derived addresses on its chain. */
+  hd?: { chain: ChainInfo; wallet: HdWallet } | undefined
   address: string
   /** The chains to read; `named` when the caller gave `chain`. */
   chains: readonly ChainInfo[]
   named: boolean
+  /** All-chains mode: when no chain is read, why each chain of the address's format is not served. */
+  unservedChains: readonly UnavailableChain[]
   atBlock?: number | undefined
   atDate?: DateParam | undefined
   includePrices: boolean
@@ -44,8 +49,35 @@ export function createWalletBalances(deps: {
   history: WalletTransfersStore
   onDemand: OnDemand
   pricer: Pricer
+  hdWallets: HdWallets
 }) {
-  const { balances, history, onDemand, pricer } = deps
+  const { balances, history, onDemand, pricer, hdWallets } = deps
+
+  /** An extended key's balance: the sum over its derived addresses, with the per-address list. */
+  async function readHdChain(hd: NonNullable<BalancesRequest['hd']>, state: HistoryState | undefined, request: BalancesRequest) {
+    const { chain } = hd
+    if (state?.indexedBlock == null || state.indexedFrom == null || !state.historyIndexed) {
+      throw new WdsError('chain_unavailable', `${chain.name} (${chain.slug}) is still backfilling; see GET /v1/status/chains`, {
+        param: 'chain',
+      })
+    }
+    const blockNumber = await asOfBlock(
+      chain,
+      { ...state, indexedFrom: state.indexedFrom, indexedBlock: state.indexedBlock },
+      request,
+    )
+    const held = await hdWallets.readBalances(hd, blockNumber)
+    const time = await history.findBlockTime(chain.slug, blockNumber)
+    const result: ChainBalances = {
+      asOf: { chain: chain.slug, blockNumber, timestamp: (time ?? new Date(0)).toISOString() },
+      balances: held.total === 0n ? [] : [{ chain, asset: NATIVE_ASSET, amount: held.total }],
+    }
+    const addresses = held.addresses.map((a) => ({
+      address: a.address,
+      balance: formatUnits(a.balance, chain.nativeAsset.decimals),
+    }))
+    return { result, addresses }
+  }
 
   /** The block a chain's balances are of: atBlock, the last block of atDate, or the indexed head. */
   async function asOfBlock(chain: ChainInfo, state: IndexedState, request: BalancesRequest): Promise<number> {
@@ -109,10 +141,16 @@ export function createWalletBalances(deps: {
     const openingBlock = Math.max(0, state.indexedFrom - 1)
     // every token the wallet moved in the indexed range, also after this block: one it held before and
     // moves only later still has an opening balance now (a token held since before and never moved is not known)
-    // (the running balances: every indexed row is above the opening block)
-    const movements = await balances.findRunningBalances(chain.slug, request.address, blockNumber)
+    const movements = await balances.sumMovements(chain.slug, request.address, openingBlock, blockNumber)
     const contracts = [...movements.keys()].filter((asset) => asset !== NATIVE_ASSET)
-    const opening = await onDemand.openingBalances(chain.slug, request.address, contracts, openingBlock)
+    // The node is asked (and an opening_balances row written) for an address with history in the indexed
+    // range, or for the one chain a request names: never for every chain of an all-chains request about an
+    // address with no history here, so that random addresses cannot fill the table faster than one row per
+    // request, which the account's rate limit bounds (README, "Decisions").
+    const opening =
+      request.named || movements.size > 0
+        ? await onDemand.openingBalances(chain.slug, request.address, contracts, openingBlock)
+        : new Map<string, bigint>()
     const amounts = new Map<string, bigint>()
     for (const asset of new Set([NATIVE_ASSET, ...contracts])) {
       amounts.set(asset, (opening.get(asset) ?? 0n) + (movements.get(asset) ?? 0n))
@@ -142,6 +180,7 @@ export function createWalletBalances(deps: {
         contractAddress: native ? null : asset,
         tokenDecimals: decimals,
         balance: decimals === null ? amount.toString() : formatUnits(amount, decimals),
+        balanceRaw: amount.toString(),
       }
     })
     rows.sort((a, b) => (a.type === b.type ? (a.asset ?? '~').localeCompare(b.asset ?? '~') : a.type === 'native' ? -1 : 1))
@@ -150,16 +189,29 @@ export function createWalletBalances(deps: {
 
   return {
     async read(request: BalancesRequest) {
+      // a date no chain can have reached is the caller's mistake on every chain: 400, never a 200 listing every chain as unavailable
+      const { atDate } = request
+      if (atDate !== undefined && atDate.instant.getTime() + (atDate.dateOnly ? DAY_MS : 1) > Date.now() + DAY_MS) {
+        throw new WdsError('invalid_parameter', `atDate ${atDate.instant.toISOString().slice(0, 10)} is in the future`, {
+          param: 'atDate',
+        })
+      }
       const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
       const results: ChainBalances[] = []
-      const unavailableChains: { chain: string; code: string }[] = []
+      const unavailableChains: UnavailableChain[] = [...request.unservedChains]
+      let perAddress: { address: string; balance: string }[] | undefined
+      if (request.hd !== undefined) {
+        const read = await readHdChain(request.hd, states.get(request.hd.chain.slug), request)
+        results.push(read.result)
+        perAddress = read.addresses
+      }
       await Promise.all(
-        request.chains.map(async (chain) => {
+        (request.hd === undefined ? request.chains : []).map(async (chain) => {
           try {
             results.push(await readChain(chain, states.get(chain.slug), request))
           } catch (error) {
             if (request.named || !(error instanceof WdsError)) throw error
-            unavailableChains.push({ chain: chain.slug, code: error.code })
+            unavailableChains.push({ chain: chain.slug, code: error.code as UnavailableChain['code'], detail: error.message })
           }
         }),
       )
@@ -192,8 +244,12 @@ export function createWalletBalances(deps: {
           Object.assign(record, { priced: known })
           return known ? fields : undefined
         })
-        const total = (field: string) => roundValue(priced.reduce((sum, fields) => sum + (fields?.[field] ?? 0), 0))
+        // A total of nothing priced is unknown, not 0: null, with priced false (an empty wallet is worth 0).
+        const anyPriced = records.length === 0 || priced.some((fields) => fields !== undefined)
+        const total = (field: string) =>
+          anyPriced ? roundValue(priced.reduce((sum, fields) => sum + (fields?.[field] ?? 0), 0)) : null
         totals = {
+          priced: anyPriced,
           total_value_usd: total('value_usd'),
           ...(currency === 'USD' ? {} : { [`total_value_${ccy}`]: total(`value_${ccy}`) }),
         }
@@ -206,6 +262,7 @@ export function createWalletBalances(deps: {
         asOf: results.map((r) => r.asOf),
         balances: records,
         ...totals,
+        ...(perAddress === undefined ? {} : { addresses: perAddress }),
       }
     },
   }

@@ -28,7 +28,7 @@ export type HistoryRequest = {
 
 export type HistoryPage = {
   transfers: StoredTransfer[]
-  unavailableChains: { chain: string; code: 'chain_unavailable' }[]
+  unavailableChains: { chain: string; code: 'chain_unavailable'; detail: string }[]
   cursor: string | null
   hasMore: boolean
 }
@@ -58,7 +58,7 @@ function unavailableDetail(chain: string, state: HistoryState | undefined): stri
  * last position returned per chain, so that pages neither skip nor repeat records while new blocks
  * are indexed.
  */
-export function createWalletHistory({ store }: { store: WalletTransfersStore }) {
+export function createWalletHistory({ store, cursorKey }: { store: WalletTransfersStore; cursorKey: Uint8Array }) {
   async function blockBounds(
     request: HistoryRequest,
     chain: string,
@@ -88,7 +88,7 @@ export function createWalletHistory({ store }: { store: WalletTransfersStore }) 
       let cursor: CursorState
       if (request.cursor !== undefined) {
         try {
-          cursor = decodeCursor(request.cursor, request.queryHash)
+          cursor = decodeCursor(request.cursor, request.queryHash, cursorKey)
         } catch (error) {
           if (error instanceof InvalidCursorError)
             throw new WdsError('invalid_cursor', error.message, { param: 'cursor', cause: error })
@@ -105,12 +105,10 @@ export function createWalletHistory({ store }: { store: WalletTransfersStore }) 
 
       const unavailableChains = request.chains
         .filter((chain) => !(chain in cursor.upperBlocks))
-        .map((chain) => ({ chain, code: 'chain_unavailable' as const }))
+        .map((chain) => ({ chain, code: 'chain_unavailable' as const, detail: unavailableDetail(chain, states.get(chain)) }))
       const [firstUnavailable] = unavailableChains
       if (request.named && firstUnavailable !== undefined) {
-        throw new WdsError('chain_unavailable', unavailableDetail(firstUnavailable.chain, states.get(firstUnavailable.chain)), {
-          param: 'chain',
-        })
+        throw new WdsError('chain_unavailable', firstUnavailable.detail, { param: 'chain' })
       }
 
       const perChain = await Promise.all(
@@ -140,7 +138,7 @@ export function createWalletHistory({ store }: { store: WalletTransfersStore }) 
       return {
         transfers,
         unavailableChains,
-        cursor: hasMore ? encodeCursor({ ...cursor, positions }) : null,
+        cursor: hasMore ? encodeCursor({ ...cursor, positions }, cursorKey) : null,
         hasMore,
       }
     },

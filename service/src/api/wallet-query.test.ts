@@ -41,3 +41,17 @@ test('normalizeAddress() lower-cases EVM addresses and names the parameter when 
   expect(normalizeAddress(`0x${'AB'.repeat(20)}`, [ethereum])).toBe(`0x${'ab'.repeat(20)}`)
   expect(failure(() => normalizeAddress('0x12', [ethereum], 'asset'))).toEqual({ code: 'invalid_address', param: 'asset' })
 })
+
+test('parseDateParam() refuses dates and times that do not exist instead of rolling them over', () => {
+  for (const value of [
+    '2024-02-30T00:00:00Z',
+    '2023-02-29T12:00:00Z',
+    '2024-01-01T24:00:00Z',
+    '2024-01-01T23:60:00Z',
+    '2024-01-01T23:59:60Z',
+    '2024-01-01T12:00:00+24:00',
+    '2024-13-01',
+  ])
+    expect(() => parseDateParam(value, 'fromDate'), value).toThrow('fromDate must be an ISO 8601 date')
+  expect(parseDateParam('2024-02-29T23:59:59.5+01:00', 'toDate').instant.toISOString()).toBe('2024-02-29T22:59:59.500Z')
+})

@@ -1,4 +1,12 @@
-import { CHAINS, type ChainInfo, findChain, matchesAddressFormat, toEnvSuffix } from '../config/chains.ts'
+import {
+  type AddressFormat,
+  CHAINS,
+  type ChainInfo,
+  findChain,
+  type HdWallet,
+  matchesAddressFormat,
+  sourceVariable,
+} from '../config/chains.ts'
 import { DAY_MS } from '../lib/dates.ts'
 import { WdsError } from '../lib/errors.ts'
 
@@ -6,7 +14,13 @@ import { WdsError } from '../lib/errors.ts'
 export const MAX_DATE_RANGE_DAYS = 365
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/i
+
+/** Whether y-m-d is a day of the calendar (no 2024-02-30, which Date would roll into March). */
+function isCalendarDate(y: number, m: number, d: number): boolean {
+  const instant = new Date(Date.UTC(y, m - 1, d))
+  return instant.getUTCFullYear() === y && instant.getUTCMonth() === m - 1 && instant.getUTCDate() === d
+}
 
 /** A date parameter: a calendar date (UTC) or a date-time with its offset. */
 export type DateParam = { instant: Date; dateOnly: boolean }
@@ -15,13 +29,23 @@ export function parseDateParam(value: string, param: string): DateParam {
   const date = DATE.exec(value)
   if (date !== null) {
     const [, y, m, d] = date.map(Number) as [number, number, number, number]
-    const instant = new Date(Date.UTC(y, m - 1, d))
-    if (instant.getUTCFullYear() === y && instant.getUTCMonth() === m - 1 && instant.getUTCDate() === d) {
-      return { instant, dateOnly: true }
+    if (isCalendarDate(y, m, d)) return { instant: new Date(Date.UTC(y, m - 1, d)), dateOnly: true }
+  } else {
+    const parts = DATE_TIME.exec(value)
+    if (parts !== null) {
+      const field = (index: number) => Number(parts[index] ?? 0)
+      const [y, m, d, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 9, 10].map(field) as number[]
+      // every field in its range: no T24:00, no minute 60, no leap second, no offset past ±23:59
+      const inRange =
+        isCalendarDate(y as number, m as number, d as number) &&
+        (hour as number) <= 23 &&
+        (minute as number) <= 59 &&
+        (second as number) <= 59 &&
+        (offsetHours as number) <= 23 &&
+        (offsetMinutes as number) <= 59
+      const ms = Date.parse(value)
+      if (inRange && !Number.isNaN(ms)) return { instant: new Date(ms), dateOnly: false }
     }
-  } else if (DATE_TIME.test(value)) {
-    const ms = Date.parse(value)
-    if (!Number.isNaN(ms)) return { instant: new Date(ms), dateOnly: false }
   }
   throw new WdsError(
     'invalid_parameter',
@@ -98,20 +122,63 @@ export function normalizeAddress(address: string, chains: readonly ChainInfo[], 
 }
 
 /**
- * The chains an all-chains request reads: those with a configured source whose address format
- * matches the address, in registry order.
+ * Which chains this deployment can serve: those given a source, and those whose chain family this
+ * build implements (chains/sources.ts, passed in by main/). A chain is served when it is both.
  */
-export function chainsForAddress(address: string, configuredChains: ReadonlySet<string>): ChainInfo[] {
-  return CHAINS.filter((chain) => configuredChains.has(chain.slug) && matchesAddressFormat(chain, address))
+export type ChainAvailability = { configured: ReadonlySet<string>; implemented: ReadonlySet<string> }
+
+export function isServed(chain: ChainInfo, availability: ChainAvailability): boolean {
+  return availability.configured.has(chain.slug) && availability.implemented.has(chain.slug)
 }
 
-/** 503 chain_unavailable when the chain asked for by name has no configured source. */
-export function requireConfigured(chain: ChainInfo, configuredChains: ReadonlySet<string>): void {
-  if (!configuredChains.has(chain.slug)) {
-    throw new WdsError(
-      'chain_unavailable',
-      `${chain.name} (${chain.slug}) has no configured source on this service (WDS_${chain.source === 'rpc' ? 'RPC' : 'EXPLORER'}_${toEnvSuffix(chain.slug)})`,
-      { param: 'chain' },
-    )
+/**
+ * The chains an all-chains request reads: those served whose address format matches the address, in
+ * registry order.
+ */
+export function chainsForAddress(address: string, availability: ChainAvailability): ChainInfo[] {
+  return CHAINS.filter((chain) => isServed(chain, availability) && matchesAddressFormat(chain, address))
+}
+
+export type UnavailableChain = { chain: string; code: 'chain_unavailable'; detail: string }
+
+/**
+ * When an all-chains request reads no chain at all, why: each chain of the address's format, with
+ * what keeps it from being served. Empty when some chain is read (then the answer speaks for itself).
+ */
+export function explainNoChains(address: string, availability: ChainAvailability): UnavailableChain[] {
+  if (chainsForAddress(address, availability).length > 0) return []
+  return CHAINS.filter((chain) => matchesAddressFormat(chain, address)).map((chain) => ({
+    chain: chain.slug,
+    code: 'chain_unavailable' as const,
+    detail: unservedDetail(chain, availability),
+  }))
+}
+
+/** Why a chain is not served: its family is not implemented, or it has no source here. */
+function unservedDetail(chain: ChainInfo, availability: ChainAvailability): string {
+  return availability.implemented.has(chain.slug)
+    ? `${chain.name} (${chain.slug}) has no configured source on this service (${sourceVariable(chain)})`
+    : `${chain.name} (${chain.slug}) is not supported by this version of WDS yet: its chain family (${chain.family}) has no implementation, so it is neither indexed nor served`
+}
+
+/** 503 chain_unavailable when the chain asked for by name is not served (no source, or not implemented). */
+export function requireConfigured(chain: ChainInfo, availability: ChainAvailability): void {
+  if (!isServed(chain, availability)) {
+    throw new WdsError('chain_unavailable', unservedDetail(chain, availability), { param: 'chain' })
   }
+}
+
+/** A wallet of many addresses (an extended key or descriptor) on the chain named, or else on the first configured chain that reads it. */
+export function findHdWallet(
+  text: string,
+  named: ChainInfo | undefined,
+  availability: ChainAvailability,
+): { chain: ChainInfo; wallet: HdWallet } | undefined {
+  const scope = named === undefined ? CHAINS.filter((chain) => isServed(chain, availability)) : [named]
+  for (const chain of scope) {
+    const format: AddressFormat = chain.address
+    const wallet = format.parseWallet?.(text)
+    if (wallet !== undefined) return { chain, wallet }
+  }
+  return undefined
 }

@@ -1,23 +1,15 @@
 import { type ChainInfo, findChain } from '../config/chains.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
-import {
-  ALL_RECORD_TYPES,
-  type Direction,
-  ERC20_STANDARD_TYPES,
-  NFT_TYPES,
-  RECORD_TYPES,
-  type RecordType,
-  recordId,
-  recordTypesOf,
-  type Token,
-} from '../domain/records.ts'
+import { type Direction, ERC20_STANDARD_TYPES, NFT_TYPES, type RecordType, recordId, type Token } from '../domain/records.ts'
 import { formatUnits } from '../lib/decimal.ts'
 import type { Pricer } from '../market/pricer.ts'
 import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { hashQuery } from './cursor.ts'
 import { syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
+import { ALL_BUT_FEES, COIN_TYPES, directionOf, priceTransfers, shapeTransfer } from './transfer-records.ts'
 import { createWalletHistory, type HistoryPage } from './wallet-history.ts'
+import type { UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */
 export type TransfersRequest = {
@@ -25,6 +17,8 @@ export type TransfersRequest = {
   /** The chains to read; `named` when the caller gave `chain`. */
   chains: readonly ChainInfo[]
   named: boolean
+  /** All-chains mode: when no chain is read, why each chain of the address's format is not served. */
+  unservedChains: readonly UnavailableChain[]
   direction: Direction
   fromBlock?: number | undefined
   toBlock?: number | undefined
@@ -50,18 +44,17 @@ export type TokenTransfersRequest = {
   cursor?: string | undefined
 }
 
-const COIN_TYPES = recordTypesOf('coin')
+/** `/erc20-transfers` also values its records, as `/transfers` does. */
+export type Erc20TransfersRequest = TokenTransfersRequest & { includePrices: boolean; currency: string }
 
-const chainOf = (t: StoredTransfer) => findChain(t.chain) as ChainInfo
+const _chainOf = (t: StoredTransfer) => findChain(t.chain) as ChainInfo
 
 /** `out` for what the wallet sent or paid, `in` for what it received (a self-transfer is `out`). */
-const directionOf = (t: StoredTransfer, address: string) => (t.type === 'fee' || t.from === address ? 'out' : 'in')
 
 /** The record types a `/transfers` request reads. */
-function typesFor(asset: string | undefined, includeFees: boolean): RecordType[] | undefined {
-  const withoutFees = (types: RecordType[]) => (includeFees ? types : types.filter((type) => type !== 'fee'))
-  if (asset === 'native') return withoutFees(COIN_TYPES)
-  return includeFees ? undefined : withoutFees(ALL_RECORD_TYPES)
+function typesFor(asset: string | undefined, includeFees: boolean): readonly RecordType[] | undefined {
+  if (asset === 'native') return includeFees ? COIN_TYPES : COIN_TYPES.filter((type) => type !== 'fee')
+  return includeFees ? undefined : ALL_BUT_FEES
 }
 
 /**
@@ -72,12 +65,15 @@ export function createWalletRecords({
   store,
   pricer,
   onDemand,
+  cursorKey,
 }: {
   store: WalletTransfersStore
   pricer: Pricer
   onDemand: OnDemand
+  /** Signs cursors (deriveCursorKey of the server secret). */
+  cursorKey: Uint8Array
 }) {
-  const history = createWalletHistory({ store })
+  const history = createWalletHistory({ store, cursorKey })
 
   /** Token metadata for the records of a page, by `chain:contract`. */
   async function tokensOf(page: HistoryPage): Promise<Map<string, Token>> {
@@ -95,7 +91,12 @@ export function createWalletRecords({
     return tokens
   }
 
-  async function readTokenPage(endpoint: string, types: readonly RecordType[], request: TokenTransfersRequest) {
+  async function readTokenPage(
+    endpoint: string,
+    types: readonly RecordType[],
+    request: TokenTransfersRequest,
+    pricing: { includePrices: boolean; currency: string } | undefined = undefined,
+  ) {
     const { address, chain, contractAddress, fromDate, toDateExclusive } = request
     // explorer chains are read into the store first (a later page reads what the first one did)
     if (request.cursor === undefined) await syncExplorerChains(onDemand, [chain], address, true)
@@ -117,6 +118,7 @@ export function createWalletRecords({
         contractAddress,
         fromDate: fromDate?.toISOString(),
         toDate: toDateExclusive?.toISOString(),
+        ...pricing,
       }),
     })
     return { page, tokens: await tokensOf(page) }
@@ -172,43 +174,10 @@ export function createWalletRecords({
         }),
       })
       const tokens = await tokensOf(page)
-      const transfers = page.transfers.map((t) => {
-        const chain = chainOf(t)
-        const token = t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)
-        const coin = t.contractAddress === null
-        const kind = RECORD_TYPES[t.type]
-        const decimals = coin ? chain.nativeAsset.decimals : kind === 'token' ? (token?.decimals ?? null) : null
-        return {
-          id: recordId(t.chain, t.txHash, t.seq),
-          chain: t.chain,
-          chainId: chain.chainId,
-          txHash: t.txHash,
-          blockNumber: t.blockNumber,
-          timestamp: t.blockTime.toISOString(),
-          type: t.type,
-          from: t.from,
-          to: t.to,
-          value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
-          asset: coin ? chain.nativeAsset.symbol : (token?.symbol ?? null),
-          contractAddress: t.contractAddress,
-          tokenId: t.tokenId,
-          tokenDecimals: decimals,
-          logIndex: t.logIndex,
-          direction: directionOf(t, address),
-        }
-      })
-      if (request.includePrices) {
-        await addFiatValues(
-          pricer,
-          transfers,
-          page.transfers.map((t, i) => ({
-            pricedAs: pricedAsset(chainOf(t), t.type, t.contractAddress),
-            date: transfers[i]?.timestamp.slice(0, 10) ?? '',
-            amount: transfers[i]?.tokenDecimals === null ? null : (transfers[i]?.value ?? null),
-          })),
-          currency,
-        )
-      }
+      const transfers = page.transfers.map((t) =>
+        shapeTransfer(t, address, t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)),
+      )
+      if (request.includePrices) await priceTransfers(pricer, transfers, page.transfers, currency)
       return {
         address,
         chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
@@ -216,7 +185,7 @@ export function createWalletRecords({
           ? {}
           : {
               chains: request.chains.map((chain) => chain.slug),
-              unavailableChains: [...synced.unavailableChains, ...page.unavailableChains],
+              unavailableChains: [...synced.unavailableChains, ...page.unavailableChains, ...request.unservedChains],
             }),
         ...(request.includePrices ? { currency } : {}),
         transfers,
@@ -226,8 +195,10 @@ export function createWalletRecords({
     },
 
     /** ERC-20 transfers and their equivalents on other chains (TRC-20 on Tron). */
-    async listErc20Transfers(request: TokenTransfersRequest) {
-      const { page, tokens } = await readTokenPage('erc20-transfers', ERC20_STANDARD_TYPES, request)
+    async listErc20Transfers(request: Erc20TransfersRequest) {
+      const { includePrices, currency } = request
+      const pricing = includePrices ? { includePrices, currency } : undefined
+      const { page, tokens } = await readTokenPage('erc20-transfers', ERC20_STANDARD_TYPES, request, pricing)
       const transfers = page.transfers.map((t) => {
         const token = tokens.get(`${t.chain}:${t.contractAddress}`)
         const decimals = token?.decimals ?? null
@@ -236,10 +207,30 @@ export function createWalletRecords({
           tokenSymbol: token?.symbol ?? null,
           tokenDecimals: decimals,
           value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
+          valueRaw: t.value,
           direction: directionOf(t, request.address),
         }
       })
-      return { address: request.address, chain: request.chain.slug, transfers, cursor: page.cursor, hasMore: page.hasMore }
+      if (includePrices) {
+        await addFiatValues(
+          pricer,
+          transfers,
+          page.transfers.map((t, i) => ({
+            pricedAs: pricedAsset(request.chain, t.type, t.contractAddress),
+            date: transfers[i]?.timestamp.slice(0, 10) ?? '',
+            amount: transfers[i]?.tokenDecimals === null ? null : (transfers[i]?.value ?? null),
+          })),
+          currency,
+        )
+      }
+      return {
+        address: request.address,
+        chain: request.chain.slug,
+        ...(includePrices ? { currency } : {}),
+        transfers,
+        cursor: page.cursor,
+        hasMore: page.hasMore,
+      }
     },
 
     async listNftTransfers(request: TokenTransfersRequest) {

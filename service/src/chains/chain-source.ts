@@ -1,4 +1,5 @@
-import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
+import type { UnattributedValue } from '../domain/on-demand.ts'
+import type { BlockRef, ChainBlock, OutputRef, OutputValue, Token } from '../domain/records.ts'
 
 /**
  * What ingestion needs from a chain, whatever its family: the head, block references for reorg
@@ -30,6 +31,11 @@ export type ChainSource = {
    * balance (0 where the token did not exist yet or does not answer).
    */
   fetchBalances(address: string, contractAddresses: readonly string[], blockNumber: number): Promise<Balances>
+  /**
+   * What the chain moves in blocks `fromBlock`..`toBlock` that its records do not attribute (a rebasing
+   * balance, an era not read, value minted outside transactions): what explains a reconciliation's difference.
+   */
+  explainDifferences?(fromBlock: number, toBlock: number): Promise<readonly UnattributedValue[]>
 }
 
 export type Balances = {
@@ -41,4 +47,14 @@ export type Balances = {
    * subtracts. Absent: the block asked.
    */
   readonly blockNumber?: number
+  /** Tokens whose contract failed to answer (balanceOf reverts): their 0 is not the chain's word. */
+  readonly unanswered?: ReadonlySet<string>
 }
+
+/**
+ * Stored outputs by `outputKey`, for a UTXO chain's source to value the inputs of the blocks it
+ * completes; outputs not stored are missing from the answer. `main/` wires it to the store.
+ */
+export type OutputLookup = (refs: readonly OutputRef[]) => Promise<Map<string, OutputValue>>
+
+export const outputKey = (ref: OutputRef): string => `${ref.txHash}:${ref.outputIndex}`

@@ -1,8 +1,11 @@
 import type { Logger } from 'pino'
-import type { ChainInfo } from '../config/chains.ts'
+import { BITCOIN_NETWORKS, type BitcoinNetworkName } from '../config/addresses/bitcoin.ts'
+import { type ChainInfo, sourceVariable } from '../config/chains.ts'
 import { WdsError } from '../lib/errors.ts'
 import { createHttpClient } from '../lib/http-client.ts'
-import type { ChainSource } from './chain-source.ts'
+import { createBitcoinSource } from './bitcoin/bitcoin-source.ts'
+import { createBitcoinRpc } from './bitcoin/rpc-client.ts'
+import type { ChainSource, OutputLookup } from './chain-source.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
@@ -27,17 +30,47 @@ export type SourceOptions = {
   rpc?: { timeoutMs?: number; retryBaseMs?: number; maxAttempts?: number }
   /** The provider's API key (Tron: sent as TRON-PRO-API-KEY), never logged. */
   apiKey?: string | undefined
+  /** UTXO chains: the network the node must be of (default `bitcoin`, mainnet). */
+  bitcoinNetwork?: BitcoinNetworkName
+  /** UTXO chains: the stored outputs, to value the inputs of the blocks indexed. */
+  findOutputs?: OutputLookup
 }
 
-const envName = (chain: ChainInfo) => `WDS_RPC_${chain.slug.toUpperCase().replaceAll('-', '_')}`
+type Connector = {
+  /** Whether this implementation reads the chain. */
+  reads(chain: ChainInfo): boolean
+  connect(chain: ChainInfo, options: SourceOptions): Promise<ChainSource>
+}
 
 /**
- * The source of a chain's data, checked against the registry before any indexing: an EVM node must
- * answer the chain's own chain ID. Families without an implementation yet give undefined.
+ * The chain families this build can read, one connector each: the one fact behind a chain's
+ * `unsupported` status, its 503 on data requests and the start-up banner. A family that lands adds its
+ * connector here, and everything else follows.
+ */
+const CONNECTORS: readonly Connector[] = [
+  { reads: (chain) => chain.family === 'evm' && chain.chainId !== null, connect: connectEvmSource },
+  { reads: (chain) => chain.slug === 'tron', connect: connectTronSource },
+  { reads: (chain) => chain.family === 'utxo' && chain.source === 'rpc', connect: connectBitcoinSource },
+]
+
+/**
+ * Whether this build has an implementation for the chain (and so can index or read and serve it): a
+ * node connector, or an explorer adapter for an "Explorer API" chain.
+ */
+export function isChainImplemented(chain: ChainInfo): boolean {
+  if (chain.source === 'explorer') return EXPLORERS[chain.slug] !== undefined
+  return CONNECTORS.some((connector) => connector.reads(chain))
+}
+
+/**
+ * The source of a chain's data, checked against the registry before any indexing (an EVM node must
+ * answer the chain's own chain ID). Families without an implementation yet give undefined.
  */
 export async function connectChainSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource | undefined> {
-  if (chain.slug === 'tron') return connectTronSource(chain, options)
-  if (chain.family !== 'evm' || chain.chainId === null) return undefined
+  return CONNECTORS.find((connector) => connector.reads(chain))?.connect(chain, options)
+}
+
+async function connectEvmSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource> {
   const rpcOptions = {
     urls: options.urls,
     logger: options.logger,
@@ -51,7 +84,7 @@ export async function connectChainSource(chain: ChainInfo, options: SourceOption
   const chainId = quantity(await probe.request<string>('eth_chainId'))
   if (chainId !== chain.chainId) {
     throw new ChainMismatchError(
-      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${envName(chain)}`,
+      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${sourceVariable(chain)}`,
     )
   }
   await source.detectCapabilities()
@@ -81,7 +114,41 @@ async function connectTronSource(chain: ChainInfo, options: SourceOptions): Prom
   if (genesis !== TRON_GENESIS_BLOCK_IDS.mainnet) {
     const network = Object.entries(TRON_GENESIS_BLOCK_IDS).find(([, id]) => id === genesis)?.[0]
     throw new ChainMismatchError(
-      `the node serves ${network === undefined ? `a chain with genesis block ${genesis}` : `Tron's ${network} test network`}, not ${chain.name} (genesis block ${TRON_GENESIS_BLOCK_IDS.mainnet}); fix ${envName(chain)}`,
+      `the node serves ${network === undefined ? `a chain with genesis block ${genesis}` : `Tron's ${network} test network`}, not ${chain.name} (genesis block ${TRON_GENESIS_BLOCK_IDS.mainnet}); fix ${sourceVariable(chain)}`,
+    )
+  }
+  return source
+}
+
+/**
+ * A Bitcoin Core node (`WDS_RPC_BITCOIN`), checked to be of the configured network: mainnet
+ * (`getblockchaininfo.chain` = `main`) unless the operator names another (`WDS_BITCOIN_NETWORK`).
+ */
+async function connectBitcoinSource(chain: ChainInfo, options: SourceOptions): Promise<ChainSource> {
+  const network = BITCOIN_NETWORKS[options.bitcoinNetwork ?? 'bitcoin']
+  const rpcOptions = {
+    urls: options.urls,
+    logger: options.logger,
+    ...options.rpc,
+    ...(options.signal ? { signal: options.signal } : {}),
+  }
+  const source = createBitcoinSource({
+    chain: chain.slug,
+    rpc: createBitcoinRpc(rpcOptions),
+    network,
+    logger: options.logger,
+    findOutputs: options.findOutputs,
+  })
+  const probe = createBitcoinSource({
+    chain: chain.slug,
+    rpc: createBitcoinRpc({ ...rpcOptions, maxAttempts: options.urls.length }),
+    network,
+    logger: options.logger,
+  })
+  const served = await probe.getChainName()
+  if (served !== network.chain) {
+    throw new ChainMismatchError(
+      `the node serves the "${served}" chain, not ${network.name}'s "${network.chain}"; fix ${sourceVariable(chain)}, or set WDS_BITCOIN_NETWORK for a test network`,
     )
   }
   return source

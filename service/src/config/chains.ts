@@ -1,4 +1,5 @@
 import { canonicalBech32 } from './addresses/bech32.ts'
+import { activeBitcoinNetwork, canonicalBitcoinAddress, type HdWallet, parseHdWallet } from './addresses/bitcoin.ts'
 import { canonicalMoveAddress } from './addresses/move.ts'
 import { canonicalNearAccount } from './addresses/near.ts'
 import { canonicalSolanaAddress } from './addresses/solana.ts'
@@ -9,6 +10,8 @@ import { canonicalSs58 } from './addresses/ss58.ts'
  */
 import { canonicalTronAddress } from './addresses/tron.ts'
 import { canonicalXrpAddress } from './addresses/xrp.ts'
+
+export type { HdWallet } from './addresses/bitcoin.ts'
 
 export type ChainFamily = 'evm' | 'utxo' | 'account'
 
@@ -27,6 +30,11 @@ export type AddressFormat = {
    * not an address of the chain. Checksums are verified by the family's codec where it has one.
    */
   readonly canonical: (text: string) => string | undefined
+  /**
+   * A wallet of many addresses named by one text (Bitcoin's extended public keys and descriptors),
+   * or undefined when the text is none; only chains that have such wallets define it.
+   */
+  readonly parseWallet?: (text: string) => HdWallet | undefined
 }
 
 /** A format known only by its syntax: case-insensitive ones are returned lower-case. */
@@ -96,7 +104,8 @@ export const CHAINS = [
     address: {
       name: 'Base58 (P2PKH/P2SH) or bech32/bech32m (bc1…)',
       example: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
-      canonical: bySyntax(new RegExp(`^(?:[13]${BASE58}{25,34}|bc1[02-9ac-hj-np-z]{11,87})$`), false),
+      canonical: (text) => canonicalBitcoinAddress(text, activeBitcoinNetwork()),
+      parseWallet: (text) => parseHdWallet(text, activeBitcoinNetwork()),
     },
   },
   {
@@ -286,4 +295,9 @@ export function toEnvSuffix(slug: string): string {
 /** Whether `address` is an address of the chain. */
 export function matchesAddressFormat(chain: ChainInfo, address: string): boolean {
   return chain.address.canonical(address) !== undefined
+}
+
+/** The environment variable that gives a chain its source: `WDS_RPC_BASE`, `WDS_EXPLORER_SOLANA`. */
+export function sourceVariable(chain: ChainInfo): string {
+  return `WDS_${chain.source === 'rpc' ? 'RPC' : 'EXPLORER'}_${toEnvSuffix(chain.slug)}`
 }

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { SetupError } from '../lib/errors.ts'
+import { BITCOIN_NETWORK_NAMES, useBitcoinNetwork } from './addresses/bitcoin.ts'
 import { CHAINS, findChain, toEnvSuffix } from './chains.ts'
 
 const url = (protocols: readonly string[]) =>
@@ -9,7 +10,7 @@ const url = (protocols: readonly string[]) =>
 
 const ChainEndpointSchema = Type.Object({
   /** The node RPC or explorer API URLs (the registry's `source` says which), in failover order. */
-  urls: Type.Array(url(['http', 'https', 'ws', 'wss']), { minItems: 1 }),
+  urls: Type.Array(url(['http', 'https']), { minItems: 1 }),
   startBlock: Type.Integer({ minimum: 0 }),
   /** The explorer API's or node provider's key (`WDS_EXPLORER_<CHAIN>_KEY`, `WDS_RPC_TRON_KEY`), when it needs one. */
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
@@ -54,8 +55,29 @@ export const ConfigSchema = Type.Object({
   stripePriceStd: Type.Optional(Type.String({ minLength: 1 })),
   stripePricePro: Type.Optional(Type.String({ minLength: 1 })),
   stripeApiUrl: Type.Optional(url(['http', 'https'])),
+  /** API statements are cancelled after this long (503 query_timeout). */
+  statementTimeoutMs: Type.Integer({ minimum: 100, maximum: 600_000, description: 'an integer from 100 to 600000 (ms)' }),
+  /** A request waits at most this long for a database connection (503 overloaded). */
+  poolWaitMs: Type.Integer({ minimum: 10, maximum: 60_000, description: 'an integer from 10 to 60000 (ms)' }),
+  /** The whole request (headers and body) must arrive within this long (408). */
+  requestTimeoutMs: Type.Integer({ minimum: 1_000, maximum: 600_000, description: 'an integer from 1000 to 600000 (ms)' }),
+  /** Requests of one account that may run at once per process (429 beyond). */
+  accountConcurrency: Type.Integer({ minimum: 1, maximum: 1_000, description: 'an integer from 1 to 1000' }),
+  /** With a token, GET /metrics needs `Authorization: Bearer <token>`; without, it answers loopback clients only. */
+  metricsToken: Type.Optional(Type.String({ minLength: 16, description: 'at least 16 characters' })),
+  /** Origins whose browser pages may call the data API (CORS): a comma-separated list, or `*`; empty: none. */
+  corsOrigins: Type.Array(
+    Type.String({ pattern: '^(\\*|https?://[^/\\s,]+)$', description: '* or origins such as https://app.example.com' }),
+  ),
   /** How many blocks back a reorg is followed; a deeper one stalls the chain. Unset: 256. */
   reorgWindowBlocks: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of blocks, at least 1' })),
+  /**
+   * The network a `bitcoin` node must be of (its `getblockchaininfo.chain`) and whose addresses the API
+   * reads: `bitcoin` (mainnet); the others are for tests (a regtest node) and must be asked for.
+   */
+  bitcoinNetwork: Type.Enum(BITCOIN_NETWORK_NAMES, { description: `one of ${BITCOIN_NETWORK_NAMES.join(', ')}` }),
+  /** Unused addresses in a row after which an extended key's chain of addresses ends (BIP 44's gap limit). */
+  hdGapLimit: Type.Integer({ minimum: 1, maximum: 1000, description: 'an integer from 1 to 1000' }),
   /** Chains with a configured source, by slug. Chains not listed here are `unconfigured`. */
   chains: Type.Record(Type.String(), ChainEndpointSchema),
 })
@@ -88,7 +110,15 @@ const SETTINGS = {
   stripePriceStd: { env: 'STRIPE_PRICE_STD', kind: 'string' },
   stripePricePro: { env: 'STRIPE_PRICE_PRO', kind: 'string' },
   stripeApiUrl: { env: 'STRIPE_API_URL', kind: 'string' },
+  statementTimeoutMs: { env: 'WDS_STATEMENT_TIMEOUT_MS', kind: 'integer', default: 5_000 },
+  poolWaitMs: { env: 'WDS_POOL_WAIT_MS', kind: 'integer', default: 2_000 },
+  requestTimeoutMs: { env: 'WDS_REQUEST_TIMEOUT_MS', kind: 'integer', default: 10_000 },
+  accountConcurrency: { env: 'WDS_ACCOUNT_CONCURRENCY', kind: 'integer', default: 2 },
+  metricsToken: { env: 'WDS_METRICS_TOKEN', kind: 'string' },
+  corsOrigins: { env: 'WDS_CORS_ORIGINS', kind: 'list', default: [] },
   reorgWindowBlocks: { env: 'WDS_REORG_WINDOW', kind: 'integer' },
+  bitcoinNetwork: { env: 'WDS_BITCOIN_NETWORK', kind: 'string', default: 'bitcoin' },
+  hdGapLimit: { env: 'WDS_HD_GAP_LIMIT', kind: 'integer', default: 20 },
 } as const satisfies Record<Exclude<keyof Config, 'chains'>, { env: string; kind: string; default?: unknown }>
 
 /** Per-chain settings: `<prefix><CHAIN>`, e.g. `WDS_RPC_POLYGON_ZKEVM`. */
@@ -99,7 +129,7 @@ const CHAIN_SETTINGS = [
 ] as const
 
 /** Settings whose value is never echoed in an error message. */
-const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret)$/
+const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret|metricsToken)$/
 
 /** Every setting found wrong, one line each, so that a user fixes them all in one go. */
 export class ConfigError extends SetupError {
@@ -139,7 +169,15 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
       if ('default' in setting) raw[key] = setting.default
       continue
     }
-    raw[key] = setting.kind === 'integer' ? parseInteger(value) : value
+    raw[key] =
+      setting.kind === 'integer'
+        ? parseInteger(value)
+        : setting.kind === 'list'
+          ? value
+              .split(',')
+              .map((item) => item.trim())
+              .filter((item) => item !== '')
+          : value
   }
 
   const chains: Record<string, Record<string, unknown>> = {}
@@ -173,6 +211,15 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
   }
   for (const [slug, entry] of Object.entries(chains)) {
     entry.startBlock ??= 0
+    // Nodes and explorers are read over HTTP only: a WebSocket URL would pass a URL check and never work.
+    const urls = Array.isArray(entry.urls) ? (entry.urls as string[]) : []
+    if (urls.some((u) => /^wss?:\/\//i.test(u))) {
+      problems.push(
+        `${envNameOf.get(`/chains/${slug}/urls`)}: WebSocket URLs (ws://, wss://) are not supported; give the node's HTTP(S) JSON-RPC URL (most nodes serve both, e.g. http://host:8545)`,
+      )
+      delete chains[slug]
+      continue
+    }
     if (entry.urls === undefined) {
       const prefix = findChain(slug)?.source === 'explorer' ? 'WDS_EXPLORER_' : 'WDS_RPC_'
       problems.push(`${prefix}${toEnvSuffix(slug)}: required when other settings of ${slug} are given`)
@@ -199,6 +246,8 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
 
   const config = raw as Config
   config.dataDir = isAbsolute(config.dataDir) ? config.dataDir : resolve(cwd, config.dataDir)
+  // the registry's Bitcoin address format is the configured network's: a process serves one network
+  useBitcoinNetwork(config.bitcoinNetwork)
   return deepFreeze(config)
 }
 

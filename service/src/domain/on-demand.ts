@@ -27,6 +27,29 @@ export type OnDemand = {
   syncWallet(chain: string, address: string): Promise<void>
   /** What a wallet holds now on an "Explorer API" chain, as its explorer answers (token metadata is stored). */
   readBalances(chain: string, address: string): Promise<WalletBalances>
+
+  /**
+   * The node's own answer of what an address held at `blockNumber` (the coin, key `NATIVE_ASSET`, and
+   * each token asked), and what the chain moves that its records cannot attribute in blocks
+   * `fromBlock`..`blockNumber`: the reconciliation's two sides besides the records.
+   */
+  readNodeBalances(
+    chain: string,
+    address: string,
+    contracts: readonly string[],
+    fromBlock: number,
+    blockNumber: number,
+  ): Promise<NodeBalances>
+}
+
+/** Value a chain moves that no record attributes, for one asset (`asset` null: the coin). */
+export type UnattributedValue = { readonly asset: string | null; readonly reason: string }
+
+export type NodeBalances = {
+  readonly balances: ReadonlyMap<string, bigint>
+  /** Tokens whose contract did not answer (balanceOf reverts): the node has no word on them. */
+  readonly unanswered: ReadonlySet<string>
+  readonly unattributed: readonly UnattributedValue[]
 }
 
 export type WalletBalances = {

@@ -91,7 +91,35 @@ export type BlockRef = {
   readonly timestamp: number
 }
 
-export type ChainBlock = BlockRef & { readonly transfers: readonly Transfer[] }
+/**
+ * A UTXO chain's block also changes the set of unspent outputs: the outputs it creates and those it
+ * spends, stored with its records in the same transaction (and rolled back with them).
+ */
+export type BlockOutputs = { readonly created: readonly CreatedOutput[]; readonly spent: readonly SpentOutput[] }
+
+/** An output a transaction creates; `address` null for outputs no address stands for (OP_RETURN, non-standard). */
+export type CreatedOutput = {
+  readonly txHash: string
+  readonly outputIndex: number
+  readonly txIndex: number
+  readonly address: string | null
+  readonly value: bigint
+}
+
+/** An output an input of a later transaction spends. */
+export type SpentOutput = {
+  readonly txHash: string
+  readonly outputIndex: number
+  readonly spentByTxHash: string
+  readonly spentByTxIndex: number
+  readonly inputIndex: number
+}
+
+/** A stored output as a spending input needs it. */
+export type OutputRef = { readonly txHash: string; readonly outputIndex: number }
+export type OutputValue = { readonly address: string | null; readonly value: bigint }
+
+export type ChainBlock = BlockRef & { readonly transfers: readonly Transfer[]; readonly outputs?: BlockOutputs }
 
 /** A token's metadata as its chain reports it (any of it may be missing). */
 export type Token = {

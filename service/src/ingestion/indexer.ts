@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { ChainSource } from '../chains/chain-source.ts'
+import { findChain, sourceVariable } from '../config/chains.ts'
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
@@ -75,6 +76,7 @@ export function createIndexer(options: IndexerOptions) {
       maxDepth: reorgWindowBlocks,
     })
     const removed = await store.rollbackTo(chain, ancestor)
+    source.rollbackTo?.(ancestor)
     totals.reorgs++
     logger.warn(
       { chain, common_ancestor: ancestor, reorg_depth: checkpoint.indexedBlock - ancestor, removed_transfers: removed.transfers },
@@ -138,12 +140,14 @@ export function createIndexer(options: IndexerOptions) {
         const parent = checkParent(lastBlock, first)
         if (parent.type !== 'linked') throw new ReorgDetected(`block ${first.number} does not build on the stored block`)
       }
-      await store.appendBlocks(chain, checkpoint.indexedBlock, blocks, tokens)
+      // records that depend on earlier blocks (a UTXO chain's spent outputs) are completed in storage order
+      const completed = source.completeBlocks === undefined ? blocks : await source.completeBlocks(blocks)
+      await store.appendBlocks(chain, checkpoint.indexedBlock, completed, tokens)
       for (const t of tokens) {
         knownTokens.add(t.contractAddress)
         fetchingTokens.delete(t.contractAddress)
       }
-      const transfers = blocks.reduce((n, b) => n + b.transfers.length, 0)
+      const transfers = completed.reduce((n, b) => n + b.transfers.length, 0)
       const { number, hash, parentHash, timestamp } = blocks.at(-1) as ChainBlock
       lastBlock = { number, hash, parentHash, timestamp }
       checkpoint = { ...checkpoint, indexedBlock: lastBlock.number }
@@ -203,8 +207,8 @@ export function createIndexer(options: IndexerOptions) {
             return
           }
           const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 30_000 })
-          logger.error({ chain, err: error, retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
-          await store.recordError(chain, describeError(error)).catch(() => {})
+          logger.error({ chain, ...errorFields(error), retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
+          await store.recordError(chain, describeError(error, chain)).catch(() => {})
           await sleep(delay, signal)
         }
       }
@@ -224,7 +228,22 @@ export function stallMessage(chain: string, error: ReorgTooDeepError): string {
   )
 }
 
-/** A failure as operators read it in /v1/status/chains (messages never carry node URLs or keys). */
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+/**
+ * A failure as operators read it in /v1/status/chains (messages never carry node URLs or keys). A
+ * source's failure names the variable that configures it, as a wrong chain's message does.
+ */
+export function describeError(error: unknown, chain?: string): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const info = chain === undefined ? undefined : findChain(chain)
+  if (info === undefined || !(error instanceof WdsError) || error.code !== 'upstream_error') return message
+  const variable = sourceVariable(info)
+  return message.includes(variable) ? message : `${message}; check ${variable}`
+}
+
+/**
+ * Log fields of a failure: a source's failure (expected, retried) by its message alone; anything else
+ * with its stack, which is what a bug report needs.
+ */
+export function errorFields(error: unknown): { error: string } | { err: unknown } {
+  return error instanceof WdsError && error.code === 'upstream_error' ? { error: describeError(error) } : { err: error }
 }

@@ -90,6 +90,30 @@ export function createOnDemand({
       for (const [asset, balance] of answered) balances.set(asset, balance)
       return balances
     },
+    async readNodeBalances(chain, address, contracts, fromBlock, blockNumber) {
+      const source = await findSource(chain)
+      if (source === undefined) throw new WdsError('chain_unavailable', `${chain} has no source to ask balances of`)
+      let fetched: Awaited<ReturnType<ChainSource['fetchBalances']>>
+      let unattributed: Awaited<ReturnType<NonNullable<ChainSource['explainDifferences']>>>
+      try {
+        ;[fetched, unattributed] = await withTimeout(
+          Promise.all([
+            source.fetchBalances(address, contracts, blockNumber),
+            source.explainDifferences?.(fromBlock, blockNumber) ?? [],
+          ]),
+          timeoutMs,
+        )
+      } catch (error) {
+        throw new WdsError('upstream_error', `the ${chain} node did not answer the balances at block ${blockNumber}`, {
+          cause: error,
+        })
+      }
+      const balances = new Map<string, bigint>([[NATIVE_ASSET, fetched.native], ...fetched.tokens])
+      if (fetched.blockNumber !== undefined && fetched.blockNumber !== blockNumber) {
+        await subtractLaterMovements(chain, address, blockNumber, fetched.blockNumber, balances)
+      }
+      return { balances, unattributed, unanswered: fetched.unanswered ?? new Set() }
+    },
   }
 }
 

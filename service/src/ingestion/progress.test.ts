@@ -59,3 +59,35 @@ test('on a terminal, a bar per chain with the same figures, redrawn in place', (
   expect(screen[0]).toMatch(/^ethereum\s+█{30} 100\.0% {2}block 100\/100 {2}50 blocks\/s {2}200 transfers\/s {2}ETA 0s$/)
   expect(screen[1]).toMatch(/^base\s+░{30} {3}0\.0% {2}block 0\/10 {2}0 blocks\/s {2}0 transfers\/s {2}ETA \?s$/)
 })
+
+test('finish() writes one summary per chain: totals of the run and average rates since the reporter was made', () => {
+  vi.useFakeTimers({ now: 1_000_000 })
+  const lines: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)))
+      done()
+    },
+  })
+  const progress = createProgressReporter({ logger: createLogger('info', sink), intervalMs: 10_000 })
+  vi.setSystemTime(1_002_000)
+  progress.report({ chain: 'base', indexedBlock: 99, headBlock: 199, blocks: 100, transfers: 1_000 })
+  vi.setSystemTime(1_004_000)
+  progress.report({ chain: 'base', indexedBlock: 199, headBlock: 199, blocks: 200, transfers: 3_000 }, true)
+  lines.length = 0
+  progress.finish()
+  vi.useRealTimers()
+  expect(lines).toEqual([
+    expect.objectContaining({
+      msg: 'backfill summary',
+      chain: 'base',
+      indexed_block: 199,
+      head_block: 199,
+      blocks: 200,
+      transfers: 3_000,
+      duration_s: 4,
+      blocks_per_s: 50,
+      transfers_per_s: 750,
+    }),
+  ])
+})

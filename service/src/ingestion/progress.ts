@@ -14,10 +14,14 @@ export function createProgressReporter(options: { logger: Logger; tty?: NodeJS.W
   /** Terminal mode: the latest line of each chain, and how many lines are on screen. */
   const lines = new Map<string, string>()
   let drawn = 0
+  /** The latest snapshot of each chain and when it came, for the summary. */
+  const latest = new Map<string, { snapshot: ProgressSnapshot; at: number }>()
+  const createdAt = Date.now()
 
   return {
     report(snapshot: ProgressSnapshot, force = false) {
       const now = Date.now()
+      latest.set(snapshot.chain, { snapshot, at: now })
       const start = started.get(snapshot.chain) ?? {
         at: now,
         block: snapshot.indexedBlock,
@@ -59,6 +63,37 @@ export function createProgressReporter(options: { logger: Logger; tty?: NodeJS.W
         },
         'backfill progress',
       )
+    },
+
+    /**
+     * One summary per chain once indexing stops: blocks and transfers indexed in this run, in how long,
+     * and the average rates (a bar's last figures are those of its last range only).
+     */
+    finish() {
+      for (const [chain, { snapshot, at }] of latest) {
+        // the whole run, from when the reporter was made (the indexers start then) to the last range stored
+        const seconds = Math.max((at - createdAt) / 1000, 0.001)
+        const { blocks, transfers } = snapshot
+        const summary = {
+          chain,
+          indexed_block: snapshot.indexedBlock,
+          head_block: snapshot.headBlock,
+          blocks,
+          transfers,
+          duration_s: Math.round(seconds * 10) / 10,
+          blocks_per_s: Math.round(blocks / seconds),
+          transfers_per_s: Math.round(transfers / seconds),
+        }
+        if (tty !== undefined) {
+          tty.write(
+            `${chain}: indexed to block ${summary.indexed_block} (head ${summary.head_block}): ${blocks.toLocaleString('en-US')} blocks, ` +
+              `${transfers.toLocaleString('en-US')} transfers in ${summary.duration_s}s ` +
+              `(${summary.blocks_per_s.toLocaleString('en-US')} blocks/s, ${summary.transfers_per_s.toLocaleString('en-US')} transfers/s on average)\n`,
+          )
+        } else {
+          logger.info(summary, 'backfill summary')
+        }
+      }
     },
   }
 }

@@ -14,8 +14,10 @@ export const ERROR_STATUS = {
   invalid_api_key: 401,
   revoked_api_key: 401,
   invalid_token: 401,
+  invalid_credentials: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   key_limit_reached: 409,
   rate_limited: 429,
   quota_exceeded: 429,
@@ -24,6 +26,8 @@ export const ERROR_STATUS = {
   chain_unavailable: 503,
   not_ready: 503,
   warming_up: 503,
+  query_timeout: 503,
+  overloaded: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -40,8 +44,10 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   invalid_api_key: 'Invalid API key',
   revoked_api_key: 'Revoked API key',
   invalid_token: 'Invalid token',
+  invalid_credentials: 'Invalid credentials',
   forbidden: 'Forbidden',
   not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
   key_limit_reached: 'Key limit reached',
   rate_limited: 'Rate limited',
   quota_exceeded: 'Quota exceeded',
@@ -50,6 +56,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   chain_unavailable: 'Chain unavailable',
   not_ready: 'Not ready',
   warming_up: 'Warming up',
+  query_timeout: 'Query timeout',
+  overloaded: 'Overloaded',
 }
 
 /** Codes a caller may simply try again later (after Retry-After when given): the failure is not theirs. */
@@ -143,6 +151,8 @@ export type UpstreamErrorOptions = {
   retryAfterMs?: number
   /** The source's own "busy, ask again" signal in an answer (a JSON-RPC "header not found", Binance's 418). */
   busy?: boolean
+  /** The host refused the connection or does not resolve: down, or a wrong URL. */
+  unreachable?: boolean
   /** Attempts made before giving up. */
   attempts?: number
   retryable?: boolean
@@ -163,6 +173,7 @@ export class UpstreamError extends WdsError {
   readonly body: string | undefined
   readonly retryAfterMs: number | undefined
   readonly busy: boolean
+  readonly unreachable: boolean
   readonly attempts: number
 
   constructor(detail: string, options: UpstreamErrorOptions) {
@@ -175,6 +186,7 @@ export class UpstreamError extends WdsError {
     this.body = options.body
     this.retryAfterMs = options.retryAfterMs
     this.busy = options.busy ?? false
+    this.unreachable = options.unreachable ?? false
     this.attempts = options.attempts ?? 1
   }
 }

@@ -11,3 +11,15 @@ export function findFreePort(): Promise<number> {
     })
   })
 }
+
+/**
+ * Undefined when `host:port` can be listened on now, else why not (`EADDRINUSE`, `EACCES`…). Asked before
+ * anything slow starts, so that a port in use is reported at once.
+ */
+export function findPortProblem(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer()
+    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+    server.listen(port, host, () => server.close(() => resolve(undefined)))
+  })
+}

@@ -47,6 +47,8 @@ export type HttpClientOptions = {
   secrets?: readonly string[]
   /** How an answer's text becomes a value (default `JSON.parse`); a source with integers beyond 2^53 needs a lossless parse. */
   parse?: (text: string) => unknown
+  /** Fail at once when the host refuses connections or does not resolve (a data sync with many requests to one source). */
+  failFastUnreachable?: boolean
   /** Statuses this source also uses to say "busy, ask again" (TronGrid's 403 during its rate-limit bans). */
   busyStatuses?: readonly number[]
   /** Injected in tests: the wait between attempts, the clock (HTTP-date Retry-After) and the jitter. */
@@ -55,7 +57,12 @@ export type HttpClientOptions = {
   random?: () => number
 }
 
-export type RetryLimits = { maxAttempts: number; maxRetryAfterMs: number }
+export type RetryLimits = {
+  maxAttempts: number
+  maxRetryAfterMs: number
+  /** Give up at once when the host refuses connections or does not resolve (down, or a wrong URL). */
+  failFastUnreachable?: boolean
+}
 
 export const DEFAULT_RETRY_LIMITS: RetryLimits = { maxAttempts: 4, maxRetryAfterMs: 32_000 }
 
@@ -67,6 +74,8 @@ export function shouldRetry(error: unknown, attempt = 1, limits: RetryLimits = D
   if (!(error instanceof UpstreamError)) return false
   // the source asks for a longer pause than we wait: fail now rather than come back early (Binance bans IPs that do)
   if (error.retryAfterMs !== undefined && error.retryAfterMs > limits.maxRetryAfterMs) return false
+  // the host refuses connections or does not resolve, and the caller would rather fail fast than wait for it
+  if (error.unreachable && limits.failFastUnreachable) return false
   // no answer: a refused or dropped connection, or nothing within the timeout
   if (error.failure === 'network' || error.failure === 'timeout') return true
   // an answer broken off, not JSON, of another request or missing what it must hold: a proxy or node hiccup
@@ -165,6 +174,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
   const limits: RetryLimits = {
     maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_LIMITS.maxAttempts,
     maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_LIMITS.maxRetryAfterMs,
+    failFastUnreachable: options.failFastUnreachable ?? false,
   }
   const retryBaseMs = options.retryBaseMs ?? 500
   const retryMaxMs = options.retryMaxMs ?? 8_000
@@ -225,7 +235,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
       } catch (error) {
         if (signal?.aborted) throw signal.reason
         if (timedOut) throw fail(`got no answer within ${timeoutMs} ms`, { failure: 'timeout', cause: error })
-        throw fail(`failed: ${describeFetchError(error)}`, { failure: 'network', cause: error })
+        const reason = describeFetchError(error)
+        throw fail(`failed: ${reason}`, { failure: 'network', unreachable: UNREACHABLE.has(reason), cause: error })
       }
       let body: unknown
       let parsed = true
@@ -323,6 +334,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
     },
   }
 }
+
+/** Connection failures that say the host is down or the URL wrong, not that it is busy. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'])
 
 /** Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, a reset socket) is in its cause. */
 function describeFetchError(error: unknown): string {

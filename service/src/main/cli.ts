@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { createKey, normalizeEmail } from '../access/keys.ts'
 import { resolveLimits } from '../access/limits.ts'
-import { isChainSlug, toEnvSuffix } from '../config/chains.ts'
+import { findChain, sourceVariable } from '../config/chains.ts'
 import { type Config, ConfigError, loadConfig } from '../config/config.ts'
 import type { Limits } from '../domain/tiers.ts'
 import { isTier, TIER_MARKERS } from '../domain/tiers.ts'
@@ -16,8 +16,8 @@ import type { Db } from '../store/db.ts'
 import { tryAcquireLease } from '../store/leases.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createTransfersStore } from '../store/transfers-store.ts'
-import { openDatabase } from './database.ts'
-import { startIndexing } from './indexing.ts'
+import { type Database, openDatabase } from './database.ts'
+import { indexableChains, startIndexing, unimplementedChains } from './indexing.ts'
 import { runMarketSync } from './market.ts'
 import { runService } from './service.ts'
 
@@ -34,7 +34,7 @@ const USAGE = `Usage: wds <command>
   keys create --email E --tier free|std|pro|ent [--name N] [--json]
                                 create an API key (and the account when new); the key is printed once
   keys list [--email E] [--json]
-                                list keys: id, account, tier, hint, created, last used, revoked
+                                list keys: id, account, the account's tier now, hint, created, last used, revoked
   keys revoke ID                revoke a key, at once and for good
   accounts set-tier --email E --tier free|std|pro|ent
                                 move an account to another tier (a plan change made by an admin);
@@ -58,7 +58,9 @@ class UsageError extends WdsError {
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+  const asksHelp = (arg: string | undefined) => arg === 'help' || arg === '--help' || arg === '-h'
+  // `wds help`, `wds --help`, and `wds keys --help` or `wds keys create -h`: the usage, and success.
+  if (command === undefined || asksHelp(command) || asksHelp(sub) || rest.some(asksHelp)) {
     process.stdout.write(`${USAGE}\n`)
     return command === undefined ? 2 : 0
   }
@@ -76,9 +78,13 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'migrate': {
       expectNoArgs(argv.slice(1))
-      await withAdminDatabase(config, async () => {
-        process.stdout.write('migrations are up to date\n')
-      })
+      const applied = await withAdminDatabase(config, async (_store, _db, database) => database.appliedMigrations)
+      const [first] = applied
+      process.stdout.write(
+        first === undefined
+          ? 'migrations are up to date: nothing to apply\n'
+          : `applied ${applied.length} migration${applied.length === 1 ? '' : 's'} (${first}${applied.length > 1 ? ` … ${applied.at(-1)}` : ''}); migrations are up to date\n`,
+      )
       return 0
     }
     case 'keys':
@@ -144,9 +150,17 @@ async function runKeys(config: Readonly<Config>, sub: string | undefined, args: 
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
         throw new UsageError(`"${id}" is not a key id (a UUID, as shown by keys list)`)
       }
-      const key = await withAdminDatabase(config, (store) => store.revokeKey(id))
+      const { before, key } = await withAdminDatabase(config, async (store) => ({
+        before: await store.findKey(id),
+        key: await store.revokeKey(id),
+      }))
       if (key === undefined) throw new WdsError('not_found', `there is no key ${id}`)
-      process.stdout.write(`Revoked key ${key.id} (${key.hint}) of ${key.email} at ${key.revokedAt?.toISOString()}\n`)
+      const revokedAt = key.revokedAt?.toISOString()
+      process.stdout.write(
+        before?.revokedAt == null
+          ? `Revoked key ${key.id} (${key.hint}) of ${key.email} at ${revokedAt}\n`
+          : `Key ${key.id} (${key.hint}) of ${key.email} was already revoked at ${revokedAt}; nothing changed\n`,
+      )
       return 0
     }
     default:
@@ -225,23 +239,45 @@ async function runMarket(config: Readonly<Config>, sub: string | undefined, args
     throw new UsageError(sub === undefined ? 'market needs a subcommand: sync' : `unknown market subcommand "${sub}"`)
   }
   const { values } = parse(args, { url: { type: 'string' } })
-  const logger = createLogger(config.logLevel ?? 'warn', process.stderr)
+  // the command prints one line per source itself: the log says only what goes wrong beyond that
+  const logger = createLogger(config.logLevel ?? 'error', process.stderr)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-market' })
+  announceDatabase(database)
   try {
     const result = await runMarketSync({ config, db: database.db, logger, ecbUrl: values.url ?? config.ecbUrl })
     if (result === undefined) {
       process.stderr.write('wds: another process is syncing market data right now; try again later\n')
       return 1
     }
-    const lines = []
-    if ('rows' in result.fx) {
-      const fx = result.fx
-      lines.push(`Synced ${fx.rows} ECB rates of ${fx.fixingDays} fixing days (${fx.firstDate} … ${fx.lastDate}) from ${fx.url}`)
+    // one line per source, the ECB first: what it synced, or why it failed (failures on stderr)
+    const { fx } = result
+    if ('rows' in fx) {
+      process.stdout.write(
+        `ecb: synced ${fx.rows} rates of ${fx.fixingDays} fixing days (${fx.firstDate} … ${fx.lastDate}) from ${fx.url}\n`,
+      )
+    } else {
+      process.stderr.write(`wds: ecb failed: ${fx.error}\n`)
     }
-    for (const p of result.prices) lines.push(`Synced ${p.closes} ${p.source} daily closes of ${p.symbol} (${p.from} … ${p.to})`)
-    process.stdout.write(lines.map((line) => `${line}\n`).join(''))
-    for (const f of result.failures) {
-      process.stderr.write(`wds: ${f.source}${f.symbol === undefined ? '' : ` ${f.symbol}`} failed: ${f.error}\n`)
+    for (const source of [...new Set([...result.prices, ...result.failures].map((r) => r.source))]) {
+      if (source === 'ecb') continue
+      const synced = result.prices.filter((p) => p.source === source)
+      const failed = result.failures.filter((f) => f.source === source)
+      if (synced.length > 0) {
+        const closes = synced.reduce((n, p) => n + p.closes, 0)
+        const from = synced.map((p) => p.from).sort()[0]
+        process.stdout.write(
+          `${source}: synced ${closes} daily closes of ${synced.length} assets (${synced.map((p) => p.symbol).join(', ')}; from ${from} to ${synced[0]?.to})\n`,
+        )
+      }
+      const [first] = failed
+      if (first !== undefined) {
+        const symbols = failed.flatMap((f) => (f.symbol === undefined ? [] : [f.symbol]))
+        const skipped = failed.reduce((n, f) => n + (f.skipped ?? 0), 0)
+        const error = first.error.startsWith(`${source}: `) ? first.error.slice(source.length + 2) : first.error
+        process.stderr.write(
+          `wds: ${source} failed${symbols.length > 0 ? ` for ${symbols.join(', ')}` : ''}: ${error}${skipped > 0 ? `; its other ${skipped} assets were not asked` : ''}\n`,
+        )
+      }
     }
     return result.failures.length === 0 ? 0 : 1
   } finally {
@@ -257,13 +293,22 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
   })
   const only = values.chain
   const rewind = values.rewind === undefined ? undefined : parseRewind(values.rewind, only)
+  const indexable = indexableChains(config)
   for (const slug of only ?? []) {
-    if (!isChainSlug(slug)) throw new UsageError(`unknown chain "${slug}"`)
-    if (config.chains[slug] === undefined) throw new UsageError(`${slug} has no source: set WDS_RPC_${toEnvSuffix(slug)}`)
+    const chain = findChain(slug)
+    if (chain === undefined) throw new UsageError(`unknown chain "${slug}"`)
+    if (config.chains[slug] === undefined) throw new UsageError(`${slug} has no source: set ${sourceVariable(chain)}`)
+    if (!indexable.includes(slug)) throw new UsageError(notImplemented(slug))
   }
-  if (Object.keys(config.chains).length === 0) throw new UsageError('no chain has a source: set WDS_RPC_<CHAIN> (see the README)')
+  if (indexable.length === 0) {
+    const ignored = unimplementedChains(config)
+    throw new UsageError(
+      `no chain can be indexed: set WDS_RPC_<CHAIN> for a chain this version implements (see the README)${ignored.length > 0 ? `; ${ignored.map(notImplemented).join('; ')}` : ''}`,
+    )
+  }
   const logger = createLogger(config.logLevel ?? 'info', process.stderr.isTTY ? process.stderr : undefined)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-index' })
+  announceDatabase(database)
   if (rewind !== undefined) {
     try {
       await rewindChain(database.db, rewind.chain, rewind.blocks)
@@ -284,10 +329,18 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
   const stop = () => void indexing.stop()
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+  let heldElsewhere: string[]
   try {
-    await indexing.done
+    ;({ heldElsewhere } = await indexing.done)
   } finally {
     await database.close()
+  }
+  progress.finish()
+  if (heldElsewhere.length > 0) {
+    process.stderr.write(
+      `wds: another process indexes ${heldElsewhere.join(', ')} on this database (a wds start or wds index); --once does not wait for it: stop that process, or leave the indexing to it\n`,
+    )
+    return 1
   }
   return 0
 }
@@ -322,18 +375,41 @@ async function rewindChain(db: Db, chain: string, blocks: number): Promise<void>
   }
 }
 
+function notImplemented(slug: string): string {
+  return `${slug} cannot be indexed yet: this version has no implementation of its chain family (${findChain(slug)?.family})`
+}
+
 /** Admin commands use the database of a running `wds start` when there is one, else open (and close) their own. */
 async function withAdminDatabase<T>(
   config: Readonly<Config>,
-  work: (store: ReturnType<typeof createAccountsStore>, db: Db) => Promise<T>,
+  work: (store: ReturnType<typeof createAccountsStore>, db: Db, database: Database) => Promise<T>,
 ): Promise<T> {
   const logger: Logger = createLogger(config.logLevel ?? 'warn', process.stderr)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-admin' })
+  announceDatabase(database)
   try {
-    return await work(createAccountsStore(database.db), database.db)
+    return await work(createAccountsStore(database.db), database.db, database)
   } finally {
     await database.close()
   }
+}
+
+/**
+ * Says on stderr which database a command works on, and warns when no wds service was running on the
+ * data dir: a command run from another directory, or without the service's WDS_DATA_DIR, would
+ * otherwise work on a database the service never sees.
+ */
+function announceDatabase(database: Database): void {
+  const { embedded } = database
+  const line =
+    embedded === undefined
+      ? `wds: database: ${database.description}`
+      : embedded.attachedTo !== undefined
+        ? `wds: database: the running wds (pid ${embedded.attachedTo}), data in ${embedded.dataDir}`
+        : embedded.created
+          ? `wds: warning: ${embedded.dataDir} held no database, so a new, empty one was created there. A wds service started from another directory or with another WDS_DATA_DIR does not see it: run this command with that service's WDS_DATA_DIR.`
+          : `wds: warning: no wds service is running on the data dir ${embedded.dataDir}; this command started its database itself`
+  process.stderr.write(`${line}\n`)
 }
 
 function formatKeys(keys: ApiKeyRecord[]): string {
@@ -341,13 +417,14 @@ function formatKeys(keys: ApiKeyRecord[]): string {
   const rows = keys.map((k) => [
     k.id,
     k.email,
-    k.tier,
+    k.accountTier,
     k.hint,
     k.createdAt.toISOString(),
     k.lastUsedAt?.toISOString() ?? '-',
     k.revokedAt === null ? 'active' : `revoked ${k.revokedAt.toISOString()}`,
   ])
-  const header = ['ID', 'ACCOUNT', 'TIER', 'KEY', 'CREATED', 'LAST USED', 'STATE']
+  // The account's tier now (its limits); the key's own marker, the tier it was made on, is in its hint.
+  const header = ['ID', 'ACCOUNT', 'ACCOUNT TIER', 'KEY', 'CREATED', 'LAST USED', 'STATE']
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
   return `${[header, ...rows]
     .map((r) =>

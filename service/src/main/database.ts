@@ -1,16 +1,27 @@
 import type { Config } from '../config/config.ts'
 import { SetupError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
-import { assertServerVersion, createDb, type Db } from '../store/db.ts'
+import { assertServerVersion, type CreateDbOptions, createDb, type Db } from '../store/db.ts'
 import { openEmbeddedDatabase } from '../store/embedded-postgres.ts'
 import { migrate } from '../store/migrate.ts'
 
 export type Database = {
   db: Db
   /** Another pool on the same database, e.g. for ingestion, so that it never starves the API of connections. */
-  createPool(applicationName: string, maxConnections: number): Db
+  createPool(
+    applicationName: string,
+    maxConnections: number,
+    bounds?: Pick<CreateDbOptions, 'statementTimeoutMs' | 'poolWaitMs'>,
+  ): Db
   /** Where the data lives, for the start-up banner (no credentials). */
   description: string
+  /**
+   * For the embedded database: whether this process attached to a running wds (its pid), started the
+   * data dir's PostgreSQL itself, or found no cluster there and created an empty one.
+   */
+  embedded: { dataDir: string; attachedTo: number | undefined; created: boolean } | undefined
+  /** Migrations this process applied, in order. */
+  appliedMigrations: readonly string[]
   close(): Promise<void>
 }
 
@@ -31,17 +42,22 @@ export async function openDatabase(
   const db = createDb({ url, applicationName, onIdleError })
   try {
     const version = await assertServerVersion(db)
-    await migrate(db, logger)
+    const { applied } = await migrate(db, logger)
     const where = embedded === undefined ? `DATABASE_URL (${redactPassword(url)})` : `embedded, data in ${config.dataDir}`
     const pools: Db[] = []
     return {
       db,
-      createPool(name, maxConnections) {
-        const pool = createDb({ url, applicationName: name, maxConnections, onIdleError })
+      createPool(name, maxConnections, bounds = {}) {
+        const pool = createDb({ url, applicationName: name, maxConnections, onIdleError, ...bounds })
         pools.push(pool)
         return pool
       },
       description: `PostgreSQL ${Math.floor(version / 10000)}.${version % 100}, ${where}`,
+      embedded:
+        embedded === undefined
+          ? undefined
+          : { dataDir: config.dataDir, attachedTo: embedded.attachedTo, created: embedded.created },
+      appliedMigrations: applied,
       async close() {
         await Promise.all([db, ...pools].map((pool) => pool.end()))
         await embedded?.stop()

@@ -1,9 +1,9 @@
 import type { ChainSource } from '../chains/chain-source.ts'
 import type { ExplorerSource } from '../chains/explorers/explorer-source.ts'
-import { ChainMismatchError, connectChainSource, connectExplorerSource } from '../chains/sources.ts'
-import { findChain, headPollIntervalMs } from '../config/chains.ts'
+import { ChainMismatchError, connectChainSource, connectExplorerSource, isChainImplemented } from '../chains/sources.ts'
+import { CHAINS, findChain, headPollIntervalMs } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
-import { createIndexer, describeError } from '../ingestion/indexer.ts'
+import { createIndexer, describeError, errorFields } from '../ingestion/indexer.ts'
 import type { ProgressReporter } from '../ingestion/progress.ts'
 import { redact } from '../lib/http-client.ts'
 import type { Logger } from '../lib/logger.ts'
@@ -11,6 +11,7 @@ import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Db } from '../store/db.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { tryAcquireLease } from '../store/leases.ts'
+import { createOutputsStore } from '../store/outputs-store.ts'
 import { createTransfersStore } from '../store/transfers-store.ts'
 
 const LEASE_RETRY_MS = 5_000
@@ -18,7 +19,7 @@ const LEASE_RETRY_MS = 5_000
 const EXPLORER_HEAD_INTERVAL_MS = 30_000
 
 export type IndexingOptions = {
-  config: Pick<Config, 'chains' | 'reorgWindowBlocks'>
+  config: Pick<Config, 'chains' | 'reorgWindowBlocks'> & Partial<Pick<Config, 'bitcoinNetwork'>>
   db: Db
   logger: Logger
   progress?: ProgressReporter | undefined
@@ -37,7 +38,10 @@ export type IndexingOptions = {
 export function startIndexing({ config, db, logger, progress, only, stopAtHead = false, pollIntervalMs }: IndexingOptions) {
   const controller = new AbortController()
   const store = createTransfersStore(db)
-  const slugs = Object.keys(config.chains).filter((slug) => only === undefined || only.includes(slug))
+  const outputs = createOutputsStore(db)
+  const slugs = indexableChains(config).filter((slug) => only === undefined || only.includes(slug))
+  /** Chains another process indexes: with stopAtHead this one gives up on them instead of standing by. */
+  const heldElsewhere: string[] = []
 
   const runChain = async (slug: string) => {
     const chain = findChain(slug)
@@ -52,12 +56,16 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
           apiKey: source.apiKey,
           logger: log,
           signal: controller.signal,
+          ...(config.bitcoinNetwork === undefined ? {} : { bitcoinNetwork: config.bitcoinNetwork }),
+          findOutputs: (refs) => outputs.findOutputs(slug, refs),
         })
-        if (chainSource === undefined) {
-          log.warn({ family: chain.family }, 'indexing this chain family is not available yet')
+        if (chainSource === undefined) return
+        const lease = await tryAcquireLease(db, `index:${slug}`)
+        if (lease === undefined && stopAtHead) {
+          log.warn('another process indexes this chain; not waiting for it')
+          heldElsewhere.push(slug)
           return
         }
-        const lease = await tryAcquireLease(db, `index:${slug}`)
         if (lease === undefined) {
           log.info('another process indexes this chain; standing by')
           await sleep(LEASE_RETRY_MS, controller.signal)
@@ -82,16 +90,16 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
         }
       } catch (error) {
         if (controller.signal.aborted) return
-        await store.recordError(slug, describeError(error)).catch(() => {})
+        await store.recordError(slug, describeError(error, slug)).catch(() => {})
         if (error instanceof ChainMismatchError) {
           log.error(
-            { err: error, urls: source.urls.map((url) => redact(url)) },
+            { error: error.message, urls: source.urls.map((url) => redact(url)) },
             'refusing to index: the node is of another chain',
           )
           return
         }
         const delay = backoffMs(attempt, { baseMs: 1_000, maxMs: 60_000 })
-        log.error({ err: error, retry_in_ms: Math.round(delay) }, 'could not start indexing; retrying')
+        log.error({ ...errorFields(error), retry_in_ms: Math.round(delay) }, 'could not start indexing; retrying')
         await sleep(delay, controller.signal)
       }
     }
@@ -109,14 +117,16 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
       try {
         await explorers.recordHead(slug, await explorer.getHead())
       } catch (error) {
-        await explorers.recordError(slug, describeError(error)).catch(() => {})
-        log.warn({ err: error }, 'the explorer did not answer its head')
+        await explorers.recordError(slug, describeError(error, slug)).catch(() => {})
+        log.warn(errorFields(error), 'the explorer did not answer its head')
       }
+      // `wds index --once`: one look at the head is all an explorer chain has to do
+      if (stopAtHead) return
       await sleep(EXPLORER_HEAD_INTERVAL_MS, controller.signal)
     }
   }
 
-  const done = Promise.all(slugs.map(runChain)).then(() => undefined)
+  const done = Promise.all(slugs.map(runChain)).then(() => ({ heldElsewhere }))
   return {
     chains: slugs,
     done,
@@ -127,11 +137,29 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
   }
 }
 
+/** The slugs of the chains whose family this build implements (whether configured or not). */
+export function implementedChains(): ReadonlySet<string> {
+  return new Set(CHAINS.filter(isChainImplemented).map((chain) => chain.slug))
+}
+
+/** The chains with a configured source whose family this build implements, in configuration order. */
+export function indexableChains(config: Pick<Config, 'chains'>): string[] {
+  return Object.keys(config.chains).filter((slug) => {
+    const chain = findChain(slug)
+    return chain !== undefined && isChainImplemented(chain)
+  })
+}
+
+/** The configured chains this build cannot read yet: accepted (so a configuration outlives an upgrade), never served. */
+export function unimplementedChains(config: Pick<Config, 'chains'>): string[] {
+  return Object.keys(config.chains).filter((slug) => !indexableChains(config).includes(slug))
+}
+
 /**
  * The chain sources the API asks opening balances of, connected on first use (and again after a
  * failure): the same checks as the indexers', with their own RPC clients.
  */
-export function createSourceFinder(config: Pick<Config, 'chains'>, logger: Logger) {
+export function createSourceFinder(config: Pick<Config, 'chains'> & Partial<Pick<Config, 'bitcoinNetwork'>>, logger: Logger) {
   const connected = new Map<string, Promise<ChainSource | undefined>>()
   return (slug: string): Promise<ChainSource | undefined> => {
     const chain = findChain(slug)
@@ -139,7 +167,12 @@ export function createSourceFinder(config: Pick<Config, 'chains'>, logger: Logge
     if (chain === undefined || source === undefined) return Promise.resolve(undefined)
     let found = connected.get(slug)
     if (found === undefined) {
-      found = connectChainSource(chain, { urls: source.urls, apiKey: source.apiKey, logger: logger.child({ chain: slug }) })
+      found = connectChainSource(chain, {
+        urls: source.urls,
+        apiKey: source.apiKey,
+        logger: logger.child({ chain: slug }),
+        ...(config.bitcoinNetwork === undefined ? {} : { bitcoinNetwork: config.bitcoinNetwork }),
+      })
       found.catch(() => connected.delete(slug))
       connected.set(slug, found)
     }

@@ -1,9 +1,11 @@
-import { createMemoryCounters } from '../access/counters.ts'
 import { createRedisCounters } from '../access/redis-counters.ts'
+import { createMemoryThrottle, createRedisThrottle } from '../access/throttle.ts'
 import { buildApp } from '../api/app.ts'
 import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createOnDemand } from '../ingestion/on-demand.ts'
+import { WdsError } from '../lib/errors.ts'
+import { findPortProblem } from '../lib/free-port.ts'
 import type { Logger } from '../lib/logger.ts'
 import { loadBundledFxRates } from '../market/bundled-fx-rates.ts'
 import { loadBundledPrices } from '../market/bundled-prices.ts'
@@ -21,11 +23,19 @@ import { createChainStatesStore } from '../store/chain-states-store.ts'
 import { createDeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
+import { createOutputsStore } from '../store/outputs-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createUsageStore } from '../store/usage-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { openDatabase } from './database.ts'
-import { createExplorerFinder, createSourceFinder, startIndexing } from './indexing.ts'
+import {
+  createExplorerFinder,
+  createSourceFinder,
+  implementedChains,
+  indexableChains,
+  startIndexing,
+  unimplementedChains,
+} from './indexing.ts'
 import { runMarketSync } from './market.ts'
 
 const SHUTDOWN_TIMEOUT_MS = 15_000
@@ -38,10 +48,19 @@ export type ServiceRole = 'start' | 'serve'
  * database pools and stops the embedded PostgreSQL. `start` runs the indexers too; `serve` does not.
  */
 export async function runService(config: Readonly<Config>, logger: Logger, role: ServiceRole): Promise<void> {
+  // Before anything slow starts (the database, the first start's data loads): a port in use fails at once.
+  const portProblem = config.port === 0 ? undefined : await findPortProblem(config.host, config.port)
+  if (portProblem !== undefined) throw portError(config, portProblem)
   const database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
-  const balances = createBalancesStore(database.db)
-  const fxRates = createFxRatesStore(database.db)
-  const assetPrices = createAssetPricesStore(database.db)
+  // The API's own pool: its statements are cut at the statement timeout and it waits a bounded time for a
+  // connection, unlike start-up loading and the market sync, which use database.db.
+  const apiDb = database.createPool(`wds-${role}-api`, 10, {
+    statementTimeoutMs: config.statementTimeoutMs,
+    poolWaitMs: config.poolWaitMs,
+  })
+  const balances = createBalancesStore(apiDb)
+  const fxRates = createFxRatesStore(apiDb)
+  const assetPrices = createAssetPricesStore(apiDb)
   const fxBook = createFxBook(fxRates)
   const pricer = createPricer({ prices: assetPrices, fxBook })
   // FX and prices answer offline: the bundled ECB history and daily prices go in on first start (empty
@@ -49,8 +68,8 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   let marketReady = false
   const marketLoad = (async () => {
     try {
-      await loadBundledFxRates(fxRates, logger)
-      await loadBundledPrices(assetPrices, logger)
+      await loadBundledFxRates(createFxRatesStore(database.db), logger)
+      await loadBundledPrices(createAssetPricesStore(database.db), logger)
     } catch (error) {
       logger.error({ err: error }, 'could not load the bundled market data; FX and prices answer from what is stored')
     } finally {
@@ -60,23 +79,23 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   })()
   const app = await buildApp({
     config,
-    db: database.db,
+    db: apiDb,
     logger,
     stores: {
-      accounts: createAccountsStore(database.db),
-      chainStates: createChainStatesStore(database.db),
-      walletTransfers: createWalletTransfersStore(database.db),
+      accounts: createAccountsStore(apiDb),
+      chainStates: createChainStatesStore(apiDb),
+      walletTransfers: createWalletTransfersStore(apiDb),
       balances,
+      outputs: createOutputsStore(database.db),
       fxRates,
-      usage: createUsageStore(database.db),
-      developers: createDeveloperAccountsStore(database.db),
-      billing: createBillingStore(database.db),
-      plans: createPlansStore(database.db),
+      usage: createUsageStore(apiDb),
+      developers: createDeveloperAccountsStore(apiDb),
+      billing: createBillingStore(apiDb),
+      plans: createPlansStore(apiDb),
     },
-    rateLimits: {
-      counters:
-        config.redisUrl === undefined ? createMemoryCounters() : await createRedisCounters({ url: config.redisUrl, logger }),
-    },
+    // without Redis, access control keeps the counters in this process (seeded from usage_daily)
+    rateLimits: config.redisUrl === undefined ? {} : { counters: await createRedisCounters({ url: config.redisUrl, logger }) },
+    implementedChains: implementedChains(),
     onDemand: createOnDemand({
       store: balances,
       findSource: createSourceFinder(config, logger),
@@ -89,6 +108,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
       jwtSecret: await loadJwtSecret(config),
       stripe: createStripeFromConfig(config),
+      throttle: config.redisUrl === undefined ? createMemoryThrottle() : createRedisThrottle({ url: config.redisUrl, logger }),
     },
   })
 
@@ -108,50 +128,78 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
         })
       : undefined
 
-  let closing = false
-  const shutdown = async (signal: string) => {
-    if (closing) return
-    closing = true
-    logger.info({ signal }, 'shutting down')
-    setTimeout(() => {
-      logger.error({ timeout_ms: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out; exiting')
-      process.exit(1)
-    }, SHUTDOWN_TIMEOUT_MS).unref()
-    try {
+  /** Stops everything in order, once: the app (its connections and listeners), the sync, the indexers, the database. */
+  let stopped: Promise<void> | undefined
+  const stopAll = () => {
+    stopped ??= (async () => {
       await app.close()
       marketSync.abort()
       await marketSchedule
       await indexing?.stop()
       await marketLoad
       await database.close()
+    })()
+    return stopped
+  }
+  const shutdown = async (signal: string) => {
+    if (stopped !== undefined) return
+    logger.info({ signal }, 'shutting down')
+    setTimeout(() => {
+      logger.error({ timeout_ms: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out; exiting')
+      process.exit(1)
+    }, SHUTDOWN_TIMEOUT_MS).unref()
+    try {
+      await stopAll()
       logger.info('stopped')
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed')
       process.exitCode = 1
     }
   }
-  process.once('SIGTERM', () => shutdown('SIGTERM'))
-  process.once('SIGINT', () => shutdown('SIGINT'))
+  const onSigterm = () => shutdown('SIGTERM')
+  const onSigint = () => shutdown('SIGINT')
+  process.once('SIGTERM', onSigterm)
+  process.once('SIGINT', onSigint)
 
   try {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
-    marketSync.abort()
-    await indexing?.stop()
-    await marketLoad
-    await database.close()
-    throw error
+    // Taken between the check above and now: stop what started, cleanly, then say what to do.
+    process.off('SIGTERM', onSigterm)
+    process.off('SIGINT', onSigint)
+    await stopAll()
+    const code = (error as NodeJS.ErrnoException).code
+    throw code === 'EADDRINUSE' || code === 'EACCES' ? portError(config, code, error) : error
   }
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : config.port
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-  const configured = CHAINS.filter((chain) => config.chains[chain.slug] !== undefined).map((chain) => chain.slug)
-  logger.info({ url, role, port, chains_configured: configured, database: database.description }, 'listening')
-  process.stderr.write(banner({ url, database: database.description, configured }))
+  // in registry order; a source given to a chain whose family is not implemented is not a data source
+  const inRegistryOrder = (slugs: string[]) => CHAINS.map((chain) => chain.slug).filter((slug) => slugs.includes(slug))
+  const configured = inRegistryOrder(indexableChains(config))
+  const unsupported = inRegistryOrder(unimplementedChains(config))
+  logger.info(
+    { url, role, port, chains_configured: configured, chains_unsupported: unsupported, database: database.description },
+    'listening',
+  )
+  if (unsupported.length > 0) {
+    logger.warn({ chains: unsupported }, 'sources given to chains this version does not implement yet are not used')
+  }
+  process.stderr.write(banner({ url, database: database.description, configured, unsupported }))
 }
 
-function banner({ url, database, configured }: { url: string; database: string; configured: string[] }): string {
+function banner({
+  url,
+  database,
+  configured,
+  unsupported,
+}: {
+  url: string
+  database: string
+  configured: string[]
+  unsupported: string[]
+}): string {
   const chains =
     configured.length === 0
       ? `none of ${CHAINS.length} — give one a source, e.g. WDS_RPC_ETHEREUM=https://your-node (see README, Configuration)`
@@ -161,11 +209,26 @@ function banner({ url, database, configured }: { url: string; database: string; 
     `  WDS listening on ${url}   (API docs: ${url}/docs)`,
     `  Database: ${database}`,
     `  Chains with a data source: ${chains}`,
+    ...(unsupported.length === 0
+      ? []
+      : [`  Not supported by this version yet (their sources are not used): ${unsupported.join(', ')}`]),
     `  Get an API key:  npx wds keys create --email you@example.com --tier free`,
     `  Then:            curl -H "X-API-Key: <key>" ${url}/v1/status/chains`,
     '',
     '',
   ].join('\n')
+}
+
+/** A port that cannot be listened on: an operator's set-up problem, reported without a stack trace. */
+function portError(config: Pick<Config, 'host' | 'port'>, problem: string, cause?: unknown): WdsError {
+  const where = `port ${config.port}${config.host === '0.0.0.0' ? '' : ` on ${config.host}`}`
+  const detail =
+    problem === 'EADDRINUSE'
+      ? `${where} is in use; set PORT to a free port (or stop what listens there)`
+      : problem === 'EACCES'
+        ? `${where} needs privileges this process lacks; set PORT to a port above 1023`
+        : `cannot listen on ${where} (${problem}); check PORT and HOST`
+  return new WdsError('internal', detail, cause === undefined ? {} : { cause })
 }
 
 /** Stripe billing when STRIPE_SECRET_KEY is set (the configuration checks its companions are too). */

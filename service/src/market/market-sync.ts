@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger.ts'
 import type { AssetPricesStore } from '../store/asset-prices-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import { type SyncResult, syncEcbRates } from './ecb-sync.ts'
+import { PriceSourceError } from './price-providers/fetch-json.ts'
 import type { PriceProvider } from './price-providers/provider.ts'
 
 /** A source with no closes yet for an asset is fetched back this far. */
@@ -14,7 +15,8 @@ export type PriceSyncResult = { source: string; symbol: string; from: string; to
 export type MarketSyncResult = {
   fx: SyncResult | { error: string }
   prices: PriceSyncResult[]
-  failures: { source: string; symbol?: string; error: string }[]
+  /** `skipped`: the assets of the source not asked after it turned out unreachable. */
+  failures: { source: string; symbol?: string; error: string; skipped?: number }[]
 }
 
 /**
@@ -41,7 +43,8 @@ export async function syncPrices({
   const prices: PriceSyncResult[] = []
   const failures: MarketSyncResult['failures'] = []
   for (const provider of providers) {
-    for (const symbol of symbols.filter((s) => provider.supports(s))) {
+    const supported = symbols.filter((s) => provider.supports(s))
+    for (const [index, symbol] of supported.entries()) {
       signal?.throwIfAborted()
       const last = lastDates.get(`${provider.source}:${symbol}`)
       const from = last === undefined ? addDays(today, -PRICE_BACKFILL_DAYS) : addDays(last, -PRICE_REFETCH_DAYS)
@@ -54,7 +57,14 @@ export async function syncPrices({
       } catch (error) {
         if (signal?.aborted) throw error
         const message = error instanceof Error ? error.message : String(error)
-        logger.warn({ source: provider.source, symbol, err: message }, 'price sync failed for an asset')
+        if (error instanceof PriceSourceError && error.unreachable) {
+          // the host is down or the URL wrong: its other assets would fail the same way, one by one
+          const skipped = supported.length - index - 1
+          logger.warn({ source: provider.source, error: message, skipped_assets: skipped }, 'price source unreachable; skipped')
+          failures.push({ source: provider.source, error: message, skipped })
+          break
+        }
+        logger.warn({ source: provider.source, symbol, error: message }, 'price sync failed for an asset')
         failures.push({ source: provider.source, symbol, error: message })
       }
     }

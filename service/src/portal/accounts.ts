@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { type CreatedKey, createKey, isValidEmail, normalizeEmail } from '../access/keys.ts'
+import type { Throttle, ThrottleRule } from '../access/throttle.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import type { DeveloperAccountsStore, PortalAccount } from '../store/developer-accounts-store.ts'
-import { CODE_TTL_MS, codeMatches, generateCode, hashCode, MAX_CODE_ATTEMPTS } from './email-codes.ts'
+import { CODE_TTL_MS, codeLockoutSeconds, codeMatches, FREE_CODE_GUESSES, generateCode, hashCode } from './email-codes.ts'
 import type { Mailer } from './mailer.ts'
 import { findPasswordProblem, hashPassword, verifyPassword } from './passwords.ts'
 import { issueToken } from './tokens.ts'
@@ -25,14 +26,44 @@ function readDecoyHash(): Promise<string> {
   return decoyHash
 }
 
+/** The portal's abuse limits, per client IP and per email, in fixed windows. */
+export type PortalLimits = Record<
+  'signupPerIp' | 'signupPerEmail' | 'verifyPerIp' | 'loginPerIp' | 'loginPerEmail' | 'mailsPerAddress',
+  ThrottleRule
+>
+
+const HOUR_S = 3_600
+
+/**
+ * Generous for a person, tight for a script (README, "Decisions"): 20 sign-ups and 60 verifications an
+ * hour per IP, 5 sign-ups an hour per email, 30 log-ins a minute per IP and 10 per email, and at most 5
+ * mails an hour to any one address whatever asks for them.
+ */
+export const PORTAL_LIMITS: PortalLimits = {
+  signupPerIp: { limit: 20, windowSeconds: HOUR_S },
+  signupPerEmail: { limit: 5, windowSeconds: HOUR_S },
+  verifyPerIp: { limit: 60, windowSeconds: HOUR_S },
+  loginPerIp: { limit: 30, windowSeconds: 60 },
+  loginPerEmail: { limit: 10, windowSeconds: 60 },
+  mailsPerAddress: { limit: 5, windowSeconds: HOUR_S },
+}
+
+/** Pending sign-ups kept per email: a code checks against at most this many. */
+export const MAX_PENDING_SIGNUPS = 3
+
 export type PortalDeps = {
   developers: DeveloperAccountsStore
   accounts: AccountsStore
   mailer: Mailer
   keyPrefix: string
   jwtSecret: Uint8Array
+  throttle: Throttle
+  limits?: PortalLimits
   now?: () => Date
 }
+
+/** Who is asking: the client's IP address, for the per-IP limits. */
+export type PortalClient = { ip: string }
 
 function readEmail(raw: string): string {
   const email = normalizeEmail(raw)
@@ -40,56 +71,99 @@ function readEmail(raw: string): string {
   return email
 }
 
+async function throttle(deps: PortalDeps, rule: keyof PortalLimits, subject: string, now: Date, what: string): Promise<void> {
+  const limits = deps.limits ?? PORTAL_LIMITS
+  const result = await deps.throttle.hit(rule, subject, limits[rule], now.getTime())
+  if (result.allowed) return
+  const { limit, windowSeconds } = limits[rule]
+  const per = windowSeconds === HOUR_S ? 'an hour' : windowSeconds === 60 ? 'a minute' : `per ${windowSeconds} s`
+  throw new WdsError('rate_limited', `too many ${what} (at most ${limit} ${per}); retry in ${result.retryAfterSeconds} s`, {
+    headers: { 'retry-after': String(result.retryAfterSeconds) },
+  })
+}
+
+/** Sends a mail unless the address has had its hourly share already (then it is dropped, and logged by nobody). */
+async function sendCapped(deps: PortalDeps, now: Date, mail: { to: string; subject: string; text: string }): Promise<void> {
+  const limits = deps.limits ?? PORTAL_LIMITS
+  const result = await deps.throttle.hit('mailsPerAddress', mail.to, limits.mailsPerAddress, now.getTime())
+  if (!result.allowed) {
+    throw new WdsError(
+      'rate_limited',
+      `${mail.to} has been sent ${limits.mailsPerAddress.limit} mails this hour, the most any address gets; retry in ${result.retryAfterSeconds} s`,
+      { headers: { 'retry-after': String(result.retryAfterSeconds) } },
+    )
+  }
+  await deps.mailer.send(mail)
+}
+
 /**
- * Sign-up: an unverified Free account and a 6-digit code by mail (a new sign-up re-sends a new code).
+ * Sign-up: a pending sign-up with its own password and a 6-digit code by mail. Nothing of the account
+ * changes until that code is entered, so a stranger's sign-up for someone else's email (or for an
+ * account made by `wds keys create`) can neither set its password nor undo the owner's own sign-up.
  * For an email that already has a verified account the answer is the same and the mail says so, so
  * that sign-up does not tell strangers which emails have accounts.
  */
-export async function signUp(deps: PortalDeps, request: { email: string; password: string }): Promise<void> {
+export async function signUp(
+  deps: PortalDeps,
+  client: PortalClient,
+  request: { email: string; password: string },
+): Promise<void> {
   const email = readEmail(request.email)
   const problem = findPasswordProblem(request.password, email)
   if (problem !== undefined) throw new WdsError('invalid_parameter', `the password ${problem}`, { param: 'password' })
   const now = deps.now?.() ?? new Date()
+  await throttle(deps, 'signupPerIp', client.ip, now, 'sign-ups from this address')
+  await throttle(deps, 'signupPerEmail', email, now, `sign-ups for ${email}`)
   const code = generateCode()
-  const result = await deps.developers.signUp(email, await hashPassword(request.password), (accountId) => ({
-    codeHash: hashCode(accountId, code),
-    expiresAt: new Date(now.getTime() + CODE_TTL_MS),
-  }))
+  const result = await deps.developers.addSignup(
+    email,
+    await hashPassword(request.password),
+    (signupId) => ({ codeHash: hashCode(signupId, code), expiresAt: new Date(now.getTime() + CODE_TTL_MS) }),
+    MAX_PENDING_SIGNUPS,
+  )
   if (result.type === 'verified') {
-    await deps.mailer.send({
+    await sendCapped(deps, now, {
       to: email,
       subject: 'Your WDS account',
       text: `Someone (perhaps you) tried to sign up to WDS with ${email}, which already has an account.\nLog in with your password instead. If it was not you, nothing has changed.`,
     })
     return
   }
-  await deps.mailer.send({
+  await sendCapped(deps, now, {
     to: email,
     subject: `Your WDS verification code: ${code}`,
-    text: `Your WDS verification code is ${code}.\nIt expires in ${CODE_TTL_MS / 60_000} minutes and can be used once.\nIf you did not sign up, ignore this mail.`,
+    text: `Your WDS verification code is ${code}.\nIt expires in ${CODE_TTL_MS / 60_000} minutes and can be used once; it confirms the sign-up it was sent for, with the password given then.\nIf you did not sign up, ignore this mail: nothing changes without this code.`,
   })
 }
 
-/** Verification: the code proves the email; the account's first API key is created and returned, once. */
-export async function verify(deps: PortalDeps, request: { email: string; code: string }): Promise<CreatedKey> {
+/**
+ * Verification: the code proves the mailbox and confirms the sign-up it was mailed for, whose password
+ * becomes the account's; the account's first API key is created and returned, once. Wrong codes are
+ * counted per email across sign-ups (codeLockoutSeconds), and the answer is the same whether the
+ * email signed up or not.
+ */
+export async function verify(
+  deps: PortalDeps,
+  client: PortalClient,
+  request: { email: string; code: string },
+): Promise<CreatedKey> {
   const email = readEmail(request.email)
   if (!/^\d{6}$/.test(request.code))
     throw new WdsError('invalid_parameter', 'the code is the 6 digits of the mail', { param: 'code' })
-  const account = await deps.developers.findByEmail(email)
-  const noCode = new WdsError('invalid_parameter', `no code is pending for ${email}: sign up to get one`, { param: 'code' })
-  if (account === undefined) throw noCode
   const now = deps.now?.() ?? new Date()
-  const outcome = await deps.developers.useCode(account.id, (pending) => {
-    if (pending.attempts >= MAX_CODE_ATTEMPTS) return 'exhausted'
-    if (pending.expiresAt <= now) return 'expired'
-    return codeMatches(pending.codeHash, account.id, request.code) ? 'match' : 'miss'
-  })
+  await throttle(deps, 'verifyPerIp', client.ip, now, 'verification attempts from this address')
+  const outcome = await deps.developers.verifySignup(
+    email,
+    now,
+    (pending) => pending.find((signup) => codeMatches(signup.codeHash, signup.id, request.code)),
+    codeLockoutSeconds,
+  )
   switch (outcome.type) {
     case 'verified':
       // after the verification commits: key creation locks the account row too
       return createKey(
         { store: deps.accounts, keyPrefix: deps.keyPrefix },
-        { email, tier: account.tier, name: 'first key' },
+        { email, tier: outcome.account.tier, name: 'first key' },
       ).catch((error: unknown) => {
         // an account made by `wds keys create` may already hold its tier's count of keys
         if (!(error instanceof WdsError) || error.code !== 'key_limit_reached') throw error
@@ -100,37 +174,40 @@ export async function verify(deps: PortalDeps, request: { email: string; code: s
         )
       })
     case 'miss': {
-      const left = MAX_CODE_ATTEMPTS - outcome.attempts
+      if (outcome.lockedUntil !== null) {
+        const wait = Math.ceil((outcome.lockedUntil.getTime() - now.getTime()) / 1000)
+        throw new WdsError(
+          'invalid_parameter',
+          `wrong or expired code; that was the ${outcome.failures}th wrong code for ${email}, so the next attempt must wait ${wait} s`,
+          { param: 'code' },
+        )
+      }
+      const left = FREE_CODE_GUESSES - (outcome.failures % FREE_CODE_GUESSES)
       throw new WdsError(
         'invalid_parameter',
-        left > 0
-          ? `wrong code; ${left} attempt${left === 1 ? '' : 's'} left`
-          : 'wrong code, and that was the last attempt: sign up again for a new code',
+        `wrong or expired code (codes last ${CODE_TTL_MS / 60_000} minutes; sign up again for a new one); ${left} attempt${left === 1 ? '' : 's'} left before a wait`,
         { param: 'code' },
       )
     }
-    case 'expired':
-      throw new WdsError('invalid_parameter', 'the code has expired (codes last 15 minutes): sign up again for a new one', {
-        param: 'code',
+    case 'locked': {
+      const wait = Math.ceil((outcome.lockedUntil.getTime() - now.getTime()) / 1000)
+      throw new WdsError('rate_limited', `too many wrong codes for ${email}: wait ${wait} s before trying again`, {
+        headers: { 'retry-after': String(wait) },
       })
-    case 'exhausted':
-      throw new WdsError(
-        'invalid_parameter',
-        `the code was guessed wrong ${MAX_CODE_ATTEMPTS} times and no longer works: sign up again for a new one`,
-        { param: 'code' },
-      )
-    case 'none':
-      throw noCode
+    }
   }
 }
 
 /** Log-in: a 24-hour portal token for a verified account's right password; failures in a row are slowed down. */
 export async function logIn(
   deps: PortalDeps,
+  client: PortalClient,
   request: { email: string; password: string },
 ): Promise<{ token: string; expiresAt: Date }> {
   const email = readEmail(request.email)
   const now = deps.now?.() ?? new Date()
+  await throttle(deps, 'loginPerIp', client.ip, now, 'log-ins from this address')
+  await throttle(deps, 'loginPerEmail', email, now, `log-ins for ${email}`)
   const failed = await deps.developers.readLoginFailures(email)
   if (failed !== undefined) {
     const wait = Math.ceil(loginWaitSeconds(failed.failures) - (now.getTime() - failed.lastFailedAt.getTime()) / 1000)
@@ -145,22 +222,21 @@ export async function logIn(
     }
   }
   const account = await deps.developers.findByEmail(email)
-  // An unknown email, or an account from the CLI without a password, costs an argon2 verification
-  // too, so the answer's timing does not tell which emails have accounts.
+  // An unknown email, or an account without a password (made by the CLI, or not verified yet), costs
+  // an argon2 verification too, so the answer's timing does not tell which emails have accounts.
   const stored = account?.passwordHash ?? (await readDecoyHash())
   const good = (await verifyPassword(stored, request.password)) && account?.passwordHash != null
-  if (!good || account === undefined) {
-    await deps.developers.recordLoginFailure(email)
-    throw new WdsError('invalid_token', 'wrong email or password', { param: 'password' })
-  }
-  if (account.verifiedAt === null) {
+  if (!good || account === undefined || account.verifiedAt === null) {
+    await deps.developers.recordLoginFailure(email, now)
     throw new WdsError(
-      'forbidden',
-      `${email} is not verified yet: enter the code from the sign-up mail (POST /v1/developer/verify)`,
+      'invalid_credentials',
+      // the same words for an account not verified yet, whose password is set by its code: nothing is revealed
+      'wrong email or password',
+      { param: 'password' },
     )
   }
   await deps.developers.clearLoginFailures(email)
-  return issueToken(deps.jwtSecret, account.id, now)
+  return issueToken(deps.jwtSecret, account, now)
 }
 
 export function describeAccount(account: PortalAccount) {

@@ -7,7 +7,7 @@ export type StripeSettings = {
   webhookSecret: string
   /** Stripe Price IDs of the monthly subscriptions, by tier. */
   prices: { std: string; pro: string }
-  /** Where Checkout sends the customer back: `<publicUrl>/docs?checkout=success|cancelled`. */
+  /** Where Checkout sends the customer back: `<publicUrl>/portal/billing?checkout=success|cancelled` (the portal asks to log in again first when the tab lost its session). */
   publicUrl: string
   /** Another Stripe API endpoint (a proxy, or a local server in tests); unset: api.stripe.com. */
   apiUrl?: string | undefined
@@ -74,8 +74,8 @@ export function createStripeBilling(settings: StripeSettings) {
         ...(request.customerId === null ? { customer_email: request.email } : { customer: request.customerId }),
         metadata,
         subscription_data: { metadata },
-        success_url: `${settings.publicUrl}/docs?checkout=success`,
-        cancel_url: `${settings.publicUrl}/docs?checkout=cancelled`,
+        success_url: `${settings.publicUrl}/portal/billing?checkout=success`,
+        cancel_url: `${settings.publicUrl}/portal/billing?checkout=cancelled`,
       })
       if (session.url === null)
         throw new UpstreamError(`Stripe returned checkout session ${session.id} without a URL`, { failure: 'malformed' })

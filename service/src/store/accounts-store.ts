@@ -9,7 +9,10 @@ export type ApiKeyRecord = {
   accountId: string
   email: string
   name: string | null
+  /** The tier marker in the key: the account's tier when the key was made. */
   tier: Tier
+  /** The account's tier now, whose limits the key's requests count against. */
+  accountTier: Tier
   hint: string
   createdAt: Date
   lastUsedAt: Date | null
@@ -28,7 +31,7 @@ export type KeyOwner = {
 
 export type NewKeyRow = { name: string | null; tier: Tier; hash: Buffer; hint: string }
 
-const KEY_COLUMNS = `k.id, k.account_id AS "accountId", a.email, k.name, k.tier, k.hint,
+const KEY_COLUMNS = `k.id, k.account_id AS "accountId", a.email, a.tier AS "accountTier", k.name, k.tier, k.hint,
   k.created_at AS "createdAt", k.last_used_at AS "lastUsedAt", k.revoked_at AS "revokedAt"`
 
 export function createAccountsStore(db: Db) {
@@ -99,6 +102,14 @@ export function createAccountsStore(db: Db) {
         [filter.email ?? null],
       )
       return rows
+    },
+
+    async findKey(id: string): Promise<ApiKeyRecord | undefined> {
+      const { rows } = await db.query<ApiKeyRecord>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = $1`,
+        [id],
+      )
+      return rows[0]
     },
 
     /**

@@ -30,25 +30,6 @@ export function createBalancesStore(db: Db) {
       return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
     },
 
-    /**
-     * The wallet's balance of every asset it moved in the chain's indexed rows, as of `atBlock`: its
-     * running balance (migration 0019), one primary-key descent per asset whatever the wallet's size.
-     * Every asset it ever moved is listed, with 0 when it moved only after `atBlock`.
-     */
-    async findRunningBalances(chain: string, address: string, atBlock: number): Promise<Map<string, bigint>> {
-      const { rows } = await db.query<{ asset: string; balance: string }>(
-        `SELECT w.asset, coalesce(h.balance, 0)::text AS balance
-           FROM wallet_balances w
-           LEFT JOIN LATERAL (
-             SELECT balance FROM balance_history h
-              WHERE h.chain = w.chain AND h.address = w.address AND h.asset = w.asset AND h.block_number <= $3
-              ORDER BY h.block_number DESC LIMIT 1) h ON true
-          WHERE w.chain = $1 AND w.address = $2`,
-        [chain, address, atBlock],
-      )
-      return new Map(rows.map((r) => [r.asset, BigInt(r.balance)]))
-    },
-
     /** The last block indexed of a chain, or undefined before its first range. */
     async findIndexedBlock(chain: string): Promise<number | undefined> {
       const { rows } = await db.query<{ indexed_block: number | null }>(

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
 import { InternalError, SetupError } from '../lib/errors.ts'
 
@@ -17,15 +18,101 @@ export type CreateDbOptions = {
   url: string
   applicationName: string
   maxConnections?: number
+  /** Each statement is cancelled by the server after this long (SQLSTATE 57014); unset: no limit. */
+  statementTimeoutMs?: number
+  /** Waiting for a free connection fails after this long (PoolWaitTimeoutError); unset: waits as long as it takes. */
+  poolWaitMs?: number
   /** Told when an idle connection breaks (server restart, terminated backend); the pool replaces it. */
   onIdleError?: (error: Error) => void
 }
 
-export function createDb({ url, applicationName, maxConnections = 10, onIdleError = () => {} }: CreateDbOptions): Db {
-  const pool = new pg.Pool({ connectionString: url, application_name: applicationName, max: maxConnections })
+/** No pool connection came free in time: the pool is full of other work. */
+export class PoolWaitTimeoutError extends Error {
+  override name = 'PoolWaitTimeoutError'
+}
+
+/**
+ * What the queries of one unit of work (an API request) share: aborting `signal` cancels the statements
+ * they have running on the server, and refuses new ones. Set with `runInQueryScope`.
+ */
+const queryScope = new AsyncLocalStorage<AbortSignal>()
+
+/** Runs `work` so that every `db.query` made inside it is cancelled when `signal` aborts (a client that hung up). */
+export function runInQueryScope<T>(signal: AbortSignal, work: () => T): T {
+  return queryScope.run(signal, work)
+}
+
+export function createDb({
+  url,
+  applicationName,
+  maxConnections = 10,
+  statementTimeoutMs,
+  poolWaitMs,
+  onIdleError = () => {},
+}: CreateDbOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    application_name: applicationName,
+    max: maxConnections,
+    ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
+    ...(poolWaitMs === undefined ? {} : { connectionTimeoutMillis: poolWaitMs }),
+  })
   // Without a listener, an idle connection's error would be an uncaught exception that ends the process.
   pool.on('error', onIdleError)
+  const connect = pool.connect.bind(pool)
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>
+  // A connection that does not come free within poolWaitMs is a PoolWaitTimeoutError, whoever asks.
+  pool.connect = (async (...args: unknown[]) => {
+    if (args.length > 0) return (connect as (...a: unknown[]) => unknown)(...args)
+    try {
+      return await connect()
+    } catch (error) {
+      throw asPoolWaitError(error)
+    }
+  }) as typeof pool.connect
+  // Inside a query scope, a statement runs on a connection of its own, cancelled on the server when the scope aborts.
+  pool.query = (async (...args: unknown[]) => {
+    const signal = queryScope.getStore()
+    if (signal === undefined || typeof args.at(-1) === 'function') {
+      try {
+        return await query(...args)
+      } catch (error) {
+        throw asPoolWaitError(error)
+      }
+    }
+    signal.throwIfAborted()
+    const client = await pool.connect()
+    const cancel = () => cancelRunningQuery(url, client)
+    signal.addEventListener('abort', cancel, { once: true })
+    try {
+      return await (client.query as (...a: unknown[]) => Promise<unknown>)(...args)
+    } finally {
+      signal.removeEventListener('abort', cancel)
+      client.release()
+    }
+  }) as typeof pool.query
   return pool
+}
+
+function asPoolWaitError(error: unknown): unknown {
+  // pg-pool's words for "no idle connection came free in time" and "a new connection was not made in time"
+  return error instanceof Error &&
+    /timeout exceeded when trying to connect|connection terminated due to connection timeout/i.test(error.message)
+    ? new PoolWaitTimeoutError('no database connection came free in time', { cause: error })
+    : error
+}
+
+/** Asks the server to cancel what `client` is running (a CancelRequest on a connection of its own, as psql's Ctrl-C). */
+function cancelRunningQuery(url: string, client: pg.PoolClient): void {
+  const internal = client as unknown as { activeQuery?: unknown }
+  if (internal.activeQuery == null) return
+  const canceller = new pg.Client({ connectionString: url }) as unknown as {
+    cancel(client: pg.PoolClient, query: unknown): void
+    connection: { on(event: 'error', listener: () => void): void }
+  }
+  // the cancel connection closes itself; a failure only means the statement runs to its end or timeout
+  canceller.connection.on('error', () => {})
+  canceller.cancel(client, internal.activeQuery)
 }
 
 /** Throws when the server is older than PostgreSQL 15. */

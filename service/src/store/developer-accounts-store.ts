@@ -9,11 +9,14 @@ export type PortalAccount = {
   createdAt: Date
   verifiedAt: Date | null
   passwordHash: string | null
+  /** Moves on when the owner logs out everywhere: tokens of an older epoch are refused. */
+  sessionEpoch: number
 }
 
-export type PendingCode = { codeHash: Buffer; expiresAt: Date; attempts: number }
+/** A sign-up waiting for its code: the password it will set, and the code's hash. */
+export type PendingSignup = { id: string; codeHash: Buffer; expiresAt: Date; passwordHash: string }
 
-const ACCOUNT_COLUMNS = `id, email, tier, created_at AS "createdAt", verified_at AS "verifiedAt", password_hash AS "passwordHash"`
+const ACCOUNT_COLUMNS = `id, email, tier, created_at AS "createdAt", verified_at AS "verifiedAt", password_hash AS "passwordHash", session_epoch AS "sessionEpoch"`
 
 /** The portal's accounts: passwords, email codes and failed logins. */
 export function createDeveloperAccountsStore(db: Db) {
@@ -29,14 +32,17 @@ export function createDeveloperAccountsStore(db: Db) {
     },
 
     /**
-     * For a sign-up: creates the account (Free, unverified) or, when it exists unverified, sets its new
-     * password; then replaces its pending code. A verified account is left as it is.
+     * For a sign-up: creates the account (Free, unverified) when the email is new. An account that is
+     * verified and has a password is left as it is (`verified`); otherwise a pending sign-up is added,
+     * holding its own password hash and code, and only the newest `keepPending` stay. Nothing of the
+     * account changes until one of them is verified.
      */
-    async signUp(
+    async addSignup(
       email: string,
       passwordHash: string,
-      code: (accountId: string) => { codeHash: Buffer; expiresAt: Date },
-    ): Promise<{ type: 'pending'; account: PortalAccount } | { type: 'verified'; account: PortalAccount }> {
+      code: (signupId: string) => { codeHash: Buffer; expiresAt: Date },
+      keepPending: number,
+    ): Promise<{ type: 'pending' | 'verified'; account: PortalAccount }> {
       return withTransaction(db, async (client) => {
         await client.query(`INSERT INTO accounts (email, tier) VALUES ($1, 'free') ON CONFLICT (email) DO NOTHING`, [email])
         const { rows } = await client.query<PortalAccount>(
@@ -45,43 +51,94 @@ export function createDeveloperAccountsStore(db: Db) {
         )
         const account = rows[0]
         if (account === undefined) throw new InternalError(`account ${email} vanished during sign-up`)
-        if (account.verifiedAt !== null && account.passwordHash !== null) return { type: 'verified', account }
-        await client.query('UPDATE accounts SET password_hash = $2 WHERE id = $1', [account.id, passwordHash])
-        const { codeHash, expiresAt } = code(account.id)
+        if (account.verifiedAt !== null && account.passwordHash !== null) return { type: 'verified' as const, account }
+        const { rows: ids } = await client.query<{ id: string }>('SELECT gen_random_uuid() AS id')
+        const id = ids[0]?.id as string
+        const { codeHash, expiresAt } = code(id)
         await client.query(
-          `INSERT INTO email_codes (account_id, code_hash, expires_at) VALUES ($1, $2, $3)
-           ON CONFLICT (account_id) DO UPDATE SET code_hash = $2, expires_at = $3, attempts = 0, created_at = now()`,
-          [account.id, codeHash, expiresAt],
+          'INSERT INTO signups (id, account_id, password_hash, code_hash, expires_at) VALUES ($1, $2, $3, $4, $5)',
+          [id, account.id, passwordHash, codeHash, expiresAt],
         )
-        return { type: 'pending', account: { ...account, passwordHash } }
+        await client.query(
+          `DELETE FROM signups WHERE account_id = $1 AND id NOT IN
+             (SELECT id FROM signups WHERE account_id = $1 ORDER BY created_at DESC, id LIMIT $2)`,
+          [account.id, keepPending],
+        )
+        return { type: 'pending' as const, account }
       })
     },
 
     /**
-     * Checks a presented code under a row lock: `check` decides; a miss counts an attempt, a match
-     * consumes the code and marks the account verified.
+     * One verification attempt for an email, under a row lock on its failure count so that concurrent
+     * guesses are counted one by one. `lockout(failures)` is the wait that starts after a failure (0:
+     * none). `check` finds the pending sign-up the code belongs to (undefined: a miss). A match sets
+     * that sign-up's password, marks the account verified, drops its other sign-ups and the count.
      */
-    async useCode(
-      accountId: string,
-      check: (pending: PendingCode) => 'match' | 'miss' | 'expired' | 'exhausted',
-    ): Promise<{ type: 'verified' } | { type: 'miss'; attempts: number } | { type: 'expired' | 'exhausted' | 'none' }> {
+    async verifySignup(
+      email: string,
+      now: Date,
+      check: (pending: PendingSignup[]) => PendingSignup | undefined,
+      lockoutSeconds: (failures: number) => number,
+    ): Promise<
+      | { type: 'verified'; account: PortalAccount }
+      | { type: 'miss'; failures: number; lockedUntil: Date | null }
+      | { type: 'locked'; lockedUntil: Date }
+    > {
       return withTransaction(db, async (client) => {
-        const { rows } = await client.query<PendingCode>(
-          `SELECT code_hash AS "codeHash", expires_at AS "expiresAt", attempts FROM email_codes WHERE account_id = $1 FOR UPDATE`,
-          [accountId],
+        await client.query('INSERT INTO verify_failures (email) VALUES ($1) ON CONFLICT (email) DO NOTHING', [email])
+        const { rows: counts } = await client.query<{ failures: number; lockedUntil: Date | null }>(
+          'SELECT failures, locked_until AS "lockedUntil" FROM verify_failures WHERE email = $1 FOR UPDATE',
+          [email],
         )
-        const pending = rows[0]
-        if (pending === undefined) return { type: 'none' as const }
-        const outcome = check(pending)
-        if (outcome === 'expired' || outcome === 'exhausted') return { type: outcome }
-        if (outcome === 'miss') {
-          await client.query('UPDATE email_codes SET attempts = attempts + 1 WHERE account_id = $1', [accountId])
-          return { type: 'miss' as const, attempts: pending.attempts + 1 }
+        const count = counts[0] ?? { failures: 0, lockedUntil: null }
+        if (count.lockedUntil !== null && count.lockedUntil > now)
+          return { type: 'locked' as const, lockedUntil: count.lockedUntil }
+        const { rows: pending } = await client.query<PendingSignup & { accountId: string }>(
+          `SELECT s.id, s.account_id AS "accountId", s.code_hash AS "codeHash", s.expires_at AS "expiresAt", s.password_hash AS "passwordHash"
+             FROM signups s JOIN accounts a ON a.id = s.account_id
+            WHERE a.email = $1 AND s.expires_at > $2 ORDER BY s.created_at DESC`,
+          [email, now],
+        )
+        const match = check(pending)
+        if (match === undefined) {
+          const failures = count.failures + 1
+          const wait = lockoutSeconds(failures)
+          const lockedUntil = wait > 0 ? new Date(now.getTime() + wait * 1000) : null
+          await client.query('UPDATE verify_failures SET failures = $2, locked_until = $3 WHERE email = $1', [
+            email,
+            failures,
+            lockedUntil,
+          ])
+          return { type: 'miss' as const, failures, lockedUntil }
         }
-        await client.query('DELETE FROM email_codes WHERE account_id = $1', [accountId])
-        await client.query('UPDATE accounts SET verified_at = now() WHERE id = $1', [accountId])
-        return { type: 'verified' as const }
+        const accountId = (match as PendingSignup & { accountId: string }).accountId
+        const { rows } = await client.query<PortalAccount>(
+          `UPDATE accounts SET password_hash = $2, verified_at = coalesce(verified_at, now()) WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`,
+          [accountId, match.passwordHash],
+        )
+        await client.query('DELETE FROM signups WHERE account_id = $1', [accountId])
+        await client.query('DELETE FROM verify_failures WHERE email = $1', [email])
+        return { type: 'verified' as const, account: rows[0] as PortalAccount }
       })
+    },
+
+    /** Ends every session of the account: tokens issued before carry an older epoch. */
+    async revokeSessions(accountId: string): Promise<void> {
+      await db.query('UPDATE accounts SET session_epoch = session_epoch + 1 WHERE id = $1', [accountId])
+    },
+
+    /** Ends one session: its token is refused until it would have expired anyway. */
+    async revokeToken(jti: string, expiresAt: Date): Promise<void> {
+      await db.query('DELETE FROM revoked_tokens WHERE expires_at < now()')
+      await db.query('INSERT INTO revoked_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT (jti) DO NOTHING', [
+        jti,
+        expiresAt,
+      ])
+    },
+
+    async isTokenRevoked(jti: string): Promise<boolean> {
+      const { rows } = await db.query('SELECT 1 FROM revoked_tokens WHERE jti = $1', [jti])
+      return rows.length > 0
     },
 
     /** Failed logins in a row for an email, and when the last was. */
@@ -93,11 +150,11 @@ export function createDeveloperAccountsStore(db: Db) {
       return rows[0]
     },
 
-    async recordLoginFailure(email: string): Promise<void> {
+    async recordLoginFailure(email: string, now: Date): Promise<void> {
       await db.query(
-        `INSERT INTO login_failures (email, failures, last_failed_at) VALUES ($1, 1, now())
-         ON CONFLICT (email) DO UPDATE SET failures = login_failures.failures + 1, last_failed_at = now()`,
-        [email],
+        `INSERT INTO login_failures (email, failures, last_failed_at) VALUES ($1, 1, $2)
+         ON CONFLICT (email) DO UPDATE SET failures = login_failures.failures + 1, last_failed_at = $2`,
+        [email, now],
       )
     },
 

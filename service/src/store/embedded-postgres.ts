@@ -26,6 +26,10 @@ export type EmbeddedDatabase = {
   readonly url: string
   /** True when this process started PostgreSQL (and so stops it); false when it attached to a running instance. */
   readonly owned: boolean
+  /** The pid of the running wds process attached to; undefined when this process started PostgreSQL. */
+  readonly attachedTo: number | undefined
+  /** True when the data dir held no cluster, so this process created an empty one. */
+  readonly created: boolean
   stop(): Promise<void>
 }
 
@@ -45,7 +49,7 @@ export async function openEmbeddedDatabase({ dataDir, logger, attach }: OpenEmbe
   const instanceFile = join(dataDir, 'instance.json')
   const running = await readRunningInstance(instanceFile)
   if (running !== undefined) {
-    if (attach) return { url: running.databaseUrl, owned: false, stop: async () => {} }
+    if (attach) return { url: running.databaseUrl, owned: false, attachedTo: running.pid, created: false, stop: async () => {} }
     throw new SetupError(
       `another wds process (pid ${running.pid}) is running on the data dir ${dataDir}; stop it, or give this one another WDS_DATA_DIR`,
     )
@@ -100,6 +104,8 @@ export async function openEmbeddedDatabase({ dataDir, logger, attach }: OpenEmbe
   return {
     url,
     owned: true,
+    attachedTo: undefined,
+    created: !initialised,
     stop: () => {
       stopped ??= (async () => {
         await rm(instanceFile, { force: true })

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import { type BlockRef, type ChainBlock, recordTypesOf, type Token, type Transfer } from '../domain/records.ts'
+import type { BlockRef, ChainBlock, Token, Transfer } from '../domain/records.ts'
 import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
@@ -44,29 +43,6 @@ function* batchLines(lines: Iterable<string>, size = 1000): Generator<string> {
   if (chunk !== '') yield chunk
 }
 
-/** The record types a balance sums (migration 0019's triggers take them as arguments). */
-const BALANCE_TYPES = [recordTypesOf('coin').join(','), recordTypesOf('token').join(',')] as const
-/** Names the triggers after the lists, so that a new record type re-attaches them (and rebuilds the balances). */
-const BALANCE_TRIGGER_VERSION = createHash('sha256').update(BALANCE_TYPES.join(';')).digest('hex').slice(0, 8)
-
-/** The partition's running balances from all its rows (the same sums as wds_balances_appended, from zero). */
-const REBUILD_BALANCES = `
-  WITH moves AS (
-    SELECT to_address AS address, CASE WHEN type = ANY($3) THEN contract_address ELSE '' END AS asset, block_number, value AS delta
-      FROM transfers WHERE chain = $1 AND to_address IS NOT NULL AND (type = ANY($2) OR type = ANY($3))
-    UNION ALL
-    SELECT from_address, CASE WHEN type = ANY($3) THEN contract_address ELSE '' END, block_number, -value
-      FROM transfers WHERE chain = $1 AND from_address IS NOT NULL AND (type = ANY($2) OR type = ANY($3))
-  ), per_block AS (
-    SELECT address, asset, block_number, sum(delta) AS delta FROM moves GROUP BY 1, 2, 3
-  ), running AS (
-    SELECT address, asset, block_number, sum(delta) OVER (PARTITION BY address, asset ORDER BY block_number) AS balance FROM per_block
-  ), history AS (
-    INSERT INTO balance_history (chain, address, asset, block_number, balance) SELECT $1, address, asset, block_number, balance FROM running
-  )
-  INSERT INTO wallet_balances (chain, address, asset, balance)
-  SELECT DISTINCT ON (address, asset) $1, address, asset, balance FROM running ORDER BY address, asset, block_number DESC`
-
 /** A partition is analysed again each time the rows this process appended to it double (from 100,000). */
 const FIRST_ANALYZE_ROWS = 100_000
 
@@ -86,37 +62,56 @@ function transferColumns(t: Transfer): string {
 }
 
 /**
- * Attaches the running-balance triggers (migration 0019) to a chain's partition, unless attached for
- * the current record types, and then rebuilds the chain's balances from the rows it already holds.
+ * A UTXO chain's outputs created and spent by `blocks` (ChainBlock.outputs): created ones first, so
+ * that an output spent later in the same range is found. BIP30's two duplicate coinbase transactions
+ * replace the earlier, never spendable, outputs of the same id.
  */
-async function attachBalanceTriggers(db: Db, chain: string): Promise<void> {
-  const partition = partitionName(chain)
-  const name = `${partition}_balances_${BALANCE_TRIGGER_VERSION}`
-  const { rows } = await db.query<{ tgname: string }>(
-    `SELECT tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname LIKE $2 AND NOT tgisinternal`,
-    [partition, `${partition}_balances_%`],
-  )
-  if (rows.some((r) => r.tgname.startsWith(name))) return
-  const [coin, token] = BALANCE_TYPES
-  await withTransaction(db, async (client) => {
-    await client.query(`LOCK TABLE ${partition} IN SHARE ROW EXCLUSIVE MODE`)
-    for (const { tgname } of rows) await client.query(`DROP TRIGGER IF EXISTS ${tgname} ON ${partition}`)
+async function writeOutputs(client: pg.PoolClient, chain: string, blocks: readonly ChainBlock[]): Promise<void> {
+  const created = blocks.flatMap((b) => (b.outputs?.created ?? []).map((o) => ({ ...o, blockNumber: b.number })))
+  const spent = blocks.flatMap((b) => (b.outputs?.spent ?? []).map((o) => ({ ...o, blockNumber: b.number })))
+  for (let i = 0; i < created.length; i += OUTPUTS_PER_STATEMENT) {
+    const part = created.slice(i, i + OUTPUTS_PER_STATEMENT)
     await client.query(
-      `CREATE TRIGGER ${name}_appended AFTER INSERT ON ${partition} REFERENCING NEW TABLE AS appended
-       FOR EACH STATEMENT EXECUTE FUNCTION wds_balances_appended('${coin}', '${token}')`,
+      `INSERT INTO outputs (chain, tx_hash, output_index, block_number, tx_index, address, value)
+       SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::int[], $6::text[], $7::bigint[])
+       ON CONFLICT (chain, tx_hash, output_index) DO UPDATE SET block_number = EXCLUDED.block_number,
+         tx_index = EXCLUDED.tx_index, address = EXCLUDED.address, value = EXCLUDED.value`,
+      [
+        chain,
+        part.map((o) => o.txHash),
+        part.map((o) => o.outputIndex),
+        part.map((o) => o.blockNumber),
+        part.map((o) => o.txIndex),
+        part.map((o) => o.address),
+        part.map((o) => o.value.toString()),
+      ],
     )
-    await client.query(
-      `CREATE TRIGGER ${name}_removed AFTER DELETE ON ${partition} REFERENCING OLD TABLE AS removed
-       FOR EACH STATEMENT EXECUTE FUNCTION wds_balances_removed('${coin}', '${token}')`,
+  }
+  for (let i = 0; i < spent.length; i += OUTPUTS_PER_STATEMENT) {
+    const part = spent.slice(i, i + OUTPUTS_PER_STATEMENT)
+    const updated = await client.query(
+      `UPDATE outputs o SET spent_tx_hash = s.spent_tx_hash, spent_block_number = s.block_number,
+         spent_tx_index = s.spent_tx_index, spent_input_index = s.input_index
+       FROM unnest($2::text[], $3::int[], $4::text[], $5::bigint[], $6::int[], $7::int[])
+         AS s(tx_hash, output_index, spent_tx_hash, block_number, spent_tx_index, input_index)
+       WHERE o.chain = $1 AND o.tx_hash = s.tx_hash AND o.output_index = s.output_index`,
+      [
+        chain,
+        part.map((o) => o.txHash),
+        part.map((o) => o.outputIndex),
+        part.map((o) => o.spentByTxHash),
+        part.map((o) => o.blockNumber),
+        part.map((o) => o.spentByTxIndex),
+        part.map((o) => o.inputIndex),
+      ],
     )
-    await client.query(
-      `CREATE TRIGGER ${name}_truncated AFTER TRUNCATE ON ${partition} FOR EACH STATEMENT EXECUTE FUNCTION wds_balances_truncated('${chain}')`,
-    )
-    await client.query('DELETE FROM balance_history WHERE chain = $1', [chain])
-    await client.query('DELETE FROM wallet_balances WHERE chain = $1', [chain])
-    await client.query(REBUILD_BALANCES, [chain, coin?.split(','), token?.split(',')])
-  })
+    if (updated.rowCount !== part.length) {
+      throw new InternalError(`${chain}: ${part.length - (updated.rowCount ?? 0)} spent outputs are not stored`)
+    }
+  }
 }
+
+const OUTPUTS_PER_STATEMENT = 20_000
 
 export function createTransfersStore(db: Db) {
   /** Rows appended per chain by this process since its partition was last analysed, and the next threshold. */
@@ -131,7 +126,6 @@ export function createTransfersStore(db: Db) {
     /** Makes the chain's partition and state row; returns its checkpoint (a new chain starts just below `startBlock`). */
     async openChain(chain: string, startBlock: number): Promise<Checkpoint> {
       await db.query(`CREATE TABLE IF NOT EXISTS ${partitionName(chain)} PARTITION OF transfers FOR VALUES IN ('${chain}')`)
-      await attachBalanceTriggers(db, chain)
       await db.query(
         `INSERT INTO chain_states (chain, indexed_from, indexed_block) VALUES ($1, $2, $3)
          ON CONFLICT (chain) DO UPDATE SET indexed_from = coalesce(chain_states.indexed_from, $2),
@@ -224,6 +218,7 @@ export function createTransfersStore(db: Db) {
             }
           })(),
         )
+        await writeOutputs(client, chain, blocks)
         if (tokens.length > 0) {
           await client.query(
             `INSERT INTO tokens (chain, contract_address, name, symbol, decimals)
@@ -255,6 +250,13 @@ export function createTransfersStore(db: Db) {
     async rollbackTo(chain: string, ancestor: number): Promise<{ blocks: number; transfers: number }> {
       return withTransaction(db, async (client) => {
         const transfers = await client.query(`DELETE FROM ${partitionName(chain)} WHERE block_number > $1`, [ancestor])
+        // a UTXO chain's outputs: those created above the ancestor go, those spent above it are unspent again
+        await client.query('DELETE FROM outputs WHERE chain = $1 AND block_number > $2', [chain, ancestor])
+        await client.query(
+          `UPDATE outputs SET spent_tx_hash = NULL, spent_block_number = NULL, spent_tx_index = NULL, spent_input_index = NULL
+           WHERE chain = $1 AND spent_block_number > $2`,
+          [chain, ancestor],
+        )
         const blocks = await client.query('DELETE FROM blocks WHERE chain = $1 AND number > $2', [chain, ancestor])
         const { rows } = await client.query<{ timestamp: Date }>(
           'SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2',

@@ -21,6 +21,15 @@ export function createUsageStore(db: Db) {
     },
 
     /** The account's metered requests per UTC day in `from`..`to` (YYYY-MM-DD, inclusive); days without requests are left out. */
+    /** Requests metered for an account on one UTC day, all its keys together. */
+    async countDay(accountId: string, day: string): Promise<number> {
+      const { rows } = await db.query<{ requests: string | null }>(
+        'SELECT sum(requests)::text AS requests FROM usage_daily WHERE account_id = $1 AND day = $2',
+        [accountId, day],
+      )
+      return Number(rows[0]?.requests ?? 0)
+    },
+
     async usageByDay(accountId: string, from: string, to: string): Promise<UsageDay[]> {
       const { rows } = await db.query<{ day: string } & KeyUsage>(
         `SELECT u.day::text AS day, u.key_id AS "keyId", k.hint, k.name, u.requests

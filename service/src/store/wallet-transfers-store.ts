@@ -42,12 +42,17 @@ export type StoredTransfer = {
   logIndex: number | null
   batchIndex: number | null
   operator: string | null
+  /** UTXO records: every counterparty with its value (a decimal string), the main one first; else null. */
+  counterparties: { address: string; value: string }[] | null
 }
 
+// A UTXO record is filed under its own wallet only (an `out` stored without `to`, an `in` without
+// `from`): the other side served is its main counterparty, the first of its counterparties.
 const COLUMNS = `chain, block_number AS "blockNumber", block_time AS "blockTime", tx_index AS "txIndex", seq,
-  tx_hash AS "txHash", type, from_address AS "from", to_address AS "to", value::text AS value,
+  tx_hash AS "txHash", type, coalesce(from_address, counterparties->0->>'address') AS "from",
+  coalesce(to_address, counterparties->0->>'address') AS "to", value::text AS value,
   contract_address AS "contractAddress", token_id::text AS "tokenId", log_index AS "logIndex",
-  batch_index AS "batchIndex", operator`
+  batch_index AS "batchIndex", operator, counterparties`
 
 /** Bounds the token metadata held in memory (it is cleared, not evicted, past this). */
 const MAX_CACHED_TOKENS = 100_000
@@ -152,7 +157,7 @@ export function createWalletTransfersStore(db: Db) {
       side: 'atOrAfter' | 'before',
       range: { from: number; to: number },
     ): Promise<number | undefined> {
-      // One descent of blocks_by_time (migration 0018). A block number with no stored block (explorer
+      // One descent of blocks_by_time (migration 0019). A block number with no stored block (explorer
       // chains store only their wallets' blocks) holds no rows, so the stored blocks alone decide.
       const sql =
         side === 'atOrAfter'

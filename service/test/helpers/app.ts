@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { createKey } from '../../src/access/keys.ts'
 import { type AppDeps, buildApp } from '../../src/api/app.ts'
-import type { Config } from '../../src/config/config.ts'
 import type { Tier } from '../../src/domain/tiers.ts'
 import type { ExplorerFinder } from '../../src/ingestion/explorer-sync.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { implementedChains } from '../../src/main/indexing.ts'
 import { createFxBook } from '../../src/market/fx-book.ts'
 import { createPricer } from '../../src/market/pricer.ts'
 import { createMailer } from '../../src/portal/mailer.ts'
@@ -17,9 +17,11 @@ import { createAssetPricesStore } from '../../src/store/asset-prices-store.ts'
 import { createBalancesStore } from '../../src/store/balances-store.ts'
 import { createBillingStore } from '../../src/store/billing-store.ts'
 import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
+import { type CreateDbOptions, createDb } from '../../src/store/db.ts'
 import { createDeveloperAccountsStore } from '../../src/store/developer-accounts-store.ts'
 import { createExplorerWalletsStore } from '../../src/store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
+import { createOutputsStore } from '../../src/store/outputs-store.ts'
 import { createPlansStore } from '../../src/store/plans-store.ts'
 import { createUsageStore } from '../../src/store/usage-store.ts'
 import { createWalletTransfersStore } from '../../src/store/wallet-transfers-store.ts'
@@ -27,7 +29,7 @@ import { createTestDatabase } from './database.ts'
 
 /** The real app on a database of its own, with its log lines kept for assertions. */
 export async function createTestApp(
-  config: Partial<Pick<Config, 'keyPrefix' | 'chains'>> = {},
+  config: Partial<AppDeps['config']> = {},
   {
     findSource = async () => undefined,
     explorers,
@@ -35,6 +37,9 @@ export async function createTestApp(
     smtpUrl,
     stripe,
     marketReady,
+    portal = {},
+    bounds,
+    databaseUrl,
   }: {
     findSource?: SourceFinder
     /** The explorer sources of "Explorer API" chains, with the on-demand budget and freshness. */
@@ -45,9 +50,21 @@ export async function createTestApp(
     stripe?: StripeBilling
     /** Whether the bundled market data is in (unset: always). */
     marketReady?: () => boolean
+    /** The portal's abuse-limit counters, limits and clock; unset: in memory, PORTAL_LIMITS, the real clock. */
+    portal?: Pick<AppDeps['portal'], 'throttle' | 'limits' | 'now'>
+    /** The statement timeout and pool wait of the app's pool (the service's API pool has both). */
+    bounds?: Pick<CreateDbOptions, 'statementTimeoutMs' | 'poolWaitMs'>
+    /** Another test app's database, shared (a second replica); unset: a database of its own. */
+    databaseUrl?: string
   } = {},
 ) {
-  const database = await createTestDatabase()
+  const database =
+    databaseUrl === undefined
+      ? await createTestDatabase(bounds === undefined ? {} : { bounds })
+      : (() => {
+          const db = createDb({ url: databaseUrl, applicationName: 'wds-test', ...bounds })
+          return { db, url: databaseUrl, drop: () => db.end() }
+        })()
   const logLines: Record<string, unknown>[] = []
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -60,6 +77,7 @@ export async function createTestApp(
     chainStates: createChainStatesStore(database.db),
     walletTransfers: createWalletTransfersStore(database.db),
     balances: createBalancesStore(database.db),
+    outputs: createOutputsStore(database.db),
     fxRates: createFxRatesStore(database.db),
     usage: createUsageStore(database.db),
     assetPrices: createAssetPricesStore(database.db),
@@ -72,10 +90,11 @@ export async function createTestApp(
   const keyPrefix = config.keyPrefix ?? 'wds'
   const fxBook = createFxBook(stores.fxRates)
   const app = await buildApp({
-    config: { keyPrefix, chains: config.chains ?? {} },
+    config: { ...config, keyPrefix, chains: config.chains ?? {} },
     db: database.db,
     logger,
     stores,
+    implementedChains: implementedChains(),
     onDemand: createOnDemand({
       store: stores.balances,
       findSource,
@@ -85,11 +104,12 @@ export async function createTestApp(
     ...(marketReady === undefined ? {} : { marketReady }),
     fxBook,
     pricer: createPricer({ prices: stores.assetPrices, fxBook }),
-    portal: { mailer: createMailer({ smtpUrl, from: 'WDS <no-reply@wds.test>', logger }), jwtSecret, stripe },
+    portal: { mailer: createMailer({ smtpUrl, from: 'WDS <no-reply@wds.test>', logger }), jwtSecret, stripe, ...portal },
   })
   return {
     app,
     db: database.db,
+    databaseUrl: database.url,
     stores,
     logLines,
     jwtSecret,

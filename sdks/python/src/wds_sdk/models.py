@@ -158,6 +158,8 @@ class Transfer(Model, _Amount):
     direction: str = ""
     id: Optional[str] = None
     value_raw: Optional[str] = None
+    # UTXO chains: every sender of an `in`, every recipient of an `out`, with its share
+    counterparties: Optional[list[dict[str, Any]]] = None
 
     def _amount_string(self) -> str:
         return self.value
@@ -292,6 +294,9 @@ class BalanceList(Model):
     currency: Optional[str] = None
     as_of: list[AsOf] = nested(AsOf, many=True, default=None)
     balances: list[Balance] = nested(Balance, many=True, default=None)
+    priced: Optional[bool] = None
+    # an extended key or descriptor: each derived address that holds coins, with its balance
+    addresses: Optional[list[dict[str, Any]]] = None
 
     def total_value_in(self, currency: str) -> Optional[float]:
         """``total_value_<ccy>``: the sum over priced balances."""

@@ -25,7 +25,7 @@ export const GUIDE_EXAMPLES: GuideExample[] = [
     path: '/v1/status/chains',
     title: 'Which chains are indexed, and how far',
     explain:
-      'Every one of the 29 chains with its coverage and state: live, syncing, stalled (with lastError saying why) or unconfigured (no source given to this deployment). The public status page shows the same without a key.',
+      'Every one of the 29 chains with its coverage and state: live, syncing, stalled (with lastError saying why), unconfigured (no source given to this deployment) or unsupported (this version does not implement the chain family yet). The public status page shows the same without a key.',
     request: '/v1/status/chains',
     answer:
       '{"updatedAt":"…","chains":[{"chain":"ethereum","chainId":1,"name":"Ethereum","status":"live","latestBlock":21000123,"indexedBlock":21000123,"lagBlocks":0,"lagSeconds":0,…},…]}',

@@ -3,6 +3,7 @@ import type { Histogram } from 'prom-client'
 import type { ChainLagSamplesStore } from '../../store/chain-lag-samples-store.ts'
 import type { ChainStatesStore } from '../../store/chain-states-store.ts'
 import type { Metrics } from '../metrics.ts'
+import type { ChainAvailability } from '../wallet-query.ts'
 import { listChainStatuses } from './v1/status.ts'
 
 /** The lag charts cover this much history. */
@@ -14,7 +15,7 @@ export const API_WINDOW_SECONDS = 300
 export type StatusPageOptions = {
   chainStates: ChainStatesStore
   lagSamples: ChainLagSamplesStore
-  configuredChains: ReadonlySet<string>
+  availability: ChainAvailability
   metrics: Metrics
   now?: () => Date
 }
@@ -92,13 +93,13 @@ export function quantileMs(buckets: { le: number; count: number }[], total: numb
 /** `GET /status/feed.json`: what the public status page shows, with no key (no wallet data in it). */
 export const statusPageRoutes: FastifyPluginAsync<StatusPageOptions> = async (
   app,
-  { chainStates, lagSamples, configuredChains, metrics, now = () => new Date() },
+  { chainStates, lagSamples, availability, metrics, now = () => new Date() },
 ) => {
   const readApiHealth = createApiHealth(metrics, now)
   app.get('/status/feed.json', { schema: { hide: true } }, async (_request, reply) => {
     const at = now()
     const [chains, history, api] = await Promise.all([
-      listChainStatuses(chainStates, configuredChains, at),
+      listChainStatuses(chainStates, availability, at),
       lagSamples.listLagHistory({
         since: new Date(at.getTime() - LAG_HISTORY_HOURS * 3_600_000),
         now: at,

@@ -14,7 +14,19 @@ export const ChainStatusSchema = Type.Object(
       Type.Literal('UTXO indexed'),
       Type.Literal('Explorer API'),
     ]),
-    status: Type.Union([Type.Literal('live'), Type.Literal('syncing'), Type.Literal('stalled'), Type.Literal('unconfigured')]),
+    status: Type.Union(
+      [
+        Type.Literal('live'),
+        Type.Literal('syncing'),
+        Type.Literal('stalled'),
+        Type.Literal('unconfigured'),
+        Type.Literal('unsupported'),
+      ],
+      {
+        description:
+          'live: within a minute of the head; syncing: backfilling or catching up; stalled: not progressing (see lastError); unconfigured: no source given; unsupported: this version does not implement the chain family yet',
+      },
+    ),
     latestBlock: Nullable(Type.Integer({ description: "The source's head block" })),
     indexedBlock: Nullable(Type.Integer({ description: 'The highest block whose transfers are served' })),
     indexedFrom: Nullable(Type.Integer({ description: 'The first block indexed' })),

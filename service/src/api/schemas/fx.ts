@@ -5,8 +5,12 @@ const Currency = Type.Object(
     code: Type.String({ description: 'ISO 4217 code' }),
     name: Type.String(),
     source: Type.String({ description: 'Where its rates come from' }),
-    firstDate: Type.String({ format: 'date', description: 'The first date a rate is served for' }),
-    lastDate: Type.String({ format: 'date', description: 'The last published date in the loaded data' }),
+    firstDate: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+      description: 'The first date a rate is served for; null while none is loaded',
+    }),
+    lastDate: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+      description: 'The last published date in the loaded data; null while none is loaded',
+    }),
   },
   { additionalProperties: false },
 )

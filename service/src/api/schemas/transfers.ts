@@ -16,7 +16,7 @@ export const TransferSchema = Type.Object(
     timestamp: Type.String({ format: 'date-time' }),
     type: StringEnum(ALL_RECORD_TYPES, {
       description:
-        'The movement: native, internal, fee, a token standard (erc20, trc20, spl…) or deposit, withdrawal, reward, yield',
+        'The movement: native, internal, fee, a token standard (erc20, trc20, spl…) or deposit, withdrawal, reward (a coinbase output too), yield',
     }),
     from: Nullable(Type.String({ description: 'null where value has no sender (a coinbase, a reward, a withdrawal)' })),
     to: Nullable(Type.String({ description: 'null for fee records' })),
@@ -24,12 +24,21 @@ export const TransferSchema = Type.Object(
       description:
         "Exact decimal string in the asset's units: the chain's decimals for the native asset, the token's for ERC-20 (raw units when unknown), the amount moved for NFTs",
     }),
+    valueRaw: Type.String({
+      description: 'The same amount as an integer in base units (wei, satoshi, token units), as a decimal string',
+    }),
     asset: Nullable(Type.String({ description: 'Asset symbol; null when a token has none' })),
     contractAddress: Nullable(Type.String({ description: 'Token contract; null for native, internal and fee records' })),
     tokenId: Nullable(Type.String({ description: 'NFT token ID (decimal string)' })),
     tokenDecimals: Nullable(Type.Integer()),
     logIndex: Nullable(Type.Integer({ description: 'null for native, internal and fee records' })),
     direction: Direction,
+    counterparties: Type.Optional(
+      Type.Array(Type.Object({ address: Type.String(), value: Type.String() }), {
+        description:
+          'UTXO chains: every recipient (of an `out`) or sender (of an `in`) with its net value, largest first; `to`/`from` is the first',
+      }),
+    ),
     price_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
     value_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
     // price_<ccy> / value_<ccy> for a currency other than USD (DESIGN §4)
@@ -57,7 +66,11 @@ export const Erc20TransferSchema = Type.Object(
     value: Type.String({
       description: 'Decimal string with exactly tokenDecimals places (raw units when tokenDecimals is null)',
     }),
+    valueRaw: Type.String({ description: 'The same amount as an integer in the token’s base units, as a decimal string' }),
     direction: Direction,
+    price_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
+    value_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
+    ...otherCurrencyFields(['price', 'value']),
   },
   { $id: 'Erc20Transfer', title: 'Erc20Transfer' },
 )
@@ -101,16 +114,25 @@ const envelope = (id: string, record: string, extra: Record<string, TSchema> = {
     { $id: id, title: id },
   )
 
-const UnavailableChain = Type.Object({ chain: Type.String(), code: Type.String() })
+export const UnavailableChain = Type.Object({
+  chain: Type.String(),
+  code: Type.String({ description: 'chain_unavailable' }),
+  detail: Type.String({ description: 'Why, in words, as a problem detail would say it' }),
+})
 
 export const TransferListSchema = envelope('TransferList', 'Transfer', {
   chains: Type.Optional(Type.Array(Type.String(), { description: 'All-chains mode: the chains searched' })),
   unavailableChains: Type.Optional(
-    Type.Array(UnavailableChain, { description: 'All-chains mode: searched chains that could not be read, with why' }),
+    Type.Array(UnavailableChain, {
+      description:
+        'All-chains mode: chains that could not be read, with why; when no chain was read at all, every chain of the address’s format with what keeps it from being served',
+    }),
   ),
   currency: Type.Optional(Type.String({ description: 'The price currency, with includePrices=true' })),
 })
-export const Erc20TransferListSchema = envelope('Erc20TransferList', 'Erc20Transfer')
+export const Erc20TransferListSchema = envelope('Erc20TransferList', 'Erc20Transfer', {
+  currency: Type.Optional(Type.String({ description: 'The price currency, with includePrices=true' })),
+})
 export const NftTransferListSchema = envelope('NftTransferList', 'NftTransfer')
 
 export const TRANSFER_SCHEMAS = [

@@ -1,7 +1,9 @@
 import { decodeAbiParameters } from 'viem'
 import type { Transfer } from '../../domain/records.ts'
-import { UpstreamError } from '../../lib/errors.ts'
-import type { CallFrame, Hex, ParityTrace, RpcLog, RpcReceipt, RpcTransaction } from './rpc-types.ts'
+import { feeOf, isDeposit } from './fees.ts'
+import { type EvmChainProfile, PLAIN } from './profiles/index.ts'
+import { bigQuantity, quantity } from './quantities.ts'
+import type { CallFrame, Hex, ParityTrace, RpcBlock, RpcLog, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 
 /** keccak256 of the event signatures. */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
@@ -14,24 +16,15 @@ export const TOKEN_TOPICS = [TRANSFER_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_BAT
  * internal calls (depth-first, the order of trace_block), then its token transfers by log index
  * and batch element.
  */
+export { bigQuantity, quantity }
+
 const SEQ_FEE = 0
+/** A deposit's mint takes the fee's place: a deposit pays none. */
+const SEQ_DEPOSIT = 0
 const SEQ_NATIVE = 1
 const SEQ_INTERNAL_BASE = 1 // + the call's depth-first index, which starts at 1 below the top-level call
 const SEQ_TOKEN_BASE = 2 ** 20
 const BATCH_ELEMENTS_PER_LOG = 2 ** 16
-
-export function quantity(hex: Hex | string): number {
-  const n = Number.parseInt(hex, 16)
-  if (!Number.isSafeInteger(n) || !/^0x[0-9a-fA-F]+$/.test(hex))
-    throw new UpstreamError(`not a quantity: ${hex}`, { failure: 'malformed' })
-  return n
-}
-
-export function bigQuantity(hex: Hex | string | null | undefined): bigint {
-  if (hex === undefined || hex === null || hex === '0x') return 0n
-  if (!/^0x[0-9a-fA-F]+$/.test(hex)) throw new UpstreamError(`not a quantity: ${hex}`, { failure: 'malformed' })
-  return BigInt(hex)
-}
 
 const lower = (address: string) => address.toLowerCase()
 
@@ -124,27 +117,29 @@ export function decodeTokenTransfers(log: RpcLog): Transfer[] {
 }
 
 /**
- * The transaction's own value (when it succeeded and is not zero) and its fee: gasUsed ×
- * effectiveGasPrice (the gas price before London), plus the OP-stack L1 data fee. A fee of zero
- * (system and deposit transactions) makes no row. `reverted`: its trace says the top-level call failed,
- * the only way to know before Byzantium, whose receipts have no status.
+ * The transaction's own value (when it succeeded and is not zero) and its fee, as the chain's profile
+ * computes it (fees.ts). A fee of zero (system and deposit transactions) makes no row. A deposit's
+ * `mint` is a `deposit` record to its sender, from no one, kept when the deposit reverts (OPS
+ * deposits.md). `reverted`: its trace says the top-level call failed, the only way to know before
+ * Byzantium, whose receipts have no status.
  */
 export function decodeTransactionTransfers(
   blockNumber: number,
   tx: RpcTransaction,
   receipt: RpcReceipt,
   reverted = false,
+  profile: EvmChainProfile = { chain: '', ...PLAIN },
 ): Transfer[] {
   const txIndex = quantity(tx.transactionIndex)
   const txHash = lower(tx.hash)
   const from = lower(tx.from)
-  const row = (seq: number, type: 'fee' | 'native', to: string | null, value: bigint): Transfer => ({
+  const row = (seq: number, type: 'fee' | 'native' | 'deposit', to: string | null, value: bigint): Transfer => ({
     blockNumber,
     txIndex,
     seq,
     txHash,
     type,
-    from,
+    from: type === 'deposit' ? null : from,
     to,
     value,
     contractAddress: null,
@@ -154,8 +149,11 @@ export function decodeTransactionTransfers(
     operator: null,
   })
   const rows: Transfer[] = []
-  const gasPrice = bigQuantity(receipt.effectiveGasPrice ?? tx.gasPrice)
-  const fee = bigQuantity(receipt.gasUsed) * gasPrice + bigQuantity(receipt.l1Fee)
+  if (isDeposit(profile, tx, receipt)) {
+    const mint = bigQuantity(tx.mint)
+    if (mint > 0n) rows.push(row(SEQ_DEPOSIT, 'deposit', from, mint))
+  }
+  const fee = feeOf(profile, tx, receipt)
   if (fee > 0n) rows.push(row(SEQ_FEE, 'fee', null, fee))
   const value = bigQuantity(tx.value)
   const to = tx.to ?? receipt.contractAddress ?? null
@@ -248,6 +246,68 @@ function internalTransfer(tx: TxPosition, position: number, movement: Movement):
     batchIndex: null,
     operator: null,
   }
+}
+
+/** Block-level records (rewards, withdrawals) are of no transaction: they take the block's hash and come after its transactions. */
+const SEQ_WITHDRAWAL_BASE = 2 ** 20
+const GWEI = 1_000_000_000n
+
+/**
+ * Value a block credits with no transaction: the block and uncle rewards of its `trace_block` reward
+ * entries (before the merge), and its EIP-4895 withdrawals (Gwei × 10⁹), as the profile says. `from` is
+ * null; the transaction hash is the block's, the transaction index one past its last transaction.
+ */
+export function decodeBlockTransfers(block: RpcBlock, rewards: readonly ParityTrace[], profile: EvmChainProfile): Transfer[] {
+  const blockNumber = quantity(block.number)
+  const txIndex = block.transactions.length
+  const txHash = lower(block.hash)
+  const row = (seq: number, type: 'reward' | 'withdrawal', to: string, value: bigint): Transfer => ({
+    blockNumber,
+    txIndex,
+    seq,
+    txHash,
+    type,
+    from: null,
+    to: lower(to),
+    value,
+    contractAddress: null,
+    tokenId: null,
+    logIndex: null,
+    batchIndex: null,
+    operator: null,
+  })
+  const rows: Transfer[] = []
+  if (profile.blockRewards) {
+    rewards.forEach((reward, i) => {
+      const value = bigQuantity(reward.action.value)
+      if (reward.type === 'reward' && reward.action.author && value > 0n) rows.push(row(i, 'reward', reward.action.author, value))
+    })
+  }
+  if (profile.withdrawals === 'native') {
+    ;(block.withdrawals ?? []).forEach((withdrawal, i) => {
+      const value = bigQuantity(withdrawal.amount) * GWEI
+      if (value > 0n) rows.push(row(SEQ_WITHDRAWAL_BASE + i, 'withdrawal', withdrawal.address, value))
+    })
+  }
+  return rows
+}
+
+/**
+ * A token transfer as the profile sees it: a native alias's Transfer either repeats a native move
+ * already recorded (dropped) or is the native move itself (an `internal` record of the coin).
+ */
+export function applyNativeAliases(transfers: Transfer[], profile: EvmChainProfile): Transfer[] {
+  if (profile.nativeAliases.length === 0) return transfers
+  const modes = new Map(profile.nativeAliases.map((alias) => [alias.contract, alias.mode]))
+  const out: Transfer[] = []
+  for (const transfer of transfers) {
+    const mode = transfer.contractAddress === null ? undefined : modes.get(transfer.contractAddress)
+    if (mode === undefined) out.push(transfer)
+    else if (mode === 'moves' && transfer.type === 'erc20') {
+      out.push({ ...transfer, type: 'internal', contractAddress: null, batchIndex: null })
+    }
+  }
+  return out
 }
 
 /** Orders a block's transfers by (txIndex, seq). */

@@ -2,14 +2,18 @@ import type { Logger } from 'pino'
 import type { BlockRef, ChainBlock, Token, Transfer } from '../../domain/records.ts'
 import type { Balances, ChainSource } from '../chain-source.ts'
 import {
+  applyNativeAliases,
   bigQuantity,
   compareTransfers,
+  decodeBlockTransfers,
   decodeCallFrames,
   decodeParityTraces,
   decodeTokenTransfers,
   decodeTransactionTransfers,
   quantity,
 } from './decode.ts'
+import { decodeNativeLedgerLog } from './native-ledger.ts'
+import { type EvmChainProfile, profileOf, unattributedIn } from './profiles/index.ts'
 import { isMethodUnavailable, isRangeTooLarge, type RpcCall, type RpcClient, RpcError, TransportError } from './rpc-client.ts'
 import type { CallTraceResult, Hex, ParityTrace, RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 import { decodeToken, metadataCalls } from './token-metadata.ts'
@@ -31,6 +35,8 @@ export type EvmSourceOptions = {
   logger: Logger
   /** Skip detection and use these (tests pin each code path; operators can work around a node that lies). */
   capabilities?: EvmCapabilities
+  /** What makes the chain's ledger differ from a plain EVM chain's; by default the chain's own (profiles/). */
+  profile?: EvmChainProfile
 }
 
 export type EvmSource = ChainSource & {
@@ -38,7 +44,7 @@ export type EvmSource = ChainSource & {
   detectCapabilities(): Promise<EvmCapabilities>
 }
 
-export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOptions): EvmSource {
+export function createEvmSource({ chain, rpc, logger, profile = profileOf(chain), ...options }: EvmSourceOptions): EvmSource {
   let capabilities: Promise<EvmCapabilities> | undefined = options.capabilities && Promise.resolve(options.capabilities)
 
   /** Probes on the latest block, which every node keeps (a fresh chain's block 1 does not exist yet). */
@@ -164,31 +170,42 @@ export function createEvmSource({ chain, rpc, logger, ...options }: EvmSourceOpt
       // Whole transactions are a node's costliest answer (anvil spends 4× the CPU of receipts and traces
       // together on them). With traces they are not needed: a transaction's sender, recipient and value
       // are its top-level call's, its fee and status are in its receipt, and its logs too (so no eth_getLogs).
-      let blocks = await fetchBodies(from, to, traces === 'none')
+      // Deposits carry their mint only in the transaction itself.
+      let blocks = await fetchBodies(from, to, traces === 'none' || profile.depositTxType !== undefined)
       const [receipts, traced] = await Promise.all([fetchReceipts(blocks, blockReceipts), fetchInternal(blocks, traces)])
       if (!canAssembleFromHashes(blocks, receipts, traced)) {
         // receipts without effectiveGasPrice (old nodes), or a transaction the traces leave out: take whole transactions
         blocks = await fetchBodies(from, to, true)
       }
       checkAmounts(blocks, receipts)
-      return assembleBlocks(blocks, receipts, traced)
+      return assembleBlocks(blocks, receipts, traced, profile)
+    },
+
+    async explainDifferences(fromBlock: number, toBlock: number) {
+      const { traces } = await detectCapabilities()
+      return unattributedIn(profile, fromBlock, toBlock, traces).map(({ asset, reason }) => ({
+        asset: asset === 'native' ? null : asset,
+        reason,
+      }))
     },
 
     async fetchBalances(address: string, contractAddresses: readonly string[], blockNumber: number): Promise<Balances> {
       const block = hex(blockNumber)
       const native = bigQuantity(await rpc.request<Hex>('eth_getBalance', [address, block]))
       const tokens = new Map<string, bigint>()
+      const unanswered = new Set<string>()
       // balanceOf(address): selector 0x70a08231 and the address as one 32-byte word
       const data = `0x70a08231${address.slice(2).toLowerCase().padStart(64, '0')}`
       for (const contract of contractAddresses) {
         const answer = await rpc.request<Hex>('eth_call', [{ to: contract, data }, block]).catch((error: unknown) => {
-          if (isContractFailure(error)) return '0x' as Hex
-          throw error
+          if (!isContractFailure(error)) throw error
+          unanswered.add(contract)
+          return '0x' as Hex
         })
         // a contract not deployed yet answers "0x"; a longer answer's first word is the balance
         tokens.set(contract, answer.length >= 66 ? BigInt(answer.slice(0, 66)) : 0n)
       }
-      return { native, tokens }
+      return { native, tokens, unanswered }
     },
 
     async fetchTokens(contractAddresses: readonly string[]): Promise<Token[]> {
@@ -260,14 +277,22 @@ type TopCall = { from: Hex; to: Hex | null; value: Hex }
  * What the traces of a block tell: its internal transfers, each transaction's top-level call (by
  * lower-case hash), and the transactions whose top-level call failed.
  */
-export type BlockTraces = { internal: Transfer[]; calls: ReadonlyMap<string, TopCall>; reverted: ReadonlySet<string> }
-const NO_TRACES: BlockTraces = { internal: [], calls: new Map(), reverted: new Set() }
+export type BlockTraces = {
+  internal: Transfer[]
+  calls: ReadonlyMap<string, TopCall>
+  reverted: ReadonlySet<string>
+  /** trace_block `reward` entries, which belong to no transaction. */
+  rewards: readonly ParityTrace[]
+}
+const NO_TRACES: BlockTraces = { internal: [], calls: new Map(), reverted: new Set(), rewards: [] }
 
 function tracesFromParity(block: RpcBlock, traces: ParityTrace[]): BlockTraces {
   const byTx = new Map<string, ParityTrace[]>()
   const calls = new Map<string, TopCall>()
   const reverted = new Set<string>()
+  const rewards: ParityTrace[] = []
   for (const trace of traces) {
+    if (trace.type === 'reward') rewards.push(trace)
     if (trace.transactionHash === undefined || trace.transactionHash === null) continue
     const hash = lower(trace.transactionHash)
     const list = byTx.get(hash) ?? []
@@ -286,7 +311,7 @@ function tracesFromParity(block: RpcBlock, traces: ParityTrace[]): BlockTraces {
     const txHash = lower(txHashOf(tx))
     return decodeParityTraces({ blockNumber, txIndex, txHash }, byTx.get(txHash) ?? [])
   })
-  return { internal, calls, reverted }
+  return { internal, calls, reverted, rewards }
 }
 
 function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[]): BlockTraces {
@@ -310,7 +335,7 @@ function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[]): Bloc
     if (top.value !== undefined) calls.set(txHash, { from: top.from, to: top.to ?? null, value: top.value })
     return decodeCallFrames({ blockNumber, txIndex, txHash }, top)
   })
-  return { internal, calls, reverted }
+  return { internal, calls, reverted, rewards: [] }
 }
 
 /** Whether blocks fetched with transaction hashes only can be assembled: every fee priced, every transaction traced. */
@@ -337,7 +362,12 @@ function transactionsOf(block: RpcBlock, traces: BlockTraces): RpcTransaction[] 
  * belong together (a reorg between the calls): blocks must link, and receipts and their logs must be
  * of the same block hashes. Token transfers come from the receipts' logs.
  */
-export function assembleBlocks(blocks: RpcBlock[], receipts: RpcReceipt[][], traces: BlockTraces[]): ChainBlock[] {
+export function assembleBlocks(
+  blocks: RpcBlock[],
+  receipts: RpcReceipt[][],
+  traces: BlockTraces[],
+  profile: EvmChainProfile,
+): ChainBlock[] {
   return blocks.map((block, i) => {
     const ref = toBlockRef(block)
     const previous = blocks[i - 1]
@@ -362,17 +392,26 @@ export function assembleBlocks(blocks: RpcBlock[], receipts: RpcReceipt[][], tra
           `block ${ref.number}: a receipt of block ${receipt.blockHash}, not ${ref.hash} (a reorg while fetching)`,
         )
       }
-      transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt, blockTraces.reverted.has(hash)))
+      const ledger = profile.nativeLedger
+      if (ledger === undefined) {
+        transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt, blockTraces.reverted.has(hash), profile))
+      }
       for (const log of receipt.logs ?? []) {
         if (log.blockHash !== undefined && lower(log.blockHash) !== ref.hash) {
           throw new TransportError(
             `block ${ref.number}: a log of block ${log.blockHash}, not ${ref.hash} (a reorg while fetching)`,
           )
         }
-        transfers.push(...decodeTokenTransfers(log))
+        if (ledger !== undefined && log.address.toLowerCase() === ledger.contract) {
+          transfers.push(...decodeNativeLedgerLog(log, ledger))
+        } else {
+          transfers.push(...applyNativeAliases(decodeTokenTransfers(log), profile))
+        }
       }
     }
-    transfers.push(...blockTraces.internal)
+    // on a chain whose coin has its own ledger contract, the traces' value moves are in that ledger already
+    if (profile.nativeLedger === undefined) transfers.push(...blockTraces.internal)
+    transfers.push(...decodeBlockTransfers(block, blockTraces.rewards, profile))
     transfers.sort(compareTransfers)
     return { ...ref, transfers }
   })

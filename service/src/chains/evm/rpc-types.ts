@@ -9,7 +9,11 @@ export type RpcBlock = {
   timestamp: Hex
   /** Whole transactions when asked for, else their hashes. */
   transactions: (RpcTransaction | Hex)[]
+  /** EIP-4895 (after Shanghai): amounts in Gwei. */
+  withdrawals?: RpcWithdrawal[]
 }
+
+export type RpcWithdrawal = { index: Hex; validatorIndex: Hex; address: Hex; amount: Hex }
 
 export type RpcTransaction = {
   hash: Hex
@@ -18,6 +22,10 @@ export type RpcTransaction = {
   to: Hex | null
   value: Hex
   gasPrice?: Hex
+  /** The transaction type (0x7e: an OP-stack deposit). */
+  type?: Hex
+  /** OP-stack deposits: the value minted to `from` on L2. */
+  mint?: Hex | null
 }
 
 export type RpcReceipt = {
@@ -29,8 +37,16 @@ export type RpcReceipt = {
   gasUsed: Hex
   effectiveGasPrice?: Hex
   contractAddress?: Hex | null
-  /** OP-stack L1 data fee. */
+  /** The transaction type, as in the transaction. */
+  type?: Hex
+  /** OP-stack and Scroll L1 data fee. */
   l1Fee?: Hex | null
+  /** OP-stack operator fee parameters (Isthmus). */
+  operatorFeeScalar?: Hex | null
+  operatorFeeConstant?: Hex | null
+  /** EIP-4844 blob gas. */
+  blobGasUsed?: Hex | null
+  blobGasPrice?: Hex | null
   logs?: RpcLog[]
 }
 
@@ -57,6 +73,9 @@ export type ParityTrace = {
     address?: Hex
     refundAddress?: Hex
     balance?: Hex
+    /** `reward` entries: who is credited, and for what. */
+    author?: Hex
+    rewardType?: string
   }
   result?: { address?: Hex } | null
   error?: string

@@ -1,4 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2'
+import { sha256 } from '@noble/hashes/sha2.js'
 import { createBase58check, hex } from '@scure/base'
 import { InternalError } from '../../lib/errors.ts'
 

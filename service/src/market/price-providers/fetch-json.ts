@@ -18,10 +18,11 @@ export class PriceSourceError extends UpstreamError {
 
   constructor(source: string, failed: UpstreamError) {
     const detail = describe(failed)
-    const { failure, request, upstreamStatus, statusText, body, retryAfterMs, attempts } = failed
+    const { failure, request, upstreamStatus, statusText, body, retryAfterMs, attempts, unreachable } = failed
     super(`${source}: ${detail}`, {
       failure,
       attempts,
+      unreachable,
       retryable: failed.retryable,
       cause: failed,
       ...(request === undefined ? {} : { request }),
@@ -71,6 +72,8 @@ export async function fetchJson(source: string, url: URL, options: FetchJsonOpti
     timeoutMs: options.timeoutMs,
     maxAttempts: MAX_ATTEMPTS,
     maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+    // a sync asks one source for many assets: a host that refuses connections is not waited for
+    failFastUnreachable: true,
     ...(options.headers === undefined ? {} : { headers: options.headers }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),

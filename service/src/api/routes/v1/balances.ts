@@ -5,9 +5,18 @@ import { WdsError } from '../../../lib/errors.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import type { WalletBalances } from '../../wallet-balances.ts'
-import { chainsForAddress, getChainParam, normalizeAddress, parseDateParam, requireConfigured } from '../../wallet-query.ts'
+import {
+  type ChainAvailability,
+  chainsForAddress,
+  explainNoChains,
+  findHdWallet,
+  getChainParam,
+  normalizeAddress,
+  parseDateParam,
+  requireConfigured,
+} from '../../wallet-query.ts'
 
-export type BalanceRoutesOptions = { walletBalances: WalletBalances; configuredChains: ReadonlySet<string> }
+export type BalanceRoutesOptions = { walletBalances: WalletBalances; availability: ChainAvailability }
 
 const BalancesQuery = Type.Object(
   {
@@ -27,10 +36,7 @@ const BalancesQuery = Type.Object(
 )
 
 /** A wallet's balances: the handler validates its parameters and asks the balances service. */
-export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (
-  app,
-  { walletBalances, configuredChains },
-) => {
+export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (app, { walletBalances, availability }) => {
   app.get(
     '/wallets/:address/balances',
     {
@@ -48,20 +54,24 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
     async (request) => {
       const q = request.query
       const named = q.chain === undefined ? undefined : getChainParam(q.chain)
-      const address = normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
+      const hd = findHdWallet(request.params.address, named, availability)
+      const address = hd?.wallet.id ?? normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
       if (q.atBlock !== undefined && q.atDate !== undefined) {
         throw new WdsError('invalid_parameter', 'give atBlock or atDate, not both', { param: 'atDate' })
       }
-      if (q.atBlock !== undefined && named === undefined) {
+      if (q.atBlock !== undefined && named === undefined && hd === undefined) {
         throw new WdsError('invalid_parameter', 'atBlock is a block of one chain: give chain too', { param: 'atBlock' })
       }
       const at = { block: q.atBlock, date: q.atDate === undefined ? undefined : parseDateParam(q.atDate, 'atDate') }
       const currency = getCurrencyParam(q.currency)
-      if (named !== undefined) requireConfigured(named, configuredChains)
+      if (named !== undefined) requireConfigured(named, availability)
+      if (hd !== undefined) requireConfigured(hd.chain, availability)
       return walletBalances.read({
+        hd,
         address,
-        chains: named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named],
+        chains: named === undefined ? chainsForAddress(request.params.address, availability) : [named],
         named: named !== undefined,
+        unservedChains: named === undefined ? explainNoChains(request.params.address, availability) : [],
         atBlock: at.block,
         atDate: at.date,
         includePrices: q.includePrices,

@@ -5,10 +5,8 @@ import { addDays, DAY_MS } from '../../../lib/dates.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import type { UsageStore } from '../../../store/usage-store.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { parseDay } from '../../wallet-query.ts'
+import { MAX_DATE_RANGE_DAYS, parseDay } from '../../wallet-query.ts'
 
-/** The longest range one usage request may span, in days (both ends included). */
-export const MAX_USAGE_DAYS = 366
 /** Days shown when `from` is not given: the last 30, today included. */
 const DEFAULT_USAGE_DAYS = 30
 
@@ -79,10 +77,13 @@ export const developerUsageRoutes: FastifyPluginAsyncTypebox<DeveloperUsageRoute
           : parseDay(request.query.from, 'from', { allowFuture: true })
       if (from > to) throw new WdsError('invalid_parameter', `from (${from}) is after to (${to})`, { param: 'from' })
       const span = daysBetween(from, to) + 1
-      if (span > MAX_USAGE_DAYS) {
-        throw new WdsError('date_range_too_large', `from..to spans ${span} days; at most ${MAX_USAGE_DAYS} are allowed`, {
-          param: 'from',
-        })
+      // the one rule of every date range: the two ends at most 365 days apart (so 366 days, both included)
+      if (span - 1 > MAX_DATE_RANGE_DAYS) {
+        throw new WdsError(
+          'date_range_too_large',
+          `from and to may be at most ${MAX_DATE_RANGE_DAYS} days apart (they are ${span - 1}); ask for the usage a year at a time`,
+          { param: 'to' },
+        )
       }
       await flushUsage?.()
       const byDay = new Map((await store.usageByDay(accountIdOf(request), from, to)).map((day) => [day.day, day]))

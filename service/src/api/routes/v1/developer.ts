@@ -5,7 +5,7 @@ import { createKey } from '../../../access/keys.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import { describeAccount, logIn, type PortalDeps, signUp, verify } from '../../../portal/accounts.ts'
 import type { ApiKeyRecord } from '../../../store/accounts-store.ts'
-import { accountOf } from '../../portal-auth.ts'
+import { accountOf, sessionOf } from '../../portal-auth.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 
 export type DeveloperRoutesOptions = PortalDeps & {
@@ -68,14 +68,14 @@ export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> 
       schema: {
         summary: 'Sign up',
         description:
-          'Creates an unverified Free account and mails a 6-digit code (15 minutes, 5 attempts, single use). Signing up again re-sends a new code.',
+          'Mails a 6-digit code (15 minutes, single use) that confirms this sign-up and its password; nothing of the account changes until it is entered. Signing up again mails a new code for the new sign-up. Throttled per IP and per email; at most 5 mails an hour reach one address.',
         tags,
         body: Credentials,
         response: { 202: Type.Object({ status: Type.Literal('code_sent'), email: Type.String() }), ...PROBLEM_RESPONSES },
       },
     },
     async (request, reply) => {
-      await signUp(deps, request.body)
+      await signUp(deps, { ip: request.ip }, request.body)
       return reply.code(202).send({ status: 'code_sent' as const, email: request.body.email.trim().toLowerCase() })
     },
   )
@@ -85,7 +85,8 @@ export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> 
     {
       schema: {
         summary: 'Verify the email and get the first API key',
-        description: 'The full key is in this answer only: store it now.',
+        description:
+          'The full key is in this answer only: store it now. Wrong codes are counted per email across sign-ups: after 5, each further 5 start a wait that doubles (15 minutes up to a day).',
         tags,
         body: Type.Object(
           { email: Type.String({ maxLength: 254 }), code: Type.String({ maxLength: 16 }) },
@@ -95,7 +96,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> 
       },
     },
     async (request, reply) => {
-      const { key, record } = await verify(deps, request.body)
+      const { key, record } = await verify(deps, { ip: request.ip }, request.body)
       return reply.code(201).send({ key, ...describeKey(record) })
     },
   )
@@ -115,8 +116,45 @@ export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> 
       },
     },
     async (request) => {
-      const { token, expiresAt } = await logIn(deps, request.body)
+      const { token, expiresAt } = await logIn(deps, { ip: request.ip }, request.body)
       return { token, expiresAt: expiresAt.toISOString() }
+    },
+  )
+
+  app.post(
+    '/developer/logout',
+    {
+      preHandler: requireAccount,
+      schema: {
+        summary: 'Log out',
+        description: 'Ends the session of the token sent: it is refused from now on, on every replica.',
+        tags,
+        security: bearer,
+        response: { 204: Type.Null(), ...PROBLEM_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const session = sessionOf(request)
+      await deps.developers.revokeToken(session.tokenId, session.expiresAt)
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.post(
+    '/developer/sessions/revoke',
+    {
+      preHandler: requireAccount,
+      schema: {
+        summary: 'Log out everywhere',
+        description: 'Ends every session of the account, this one included: all its tokens are refused from now on.',
+        tags,
+        security: bearer,
+        response: { 204: Type.Null(), ...PROBLEM_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      await deps.developers.revokeSessions(accountOf(request).id)
+      return reply.code(204).send(null)
     },
   )
 

@@ -75,8 +75,9 @@ export const fxRoutes: FastifyPluginAsyncTypebox<FxRoutesOptions> = async (app, 
           code,
           name: CURRENCY_NAMES[code] ?? code,
           source: sourceOf(code),
-          firstDate: span?.firstDate ?? '',
-          lastDate: span?.lastDate ?? '',
+          // null while no rate of it is loaded (an empty database), never an empty string posing as a date
+          firstDate: span?.firstDate ?? null,
+          lastDate: span?.lastDate ?? null,
         }
       }
       return {

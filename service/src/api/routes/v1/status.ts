@@ -4,6 +4,7 @@ import { CHAINS, type ChainInfo } from '../../../config/chains.ts'
 import type { ChainState, ChainStatesStore } from '../../../store/chain-states-store.ts'
 import type { ChainStatus } from '../../schemas/chain-status.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+import type { ChainAvailability } from '../../wallet-query.ts'
 
 /** An indexer that has not reported for this long is stalled. */
 export const STALLED_AFTER_SECONDS = 300
@@ -16,6 +17,7 @@ export function describeChainStatus(
   configured: boolean,
   state: ChainState | undefined,
   now: Date,
+  implemented = true,
 ): ChainStatus {
   const lagBlocks =
     state?.latestBlock != null && state.indexedBlock != null ? Math.max(0, state.latestBlock - state.indexedBlock) : null
@@ -23,17 +25,19 @@ export function describeChainStatus(
     state?.latestBlockTime != null && state.indexedBlockTime != null
       ? Math.max(0, Math.round((state.latestBlockTime.getTime() - state.indexedBlockTime.getTime()) / 1000))
       : null
-  const status: ChainStatus['status'] = !configured
-    ? 'unconfigured'
-    : state?.lastError != null
-      ? 'stalled'
-      : state === undefined || state.indexedBlock === null
-        ? 'syncing'
-        : now.getTime() - state.updatedAt.getTime() > STALLED_AFTER_SECONDS * 1000
-          ? 'stalled'
-          : lagBlocks === 0 || (lagSeconds !== null && lagSeconds <= LIVE_LAG_SECONDS)
-            ? 'live'
-            : 'syncing'
+  const status: ChainStatus['status'] = !implemented
+    ? 'unsupported'
+    : !configured
+      ? 'unconfigured'
+      : state?.lastError != null
+        ? 'stalled'
+        : state === undefined || state.indexedBlock === null
+          ? 'syncing'
+          : now.getTime() - state.updatedAt.getTime() > STALLED_AFTER_SECONDS * 1000
+            ? 'stalled'
+            : lagBlocks === 0 || (lagSeconds !== null && lagSeconds <= LIVE_LAG_SECONDS)
+              ? 'live'
+              : 'syncing'
   return {
     chain: chain.slug,
     chainId: chain.chainId,
@@ -47,25 +51,33 @@ export function describeChainStatus(
     lagBlocks,
     lagSeconds,
     lastBlockTime: state?.indexedBlockTime?.toISOString() ?? null,
-    lastError: configured ? (state?.lastError ?? null) : null,
+    lastError: configured && implemented ? (state?.lastError ?? null) : null,
   }
 }
 
 /** The status of all 29 chains, in registry order. */
 export async function listChainStatuses(
   store: ChainStatesStore,
-  configuredChains: ReadonlySet<string>,
+  availability: ChainAvailability,
   now: Date,
 ): Promise<ChainStatus[]> {
   const states = new Map((await store.listChainStates()).map((state) => [state.chain, state]))
-  return CHAINS.map((chain) => describeChainStatus(chain, configuredChains.has(chain.slug), states.get(chain.slug), now))
+  return CHAINS.map((chain) =>
+    describeChainStatus(
+      chain,
+      availability.configured.has(chain.slug),
+      states.get(chain.slug),
+      now,
+      availability.implemented.has(chain.slug),
+    ),
+  )
 }
 
-export type StatusRoutesOptions = { store: ChainStatesStore; configuredChains: ReadonlySet<string>; now?: () => Date }
+export type StatusRoutesOptions = { store: ChainStatesStore; availability: ChainAvailability; now?: () => Date }
 
 export const statusRoutes: FastifyPluginAsyncTypebox<StatusRoutesOptions> = async (
   app,
-  { store, configuredChains, now = () => new Date() },
+  { store, availability, now = () => new Date() },
 ) => {
   app.get(
     '/status/chains',
@@ -73,7 +85,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<StatusRoutesOptions> = asyn
       schema: {
         summary: 'Status of every supported chain',
         description:
-          'Coverage, source head, indexed block and lag of all 29 chains; chains with no configured source are `unconfigured`.',
+          'Coverage, source head, indexed block and lag of all 29 chains; chains with no configured source are `unconfigured`, chains whose family this version does not implement yet `unsupported` (a source given to one is not used).',
         tags: ['status'],
         security: [{ apiKey: [] }],
         querystring: Type.Object({}, { additionalProperties: false }),
@@ -82,7 +94,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<StatusRoutesOptions> = asyn
     },
     async () => {
       const at = now()
-      return { updatedAt: at.toISOString(), chains: await listChainStatuses(store, configuredChains, at) }
+      return { updatedAt: at.toISOString(), chains: await listChainStatuses(store, availability, at) }
     },
   )
 }

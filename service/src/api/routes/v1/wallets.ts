@@ -1,11 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { CHAINS } from '../../../config/chains.ts'
+import { WdsError } from '../../../lib/errors.ts'
 import { getCurrencyParam } from '../../currencies.ts'
+import type { HdWallets } from '../../hd-wallets.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import {
+  type ChainAvailability,
   chainsForAddress,
   checkBlockRange,
+  explainNoChains,
+  findHdWallet,
   getChainParam,
   normalizeAddress,
   parseDateRange,
@@ -13,7 +18,12 @@ import {
 } from '../../wallet-query.ts'
 import type { TokenTransfersRequest, WalletRecords } from '../../wallet-records.ts'
 
-export type WalletRoutesOptions = { records: WalletRecords; configuredChains: ReadonlySet<string> }
+export type WalletRoutesOptions = {
+  records: WalletRecords
+  availability: ChainAvailability
+  /** Wallets of many addresses (Bitcoin's extended keys and descriptors). */
+  hdWallets: HdWallets
+}
 
 const Address = Type.Object({ address: Type.String({ description: 'Wallet address; EVM addresses in any case' }) })
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Results per page, 1..1000' })
@@ -43,20 +53,42 @@ const TransfersQuery = Type.Object(
   { additionalProperties: false },
 )
 
-const TokenTransfersQuery = Type.Object(
+const tokenQueryFields = {
+  chain: Type.String({ default: 'ethereum', description: 'Chain slug' }),
+  contractAddress: Type.Optional(Type.String({ description: 'Only this token contract' })),
+  fromDate: Type.Optional(DateParam('Start')),
+  toDate: Type.Optional(DateParam('End, at most 365 days after fromDate')),
+  limit: Limit,
+  cursor: Type.Optional(Cursor),
+}
+
+const Erc20TransfersQuery = Type.Object(
   {
-    chain: Type.String({ default: 'ethereum', description: 'Chain slug' }),
-    contractAddress: Type.Optional(Type.String({ description: 'Only this token contract' })),
-    fromDate: Type.Optional(DateParam('Start')),
-    toDate: Type.Optional(DateParam('End, at most 365 days after fromDate')),
-    limit: Limit,
-    cursor: Type.Optional(Cursor),
+    ...tokenQueryFields,
+    includePrices: Type.Boolean({
+      default: false,
+      description: 'Add price and value fields, as on /transfers (tokens on the reviewed token list only)',
+    }),
+    currency: Type.Optional(Type.String({ description: 'Fiat currency for prices (ISO 4217), default USD' })),
+  },
+  { additionalProperties: false },
+)
+
+const NFT_NOT_PRICED =
+  'NFT transfers are not priced: an NFT has no daily market price (each token is unique, and collection floor prices are not one), so includePrices and currency do not apply here'
+
+const NftTransfersQuery = Type.Object(
+  {
+    ...tokenQueryFields,
+    // accepted only to be refused with the reason (an unknown parameter would be refused without one)
+    includePrices: Type.Optional(Type.Boolean({ description: NFT_NOT_PRICED })),
+    currency: Type.Optional(Type.String({ description: NFT_NOT_PRICED })),
   },
   { additionalProperties: false },
 )
 
 /** A wallet's transfers: each handler validates its parameters and asks the records service for the page. */
-export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { records, configuredChains }) => {
+export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { records, availability, hdWallets }) => {
   /** The parameters of the single-chain token endpoints (SPEC 4.2, 4.3), checked. */
   function tokenRequest(
     params: { address: string },
@@ -67,7 +99,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
     const contractAddress =
       query.contractAddress === undefined ? undefined : normalizeAddress(query.contractAddress, [chain], 'contractAddress')
     const dates = parseDateRange(query.fromDate, query.toDate)
-    requireConfigured(chain, configuredChains)
+    requireConfigured(chain, availability)
     return { address, chain, contractAddress, ...dates, limit: query.limit, cursor: query.cursor }
   }
 
@@ -88,6 +120,11 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
     async (request) => {
       const q = request.query
       const named = q.chain === undefined ? undefined : getChainParam(q.chain)
+      const hd = findHdWallet(request.params.address, named, availability)
+      if (hd !== undefined) {
+        requireConfigured(hd.chain, availability)
+        return hdWallets.readTransfers(hd, q)
+      }
       const scope = named === undefined ? CHAINS : [named]
       const address = normalizeAddress(request.params.address, scope)
       checkBlockRange(q.fromBlock, q.toBlock)
@@ -99,11 +136,12 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
             ? 'native'
             : normalizeAddress(q.asset, scope, 'asset')
       const currency = getCurrencyParam(q.currency)
-      if (named !== undefined) requireConfigured(named, configuredChains)
+      if (named !== undefined) requireConfigured(named, availability)
       return records.listTransfers({
         address,
-        chains: named === undefined ? chainsForAddress(request.params.address, configuredChains) : [named],
+        chains: named === undefined ? chainsForAddress(request.params.address, availability) : [named],
         named: named !== undefined,
+        unservedChains: named === undefined ? explainNoChains(request.params.address, availability) : [],
         direction: q.direction,
         fromBlock: q.fromBlock,
         toBlock: q.toBlock,
@@ -124,15 +162,22 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       schema: {
         summary: "A wallet's ERC-20 transfers",
         description:
-          'ERC-20 transfers (TRC-20 on Tron) from or to the wallet on one chain, newest first; values have exactly the token’s decimals.',
+          'ERC-20 transfers (TRC-20 on Tron) from or to the wallet on one chain, newest first; values have exactly the token’s decimals, `valueRaw` is the integer amount in base units. With `includePrices=true`, price and value fields as on /transfers.',
         tags: ['wallets'],
         security: [{ apiKey: [] }],
         params: Address,
-        querystring: TokenTransfersQuery,
+        querystring: Erc20TransfersQuery,
         response: { 200: Type.Ref('Erc20TransferList'), ...PROBLEM_RESPONSES },
       },
     },
-    async (request) => records.listErc20Transfers(tokenRequest(request.params, request.query)),
+    async (request) => {
+      const { includePrices, currency } = request.query
+      return records.listErc20Transfers({
+        ...tokenRequest(request.params, request.query),
+        includePrices,
+        currency: getCurrencyParam(currency),
+      })
+    },
   )
 
   app.get(
@@ -141,14 +186,19 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       schema: {
         summary: "A wallet's NFT transfers",
         description:
-          'ERC-721 and ERC-1155 transfers from or to the wallet on one chain, newest first: one record per Transfer log and per element of a TransferBatch.',
+          'ERC-721 and ERC-1155 transfers from or to the wallet on one chain, newest first: one record per Transfer log and per element of a TransferBatch. Not priced: an NFT has no daily market price, so `includePrices` and `currency` are refused here with that reason.',
         tags: ['wallets'],
         security: [{ apiKey: [] }],
         params: Address,
-        querystring: TokenTransfersQuery,
+        querystring: NftTransfersQuery,
         response: { 200: Type.Ref('NftTransferList'), ...PROBLEM_RESPONSES },
       },
     },
-    async (request) => records.listNftTransfers(tokenRequest(request.params, request.query)),
+    async (request) => {
+      for (const param of ['includePrices', 'currency'] as const) {
+        if (request.query[param] !== undefined) throw new WdsError('invalid_parameter', NFT_NOT_PRICED, { param })
+      }
+      return records.listNftTransfers(tokenRequest(request.params, request.query))
+    },
   )
 }

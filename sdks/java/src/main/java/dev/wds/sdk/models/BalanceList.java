@@ -16,6 +16,8 @@ public record BalanceList(
     String currency,
     List<AsOf> asOf,
     List<Balance> balances,
+    Boolean priced,
+    List<Map<String, Object>> addresses,
     @JsonIgnore ResponseInfo response,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> extra)
     implements Model, Priced, HasResponse {

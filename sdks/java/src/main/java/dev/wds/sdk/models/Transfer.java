@@ -23,6 +23,7 @@ public record Transfer(
     Integer tokenDecimals,
     Integer logIndex,
     String direction,
+    java.util.List<Map<String, Object>> counterparties,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> extra)
     implements Model, Priced, HasAmount {
   public Transfer {

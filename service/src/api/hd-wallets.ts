@@ -1,0 +1,219 @@
+import type { ChainInfo, HdWallet } from '../config/chains.ts'
+import type { Direction } from '../domain/records.ts'
+import { utxoRecords } from '../domain/utxo-records.ts'
+import { WdsError } from '../lib/errors.ts'
+import type { Pricer } from '../market/pricer.ts'
+import type { OutputsStore } from '../store/outputs-store.ts'
+import type { HistoryState, StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import { getCurrencyParam } from './currencies.ts'
+import { decodeCursor, encodeCursor, hashQuery, InvalidCursorError } from './cursor.ts'
+import { priceTransfers, shapeTransfer } from './transfer-records.ts'
+import { checkBlockRange, parseDateRange } from './wallet-query.ts'
+
+/** Derived addresses kept per wallet (deriving a key costs a curve multiplication). */
+const MAX_CACHED_WALLETS = 1_000
+
+export type HdTransfersQuery = {
+  fromBlock?: number | undefined
+  toBlock?: number | undefined
+  fromDate?: string | undefined
+  toDate?: string | undefined
+  asset?: string | undefined
+  direction: Direction
+  includePrices: boolean
+  currency?: string | undefined
+  includeFees: boolean
+  limit: number
+  cursor?: string | undefined
+}
+
+type Found = { chain: ChainInfo; wallet: HdWallet }
+
+/** The key of the wallet's own party when a transaction's records are computed. */
+const SELF = '\u0000wallet'
+
+/**
+ * Wallets of many addresses (an extended public key or a descriptor): every address derived from it,
+ * on each of its chains until `gapLimit` unused addresses in a row (BIP 44), is one wallet. Its
+ * records are computed from the stored outputs with the same rules as an address's
+ * (`utxoRecords`), so that payments between its own addresses are not movements and change is not
+ * income; its balance is the sum of its addresses' unspent outputs, listed per address too.
+ */
+export function createHdWallets({
+  outputs,
+  history,
+  pricer,
+  gapLimit,
+  cursorKey,
+}: {
+  outputs: OutputsStore
+  history: WalletTransfersStore
+  pricer: Pricer
+  gapLimit: number
+  /** Signs cursors (deriveCursorKey of the server secret). */
+  cursorKey: Uint8Array
+}) {
+  const derived = new Map<string, string[][]>()
+
+  function derive(wallet: HdWallet, chainIndex: number, count: number): string[] {
+    let perChain = derived.get(wallet.id)
+    if (perChain === undefined) {
+      if (derived.size >= MAX_CACHED_WALLETS) derived.delete(derived.keys().next().value as string)
+      perChain = wallet.chains.map(() => [])
+      derived.set(wallet.id, perChain)
+    }
+    const list = perChain[chainIndex] as string[]
+    const chain = wallet.chains[chainIndex] as number
+    while (list.length < count) list.push(wallet.deriveAddress(chain, list.length))
+    return list.slice(0, count)
+  }
+
+  /** The wallet's addresses paid by `atBlock`, with the unused ones up to each chain's gap. */
+  async function addressesOf(chain: string, wallet: HdWallet, atBlock: number): Promise<string[]> {
+    const all: string[] = []
+    for (let c = 0; c < wallet.chains.length; c++) {
+      let lastUsed = -1
+      for (let checked = 0; checked - lastUsed - 1 < gapLimit; ) {
+        const batch = derive(wallet, c, lastUsed + 1 + gapLimit).slice(checked)
+        const used = await outputs.findUsedAddresses(chain, batch, atBlock)
+        batch.forEach((address, i) => {
+          if (used.has(address)) lastUsed = checked + i
+        })
+        checked += batch.length
+      }
+      all.push(...derive(wallet, c, lastUsed + 1 + gapLimit))
+    }
+    return all
+  }
+
+  async function indexedState(chain: ChainInfo): Promise<HistoryState & { indexedFrom: number; indexedBlock: number }> {
+    const state = (await history.listHistoryStates()).find((s) => s.chain === chain.slug)
+    if (state?.indexedBlock == null || state.indexedFrom == null || !state.historyIndexed) {
+      throw new WdsError(
+        'chain_unavailable',
+        `${chain.name} (${chain.slug}) is still backfilling: its wallets are served once its first backfill reaches the head; see GET /v1/status/chains`,
+        { param: 'chain' },
+      )
+    }
+    return { ...state, indexedFrom: state.indexedFrom, indexedBlock: state.indexedBlock }
+  }
+
+  return {
+    addressesOf,
+
+    async readTransfers({ chain, wallet }: Found, q: HdTransfersQuery) {
+      checkBlockRange(q.fromBlock, q.toBlock)
+      const dates = parseDateRange(q.fromDate, q.toDate)
+      if (q.asset !== undefined && q.asset.toLowerCase() !== 'native') {
+        throw new WdsError('invalid_parameter', `${chain.name} has no tokens: asset may only be "native"`, { param: 'asset' })
+      }
+      const currency = getCurrencyParam(q.currency)
+      const queryHash = hashQuery({ endpoint: 'hd-transfers', wallet: wallet.id, chain: chain.slug, ...q, cursor: undefined })
+      const state = await indexedState(chain)
+      let upperBlock = state.indexedBlock
+      let before: { blockNumber: number; txIndex: number; seq: number } | undefined
+      if (q.cursor !== undefined) {
+        try {
+          const cursor = decodeCursor(q.cursor, queryHash, cursorKey)
+          upperBlock = cursor.upperBlocks[chain.slug] ?? upperBlock
+          before = cursor.positions[chain.slug]
+        } catch (error) {
+          if (error instanceof InvalidCursorError)
+            throw new WdsError('invalid_cursor', error.message, { param: 'cursor', cause: error })
+          throw error
+        }
+      }
+      let from = Math.max(q.fromBlock ?? 0, state.indexedFrom)
+      let to = Math.min(q.toBlock ?? upperBlock, upperBlock)
+      if (dates.fromDate !== undefined)
+        from = (await history.findBlockByTime(chain.slug, dates.fromDate, 'atOrAfter', { from, to })) ?? to + 1
+      if (dates.toDateExclusive !== undefined) {
+        to = (await history.findBlockByTime(chain.slug, dates.toDateExclusive, 'before', { from, to })) ?? from - 1
+      }
+      if (before !== undefined) to = Math.min(to, before.blockNumber)
+
+      const addresses = await addressesOf(chain.slug, wallet, upperBlock)
+      const own = new Set(addresses)
+      const transactions = from > to ? [] : await outputs.listTransactions(chain.slug, addresses, from, to)
+      const records: StoredTransfer[] = []
+      for (let i = transactions.length - 1; i >= 0; i--) {
+        const tx = transactions[i] as (typeof transactions)[number]
+        const mine = utxoRecords(tx.blockNumber, tx, (address) => (own.has(address) ? SELF : address))
+          .filter((r) => r.wallet === SELF)
+          .sort((a, b) => b.seq - a.seq)
+        for (const r of mine) {
+          const direction = r.type === 'fee' || r.to === null ? 'out' : 'in'
+          if (q.direction !== 'both' && direction !== q.direction) continue
+          if (r.type === 'fee' && !q.includeFees) continue
+          if (before !== undefined && !isBefore(r, before)) continue
+          records.push({
+            chain: chain.slug,
+            blockNumber: r.blockNumber,
+            blockTime: tx.blockTime,
+            txIndex: r.txIndex,
+            seq: r.seq,
+            txHash: r.txHash,
+            type: r.type,
+            from: r.from ?? r.counterparties?.[0]?.address ?? null,
+            to: r.to ?? r.counterparties?.[0]?.address ?? null,
+            value: r.value.toString(),
+            contractAddress: null,
+            tokenId: null,
+            logIndex: null,
+            batchIndex: null,
+            operator: null,
+            counterparties:
+              r.counterparties == null ? null : r.counterparties.map((c) => ({ address: c.address, value: c.value.toString() })),
+          })
+        }
+        if (records.length > q.limit) break
+      }
+      const hasMore = records.length > q.limit
+      const page = records.slice(0, q.limit)
+      const last = page.at(-1)
+      const shaped = page.map((t) => shapeTransfer(t, '', undefined, t.type === 'fee' || own.has(t.from ?? '') ? 'out' : 'in'))
+      if (q.includePrices) await priceTransfers(pricer, shaped, page, currency)
+      return {
+        address: wallet.id,
+        chain: chain.slug,
+        ...(q.includePrices ? { currency } : {}),
+        transfers: shaped,
+        cursor:
+          hasMore && last !== undefined
+            ? encodeCursor(
+                {
+                  query: queryHash,
+                  upperBlocks: { [chain.slug]: upperBlock },
+                  positions: { [chain.slug]: { blockNumber: last.blockNumber, txIndex: last.txIndex, seq: last.seq } },
+                },
+                cursorKey,
+              )
+            : null,
+        hasMore,
+      }
+    },
+
+    /** What the wallet's addresses hold at the end of `blockNumber`, per address (the empty ones left out). */
+    async readBalances({ chain, wallet }: Found, blockNumber: number) {
+      const addresses = await addressesOf(chain.slug, wallet, blockNumber)
+      const perAddress = await outputs.sumUnspent(chain.slug, addresses, blockNumber)
+      const held = addresses.flatMap((address) => {
+        const balance = perAddress.get(address) ?? 0n
+        return balance === 0n ? [] : [{ address, balance }]
+      })
+      return { total: held.reduce((sum, a) => sum + a.balance, 0n), addresses: held }
+    },
+  }
+}
+
+export type HdWallets = ReturnType<typeof createHdWallets>
+
+function isBefore(
+  r: { blockNumber: number; txIndex: number; seq: number },
+  p: { blockNumber: number; txIndex: number; seq: number },
+) {
+  return (
+    r.blockNumber < p.blockNumber ||
+    (r.blockNumber === p.blockNumber && (r.txIndex < p.txIndex || (r.txIndex === p.txIndex && r.seq < p.seq)))
+  )
+}

@@ -1,0 +1,63 @@
+import { type ChainInfo, findChain } from '../config/chains.ts'
+import { RECORD_TYPES, type RecordType, recordId, recordTypesOf, type Token } from '../domain/records.ts'
+import { formatUnits } from '../lib/decimal.ts'
+import type { Pricer } from '../market/pricer.ts'
+import type { StoredTransfer } from '../store/wallet-transfers-store.ts'
+import { addFiatValues, pricedAsset } from './fiat-values.ts'
+
+/** The coin's record types (native, internal, fee, reward …): what `asset=native` selects. */
+export const COIN_TYPES: readonly RecordType[] = recordTypesOf('coin')
+
+/** Every record type but fees: what `includeFees=false` selects. */
+export const ALL_BUT_FEES: readonly RecordType[] = [...COIN_TYPES, ...recordTypesOf('token'), ...recordTypesOf('nft')].filter(
+  (type) => type !== 'fee',
+)
+
+export const directionOf = (t: Pick<StoredTransfer, 'type' | 'from'>, address: string) =>
+  t.type === 'fee' || t.from === address ? ('out' as const) : ('in' as const)
+
+/** A stored record as `/transfers` serves it, seen from `address` (the wallet asked for). */
+export function shapeTransfer(t: StoredTransfer, address: string, token: Token | undefined, direction = directionOf(t, address)) {
+  const chain = findChain(t.chain) as ChainInfo
+  const coin = t.contractAddress === null
+  const decimals = coin ? chain.nativeAsset.decimals : RECORD_TYPES[t.type] === 'token' ? (token?.decimals ?? null) : null
+  const amount = (value: string) => (decimals === null ? value : formatUnits(BigInt(value), decimals))
+  return {
+    id: recordId(t.chain, t.txHash, t.seq),
+    chain: t.chain,
+    chainId: chain.chainId,
+    txHash: t.txHash,
+    blockNumber: t.blockNumber,
+    timestamp: t.blockTime.toISOString(),
+    type: t.type,
+    from: t.from,
+    to: t.to,
+    value: amount(t.value),
+    valueRaw: t.value,
+    asset: coin ? chain.nativeAsset.symbol : (token?.symbol ?? null),
+    contractAddress: t.contractAddress,
+    tokenId: t.tokenId,
+    tokenDecimals: decimals,
+    logIndex: t.logIndex,
+    direction,
+    ...(t.counterparties === null
+      ? {}
+      : { counterparties: t.counterparties.map((c) => ({ address: c.address, value: amount(c.value) })) }),
+  }
+}
+
+export type TransferRecord = ReturnType<typeof shapeTransfer>
+
+/** Adds price_<ccy>/value_<ccy> to each record, priced on its day. */
+export async function priceTransfers(pricer: Pricer, records: TransferRecord[], transfers: StoredTransfer[], currency: string) {
+  await addFiatValues(
+    pricer,
+    records,
+    transfers.map((t, i) => ({
+      pricedAs: pricedAsset(findChain(t.chain) as ChainInfo, t.type, t.contractAddress),
+      date: records[i]?.timestamp.slice(0, 10) ?? '',
+      amount: records[i]?.tokenDecimals === null ? null : (records[i]?.value ?? null),
+    })),
+    currency,
+  )
+}

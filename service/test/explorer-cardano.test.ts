@@ -1,0 +1,389 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type BlockfrostTx, type BlockfrostUtxos, stakeAddressOf } from '../src/chains/explorers/cardano.ts'
+import { connectExplorerSource } from '../src/chains/sources.ts'
+import { findChain } from '../src/config/chains.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+
+/**
+ * Cardano through the production path against a local Blockfrost answering with the examples of
+ * Blockfrost's published OpenAPI spec (addresses, stake keys, a self-payment, an asset's metadata,
+ * the latest block) and generated transactions in the same shapes for the UTXO rule, stake-key
+ * wallets, failed scripts, withdrawals, paging and failures.
+ */
+
+type Examples = { endpoints: Record<string, { example_response: unknown }> }
+const examples: Examples = JSON.parse(
+  readFileSync(join(import.meta.dirname, 'fixtures/blockfrost/cardano_blockfrost_examples.json'), 'utf8'),
+)
+const example = <T>(path: string) => examples.endpoints[path]?.example_response as T
+const logger = createLogger('silent')
+
+const addressExample = example<{ address: string; stake_address: string; amount: { unit: string; quantity: string }[] }>(
+  '/addresses/{address}',
+)
+const recordedUtxos = example<BlockfrostUtxos>('/txs/{hash}/utxos')
+const recordedTx = example<BlockfrostTx>('/txs/{hash}')
+const latest = example<{ height: number; time: number }>('/blocks/latest')
+const asset = example<{ asset: string }>('/assets/{asset}')
+const stakeAddresses = example<{ address: string }[]>('/accounts/{stake_address}/addresses').map((a) => a.address)
+const otherStakeTxs = example<{ address: string }[]>('/accounts/{stake_address}/transactions')
+
+const A = addressExample.address
+const B = recordedUtxos.inputs[0]?.address as string
+const [X, Y] = [otherStakeTxs[0]?.address as string, otherStakeTxs[2]?.address as string]
+const [K1, K2, K3, K4] = stakeAddresses as [string, string, string, string]
+const NUT = asset.asset
+const ADA = 1_000_000n
+const FINAL = latest.height - 15
+
+type Tx = { tx: BlockfrostTx; utxos: BlockfrostUtxos; withdrawals: { address: string; amount: string }[] }
+const txs = new Map<string, Tx>()
+const lovelace = (n: bigint) => [{ unit: 'lovelace', quantity: String(n) }]
+
+function addTx(
+  hash: string,
+  height: number,
+  inputs: { address: string; ada: bigint; nut?: bigint; collateral?: boolean }[],
+  outputs: { address: string; ada: bigint; nut?: bigint; collateral?: boolean }[],
+  extra: Partial<BlockfrostTx> & { withdrawals?: { address: string; amount: string }[] } = {},
+) {
+  const amount = (x: { ada: bigint; nut?: bigint }) => [
+    ...lovelace(x.ada),
+    ...(x.nut === undefined ? [] : [{ unit: NUT, quantity: String(x.nut) }]),
+  ]
+  const { withdrawals = [], ...tx } = extra
+  txs.set(hash, {
+    tx: {
+      ...recordedTx,
+      hash,
+      block_height: height,
+      block_time: 1_700_000_000 + height,
+      index: 0,
+      deposit: '0',
+      withdrawal_count: withdrawals.length,
+      valid_contract: true,
+      ...tx,
+    },
+    utxos: {
+      hash,
+      inputs: inputs.map((i) => ({ address: i.address, amount: amount(i), collateral: i.collateral ?? false, reference: false })),
+      outputs: outputs.map((o) => ({ address: o.address, amount: amount(o), collateral: o.collateral ?? false })),
+    },
+    withdrawals,
+  })
+}
+
+const hash = (n: number) => n.toString(16).padStart(64, '0')
+// the recorded example: B pays 42 ADA and 12 nutcoin back to itself
+txs.set(recordedUtxos.hash, {
+  tx: { ...recordedTx, hash: recordedUtxos.hash, withdrawal_count: 0 },
+  utxos: recordedUtxos,
+  withdrawals: [],
+})
+// X pays A 10 ADA and 5 nutcoin, fee 0.2
+addTx(
+  hash(1),
+  1000,
+  [{ address: X, ada: 50n * ADA, nut: 5n }],
+  [
+    { address: A, ada: 10n * ADA, nut: 5n },
+    { address: X, ada: 39_800_000n },
+  ],
+)
+// A pays Y 7 ADA with change back to A, fee 0.18
+addTx(
+  hash(2),
+  2000,
+  [{ address: A, ada: 42n * ADA }],
+  [
+    { address: Y, ada: 7n * ADA },
+    { address: A, ada: 34_820_000n },
+  ],
+)
+// a script of A's fails: its collateral (5 ADA) is spent into a 4.6 ADA collateral return
+addTx(
+  hash(3),
+  3000,
+  [
+    { address: A, ada: 30n * ADA },
+    { address: A, ada: 5n * ADA, collateral: true },
+  ],
+  [
+    { address: Y, ada: 29_800_000n },
+    { address: A, ada: 4_600_000n, collateral: true },
+  ],
+  { valid_contract: false },
+)
+// within the stake key K: K1 moves 100 ADA and 3 ADA of withdrawn rewards to K2 and K3, fee 0.5
+const K = stakeAddressOf(K1) as string
+addTx(
+  hash(4),
+  4000,
+  [{ address: K1, ada: 100n * ADA }],
+  [
+    { address: K2, ada: 60n * ADA },
+    { address: K3, ada: 42_500_000n },
+  ],
+  { withdrawals: [{ address: K, amount: String(3n * ADA) }] },
+)
+// X pays K4 5 ADA, fee 0.17
+addTx(
+  hash(5),
+  5000,
+  [{ address: X, ada: 20n * ADA }],
+  [
+    { address: K4, ada: 5n * ADA },
+    { address: X, ada: 14_830_000n },
+  ],
+)
+// A receives 1 ADA in a block not yet final
+addTx(
+  hash(6),
+  latest.height - 3,
+  [{ address: X, ada: 2n * ADA }],
+  [
+    { address: A, ada: 1n * ADA },
+    { address: X, ada: 800_000n },
+  ],
+)
+// 250 payments of 1 ADA from X to B, for paging
+const PAGED = 250
+for (let n = 0; n < PAGED; n++)
+  addTx(
+    hash(1000 + n),
+    10_000 + n,
+    [{ address: X, ada: 3n * ADA }],
+    [
+      { address: B, ada: 1n * ADA },
+      { address: X, ada: 1_800_000n },
+    ],
+  )
+
+/** Blockfrost's listing: one entry per (address, transaction), oldest first, up to `to`. */
+function listing(match: (address: string) => boolean, query: URLSearchParams, withAddress: boolean) {
+  const to = Number(query.get('to') ?? Number.MAX_SAFE_INTEGER)
+  const entries = [...txs.values()]
+    .filter((t) => t.tx.block_height <= to)
+    .sort((a, b) => a.tx.block_height - b.tx.block_height)
+    .flatMap((t) =>
+      [...new Set([...t.utxos.inputs, ...t.utxos.outputs].map((x) => x.address))].filter(match).map((address) => ({
+        ...(withAddress ? { address } : {}),
+        tx_hash: t.tx.hash,
+        tx_index: t.tx.index,
+        block_height: t.tx.block_height,
+        block_time: t.tx.block_time,
+      })),
+    )
+  const unique = withAddress ? entries : entries.filter((e, i) => entries.findIndex((f) => f.tx_hash === e.tx_hash) === i)
+  const count = Number(query.get('count') ?? 100)
+  const page = Number(query.get('page') ?? 1)
+  return unique.slice((page - 1) * count, page * count)
+}
+
+function answer(call: ExplorerCall) {
+  const notFound = {
+    status: 404,
+    body: { status_code: 404, error: 'Not Found', message: 'The requested component has not been found.' },
+  }
+  const path = call.path
+  if (path === '/blocks/latest') return { body: latest }
+  const byAddress = /^\/addresses\/([^/]+)\/transactions$/.exec(path)
+  if (byAddress) return { body: listing((a) => a === byAddress[1], call.query, false) }
+  const byStake = /^\/accounts\/([^/]+)\/transactions$/.exec(path)
+  if (byStake) return { body: listing((a) => stakeAddressOf(a) === byStake[1], call.query, true) }
+  const ofTx = /^\/txs\/([0-9a-f]+)(\/utxos|\/withdrawals)?$/.exec(path)
+  if (ofTx) {
+    const t = txs.get(ofTx[1] as string)
+    if (t === undefined) return notFound
+    return { body: ofTx[2] === '/utxos' ? t.utxos : ofTx[2] === '/withdrawals' ? t.withdrawals : t.tx }
+  }
+  if (path === `/addresses/${A}`) return { body: addressExample }
+  if (path === `/accounts/${K}`) return { body: { ...example<object>('/accounts/{stake_address}'), stake_address: K } }
+  if (path === `/accounts/${K}/addresses/assets`)
+    return { body: Number(call.query.get('page')) === 1 ? [{ unit: NUT, quantity: '12' }] : [] }
+  if (path === `/assets/${NUT}`) return { body: example('/assets/{asset}') }
+  return notFound
+}
+
+describe('Cardano through the API on a local Blockfrost', () => {
+  let server: ExplorerServer
+  let t: TestApp
+  let key: string
+  const get = async (path: string) => {
+    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
+    return { status: response.statusCode, body: response.json() }
+  }
+  const calls = (pattern: RegExp) => server.calls.filter((c) => pattern.test(c.path)).length
+  const ageSyncs = () => t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
+  const rows = (body: { transfers: Record<string, unknown>[] }) =>
+    body.transfers.map((r) => [r.txHash, r.type, r.direction, r.value, r.asset, r.from, r.to])
+
+  beforeAll(async () => {
+    server = await startExplorerServer(answer)
+    const source = connectExplorerSource(findChain('cardano') ?? expect.fail('no cardano'), {
+      urls: [server.url],
+      apiKey: 'mainnetTestProjectId',
+      logger,
+      callsPerSecond: 10_000,
+      http: { retryBaseMs: 1, maxAttempts: 3 },
+    })
+    t = await createTestApp(
+      { chains: { cardano: { urls: [server.url], startBlock: 0 } } },
+      { explorers: { findExplorer: async (chain) => (chain === 'cardano' ? source : undefined), freshForMs: 60_000 } },
+    )
+    key = (await t.createKey('cardano@example.com', 'pro')).key
+  })
+
+  afterAll(async () => {
+    await t?.close()
+    await server?.close()
+  })
+
+  test('stakeAddressOf() gives the stake address Blockfrost states for a base address, and one for all of a key’s addresses', () => {
+    // (the /addresses example's own stake_address is an unrelated example value)
+    expect(stakeAddresses.map(stakeAddressOf)).toEqual(
+      stakeAddresses.map(() => 'stake1u9ylzsgxaa6xctf4juup682ar3juj85n8tx3hthnljg47zctvm3rc'),
+    )
+    expect(stakeAddressOf(K)).toBe(K)
+    expect(stakeAddressOf(X)).toBe(stakeAddressOf(Y))
+  })
+
+  test('an address: in from X, out to Y (each the main counterparty) with change left out, a failed script as fee only; not-final blocks wait', async () => {
+    const { status, body } = await get(`/v1/wallets/${A}/transfers?chain=cardano`)
+    expect({ status, rows: rows(body) }).toEqual({
+      status: 200,
+      rows: [
+        [hash(3), 'fee', 'out', '0.400000', 'ADA', A, null],
+        [hash(2), 'fee', 'out', '0.180000', 'ADA', A, null],
+        [hash(2), 'native', 'out', '7.000000', 'ADA', A, Y],
+        [hash(1), 'cardano_asset', 'in', '0.000005', 'nutc', X, A],
+        [hash(1), 'native', 'in', '10.000000', 'ADA', X, A],
+      ],
+    })
+  })
+
+  test('the stored records carry their counterparties', async () => {
+    const { rows: stored } = await t.db.query<{ seq: string; counterparties: unknown }>(
+      `SELECT seq, counterparties FROM transfers WHERE chain = 'cardano' AND tx_hash = $1 AND type = 'native' ORDER BY seq`,
+      [hash(2)],
+    )
+    expect(stored.map((r) => r.counterparties)).toEqual([[{ address: Y, value: '7000000' }]])
+  })
+
+  test('the receiver of a payment sees it from its own side: X’s out and fee for the same transaction', async () => {
+    const { body } = await get(`/v1/wallets/${X}/transfers?chain=cardano&limit=1000`)
+    expect(rows(body).filter((r) => r[0] === hash(1))).toEqual([
+      [hash(1), 'cardano_asset', 'out', '0.000005', 'nutc', X, A],
+      [hash(1), 'fee', 'out', '0.200000', 'ADA', X, null],
+      [hash(1), 'native', 'out', '10.000000', 'ADA', X, A],
+    ])
+  })
+
+  test('a payment back to the same address (the recorded example) is no movement', async () => {
+    const { status, body } = await get(`/v1/wallets/${B}/transfers?chain=cardano&limit=1000`)
+    expect(status).toBe(200)
+    expect(body.transfers.some((r: { txHash: string }) => r.txHash === recordedUtxos.hash)).toBe(false)
+  })
+
+  test('a stake key: moves between its addresses and its withdrawn rewards are no movement, only the fee; its records are filed under it', async () => {
+    const { status, body } = await get(`/v1/wallets/${K}/transfers?chain=cardano`)
+    expect({ status, rows: rows(body) }).toEqual({
+      status: 200,
+      rows: [
+        [hash(5), 'native', 'in', '5.000000', 'ADA', X, K],
+        [hash(4), 'fee', 'out', '0.500000', 'ADA', K, null],
+      ],
+    })
+    const one = await get(`/v1/wallets/${K1}/transfers?chain=cardano`)
+    // seen from one address, the withdrawal is an input of the stake address: it bears its share of the fee
+    expect(rows(one.body)).toEqual([
+      [hash(4), 'fee', 'out', '0.485437', 'ADA', K1, null],
+      [hash(4), 'native', 'out', '99.514563', 'ADA', K1, K2],
+    ])
+  })
+
+  test('a 251-transaction address is read over 3 listing pages, each transaction once, and a second request makes no call', async () => {
+    server.resetCalls()
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const { status, body } = await get(
+        `/v1/wallets/${B}/transfers?chain=cardano&limit=100${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+      )
+      expect(status).toBe(200)
+      seen.push(...body.transfers.map((r: { txHash: string }) => r.txHash))
+      cursor = body.cursor
+    } while (cursor !== null)
+    expect({ records: seen.length, distinct: new Set(seen).size }).toEqual({ records: PAGED, distinct: PAGED })
+    server.resetCalls()
+    await get(`/v1/wallets/${B}/transfers?chain=cardano&limit=1000`)
+    expect(server.calls.length).toBe(0)
+  })
+
+  test('later, only what is newer is read: one listing page from where it stopped and the new transaction', async () => {
+    await ageSyncs()
+    addTx(
+      hash(7),
+      6000,
+      [{ address: X, ada: 4n * ADA }],
+      [
+        { address: A, ada: 2n * ADA },
+        { address: X, ada: 1_800_000n },
+      ],
+    )
+    server.resetCalls()
+    const { body } = await get(`/v1/wallets/${A}/transfers?chain=cardano&limit=1`)
+    expect(rows(body)).toEqual([[hash(7), 'native', 'in', '2.000000', 'ADA', X, A]])
+    expect({ listings: calls(/\/transactions$/), txs: calls(/^\/txs\//) }).toEqual({ listings: 1, txs: 2 })
+  })
+
+  test('a 429 with Retry-After is waited out; an explorer that keeps failing is 502, and listed in all-chains mode', async () => {
+    await ageSyncs()
+    server.failNext({ status: 429, headers: { 'retry-after': '1' }, body: { status_code: 429, error: 'Project Over Limit' } })
+    const started = Date.now()
+    const ok = await get(`/v1/wallets/${A}/transfers?chain=cardano`)
+    expect({ status: ok.status, waited: Date.now() - started >= 900 }).toEqual({ status: 200, waited: true })
+    await ageSyncs()
+    const down = { status: 503, body: { error: 'down' } }
+    server.failNext(down, down, down)
+    const named = await get(`/v1/wallets/${A}/transfers?chain=cardano`)
+    expect({ status: named.status, code: named.body.code }).toEqual({ status: 502, code: 'upstream_error' })
+    server.failNext(down, down, down)
+    const all = await get(`/v1/wallets/${A}/transfers`)
+    expect({ status: all.status, unavailable: all.body.unavailableChains }).toEqual({
+      status: 200,
+      unavailable: [{ chain: 'cardano', code: 'upstream_error', detail: expect.stringContaining('503') }],
+    })
+    await ageSyncs()
+    server.failNext({ raw: '{"height":', body: null }, { raw: '<html>', body: null }, { raw: '', body: null })
+    const malformed = await get(`/v1/wallets/${A}/transfers?chain=cardano`)
+    expect(malformed.status).toBe(502)
+  })
+
+  test('/balances: ADA and nutcoin with its registered ticker and decimals (recorded /addresses and /assets)', async () => {
+    const { status, body } = await get(`/v1/wallets/${A}/balances?chain=cardano`)
+    expect(status).toBe(200)
+    expect(body.balances.map((b: Record<string, unknown>) => [b.type, b.asset, b.balance, b.tokenDecimals])).toEqual([
+      ['native', 'ADA', '42.000000', 6],
+      ['cardano_asset', 'nutc', '0.000012', 6],
+    ])
+    expect(body.asOf).toEqual([{ chain: 'cardano', blockNumber: FINAL, timestamp: expect.any(String) }])
+    const stake = await get(`/v1/wallets/${K}/balances?chain=cardano`)
+    expect(stake.body.balances.map((b: Record<string, unknown>) => [b.type, b.balance])).toEqual([
+      ['native', '619154.618165'],
+      ['cardano_asset', '0.000012'],
+    ])
+  })
+
+  test('/v1/status/chains: the explorer’s final head', async () => {
+    await ageSyncs()
+    await get(`/v1/wallets/${A}/transfers?chain=cardano`)
+    const { body } = await get('/v1/status/chains')
+    const cardano = body.chains.find((c: { chain: string }) => c.chain === 'cardano')
+    expect({ status: cardano.status, latestBlock: cardano.latestBlock }).toEqual({ status: 'live', latestBlock: FINAL })
+  })
+})

@@ -1,0 +1,180 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { decodeAddress, encodeAddress } from '@polkadot/util-crypto'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { SubscanTransfer } from '../src/chains/explorers/polkadot.ts'
+import { connectExplorerSource } from '../src/chains/sources.ts'
+import { findChain } from '../src/config/chains.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+
+/**
+ * Polkadot through the production path against a local Subscan answering with a recorded Subscan
+ * transfers answer (Kusama, its addresses re-encoded with Polkadot's prefix) and generated transfers
+ * in the same shape for paging, finality and failures.
+ */
+
+const recorded: { data: { transfers: SubscanTransfer[] } } = JSON.parse(
+  readFileSync(join(import.meta.dirname, 'fixtures/subscan/kusama-api_scan_transfers.json'), 'utf8'),
+)
+const polkadot = (kusama: string) => encodeAddress(decodeAddress(kusama), 0)
+const W = polkadot('HZaz6cUo8wJ9zjwoDtA3ZzYkrCLfDYU8b3uPmYttKFFvvRK')
+const E = polkadot('EonK7NScfhd7ZRfgnLhm4cKRFJWK1z59zPximUZRg8VjHQj')
+const P = encodeAddress(new Uint8Array(32).fill(7), 0)
+const FINAL = 3_000_000
+const logger = createLogger('silent')
+
+const rows: SubscanTransfer[] = recorded.data.transfers.map((t) => ({ ...t, from: polkadot(t.from), to: polkadot(t.to) }))
+const generated = (n: number, block: number, extra: Partial<SubscanTransfer> = {}): SubscanTransfer => ({
+  from: E,
+  to: P,
+  amount: '0.5',
+  hash: `0x${n.toString(16).padStart(64, '0')}`,
+  block_timestamp: 1_700_000_000 + n,
+  block_num: block,
+  extrinsic_index: `${block}-2`,
+  success: true,
+  fee: '150000000',
+  ...extra,
+})
+const PAGED = 230
+for (let n = 0; n < PAGED; n++) rows.push(generated(n, 2_500_000 + n))
+// a failed transfer from P: its fee only; one not yet finalized
+rows.push(generated(900, 2_900_000, { from: P, to: E, success: false, amount: '3' }))
+rows.push(generated(901, FINAL + 5, { amount: '9' }))
+
+function answer(call: ExplorerCall) {
+  const body = (call.body ?? {}) as { address?: string; page?: number; row?: number; key?: string }
+  if (call.path === '/api/scan/metadata')
+    return {
+      body: { code: 0, data: { blockNum: String(FINAL + 10), finalized_blockNum: String(FINAL), blockTime: '1800000000' } },
+    }
+  if (call.path === '/api/v2/scan/transfers') {
+    const mine = rows.filter((t) => t.from === body.address || t.to === body.address).sort((a, b) => b.block_num - a.block_num)
+    const row = body.row ?? 10
+    const page = mine.slice((body.page ?? 0) * row, ((body.page ?? 0) + 1) * row)
+    return { body: { code: 0, message: 'Success', data: { count: mine.length, transfers: page.length > 0 ? page : null } } }
+  }
+  if (call.path === '/api/v2/scan/search') {
+    return body.key === W
+      ? { body: { code: 0, data: { account: { address: W, balance: '1234.5678901234' } } } }
+      : { body: { code: 10004, message: 'Record Not Found' } }
+  }
+  return { status: 404, body: { code: 404, message: 'not found' } }
+}
+
+describe('Polkadot through the API on a local Subscan', () => {
+  let server: ExplorerServer
+  let t: TestApp
+  let key: string
+  const get = async (path: string) => {
+    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
+    return { status: response.statusCode, body: response.json() }
+  }
+  const ageSyncs = () => t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
+  const brief = (body: { transfers: Record<string, unknown>[] }) =>
+    body.transfers.map((r) => [r.blockNumber, r.type, r.direction, r.value])
+
+  beforeAll(async () => {
+    server = await startExplorerServer(answer)
+    const source = connectExplorerSource(findChain('polkadot') ?? expect.fail('no polkadot'), {
+      urls: [server.url],
+      apiKey: 'subscan-test-key',
+      logger,
+      callsPerSecond: 10_000,
+      http: { retryBaseMs: 1, maxAttempts: 3 },
+    })
+    t = await createTestApp(
+      { chains: { polkadot: { urls: [server.url], startBlock: 0 } } },
+      { explorers: { findExplorer: async (chain) => (chain === 'polkadot' ? source : undefined), freshForMs: 60_000 } },
+    )
+    key = (await t.createKey('polkadot@example.com', 'pro')).key
+  })
+
+  afterAll(async () => {
+    await t?.close()
+    await server?.close()
+  })
+
+  test('the recorded account: 12 in, 3 out and a transfer to itself, a fee for each it signed, in DOT’s 10 decimals', async () => {
+    const { status, body } = await get(`/v1/wallets/${W}/transfers?chain=polkadot&limit=100`)
+    expect(status).toBe(200)
+    expect(brief(body).slice(0, 6)).toEqual([
+      [2023403, 'native', 'in', '15.0000000000'],
+      [1756978, 'native', 'out', '140.0000000000'],
+      [1756978, 'fee', 'out', '1.0000000000'],
+      [1291387, 'native', 'in', '30.0000000000'],
+      [961987, 'native', 'in', '7.3334590000'],
+      [738814, 'native', 'in', '233.1933730000'],
+    ])
+    const count = (type: string, direction: string) =>
+      body.transfers.filter((r: { type: string; direction: string }) => r.type === type && r.direction === direction).length
+    expect({ in: count('native', 'in'), out: count('native', 'out'), fees: count('fee', 'out') }).toEqual({
+      in: 12,
+      out: 4,
+      fees: 4,
+    })
+    const self = body.transfers.find(
+      (r: { blockNumber: number; type: string }) => r.blockNumber === 1756978 && r.type === 'native',
+    )
+    expect([self.from, self.to]).toEqual([W, W])
+    expect(body.transfers.find((r: { blockNumber: number }) => r.blockNumber === 194836)?.value).toBe('533.4697945000')
+  })
+
+  test('the counterparty sees the same records (same ids) from its side, with its own fees only', async () => {
+    const mine = await get(`/v1/wallets/${W}/transfers?chain=polkadot&limit=100`)
+    const theirs = await get(`/v1/wallets/${E}/transfers?chain=polkadot&limit=1000`)
+    const shared = (body: { transfers: { id: string; from: string; to: string; type: string }[] }) =>
+      body.transfers
+        .filter((r) => r.type === 'native' && [r.from, r.to].includes(W) && [r.from, r.to].includes(E))
+        .map((r) => r.id)
+    expect(shared(theirs.body).sort()).toEqual(shared(mine.body).sort())
+    expect(shared(mine.body)).toHaveLength(5)
+  })
+
+  test('a 232-transfer account over 3 Subscan pages: a failed transfer is its fee only, the unfinalized one waits', async () => {
+    const { body } = await get(`/v1/wallets/${P}/transfers?chain=polkadot&limit=1000`)
+    expect(body.transfers.length).toBe(PAGED + 1)
+    expect(brief(body)[0]).toEqual([2_900_000, 'fee', 'out', '0.0150000000'])
+    expect(body.transfers.filter((r: { value: string }) => r.value === '9.0000000000')).toEqual([])
+    server.resetCalls()
+    await get(`/v1/wallets/${P}/transfers?chain=polkadot&limit=10`)
+    expect(server.calls.length).toBe(0)
+  })
+
+  test('later, only the newer transfers are read: one page', async () => {
+    await ageSyncs()
+    rows.push(generated(902, 2_950_000, { amount: '2.25' }))
+    server.resetCalls()
+    const { body } = await get(`/v1/wallets/${P}/transfers?chain=polkadot&limit=1`)
+    expect(brief(body)).toEqual([[2_950_000, 'native', 'in', '2.2500000000']])
+    expect(server.calls.filter((c) => c.path === '/api/v2/scan/transfers').length).toBe(1)
+  })
+
+  test('Subscan’s error codes and failing HTTP are 502 upstream_error; 429 with Retry-After is waited out', async () => {
+    await ageSyncs()
+    const failing = { body: { code: 20008, message: 'API rate limit exceeded' } }
+    server.failNext(failing, failing, failing)
+    const named = await get(`/v1/wallets/${W}/transfers?chain=polkadot`)
+    expect({ status: named.status, code: named.body.code }).toEqual({ status: 502, code: 'upstream_error' })
+    await ageSyncs()
+    server.failNext({ status: 429, headers: { 'retry-after': '1' }, body: { code: 429, message: 'Too Many Requests' } })
+    const started = Date.now()
+    const ok = await get(`/v1/wallets/${W}/transfers?chain=polkadot`)
+    expect({ status: ok.status, waited: Date.now() - started >= 900 }).toEqual({ status: 200, waited: true })
+  })
+
+  test('/balances: DOT from Subscan’s account search; an account Subscan never saw holds 0', async () => {
+    const { status, body } = await get(`/v1/wallets/${W}/balances?chain=polkadot`)
+    expect({
+      status,
+      balances: body.balances.map((b: Record<string, unknown>) => [b.asset, b.balance, b.tokenDecimals]),
+    }).toEqual({
+      status: 200,
+      balances: [['DOT', '1234.5678901234', 10]],
+    })
+    const unknown = await get(`/v1/wallets/${P}/balances?chain=polkadot`)
+    expect({ status: unknown.status, n: unknown.body.balances.length }).toEqual({ status: 200, n: 0 })
+  })
+})

@@ -1,0 +1,349 @@
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type Anvil, startAnvil } from './helpers/anvil.ts'
+import { cliEnv, type RunningService, runCli, startService, WDS_BIN } from './helpers/cli.ts'
+
+/**
+ * A new user's first hour (issue 12), each step through a spawned `wds` and real HTTP: start-up that
+ * says what is wrong at once, chains this version cannot read reported as such, and messages that say
+ * which database, which variable, and what happened.
+ */
+
+const dirs: string[] = []
+async function newDataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'wds-first-run-'))
+  dirs.push(dir)
+  return dir
+}
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+
+/** A loopback port nothing listens on (taken, then given back). */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+const STACK_LINE = /\n\s+at /
+
+/** Resolves once the service has written `text`. */
+function outputIncludes(service: RunningService, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!service.output().includes(text)) return
+      service.child.stdout.off('data', check)
+      service.child.stderr.off('data', check)
+      resolve()
+    }
+    service.child.stdout.on('data', check)
+    service.child.stderr.on('data', check)
+    check()
+  })
+}
+
+describe('start-up refuses what cannot work, at once', () => {
+  let holder: Server
+  let port: number
+  beforeAll(async () => {
+    holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+    port = (holder.address() as { port: number }).port
+  })
+  afterAll(() => new Promise((resolve) => holder.close(resolve)))
+
+  test('a port in use: exit 1 with what to do, no stack trace, and no database started', async () => {
+    const dataDir = await newDataDir()
+    const result = await runCli(['start'], cliEnv({ WDS_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' }))
+    expect(result).toMatchObject({
+      code: 1,
+      stderr: `wds: port ${port} on 127.0.0.1 is in use; set PORT to a free port (or stop what listens there)\n`,
+    })
+    expect(existsSync(join(dataDir, 'postgres'))).toBe(false)
+  })
+
+  test('a ws:// node URL is a configuration error naming the variable (nodes are read over HTTP)', async () => {
+    const result = await runCli(['start'], cliEnv({ WDS_RPC_ETHEREUM: 'ws://127.0.0.1:8546', WDS_RPC_BASE: 'wss://n.example' }))
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(
+      "WDS_RPC_ETHEREUM: WebSocket URLs (ws://, wss://) are not supported; give the node's HTTP(S) JSON-RPC URL",
+    )
+    expect(result.stderr).toContain('WDS_RPC_BASE: WebSocket URLs')
+  })
+})
+
+describe('wds start with a node that is down and sources for chains this version does not implement', () => {
+  let dataDir: string
+  let env: NodeJS.ProcessEnv
+  let service: RunningService
+  let key: string
+  const get = async (path: string) => {
+    const response = await fetch(`${service.url}${path}`, { headers: { 'X-API-Key': key } })
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> & { detail?: string } }
+  }
+
+  beforeAll(async () => {
+    dataDir = await newDataDir()
+    env = cliEnv({
+      WDS_DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      WDS_RPC_ETHEREUM: `http://127.0.0.1:${await closedPort()}`,
+      WDS_EXPLORER_NEAR: 'https://near.example',
+      WDS_EXPLORER_APTOS: 'https://aptos.example',
+    })
+    service = await startService(env)
+    const created = await runCli(['keys', 'create', '--email', 'first@example.com', '--tier', 'pro', '--json'], env)
+    key = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '').key
+    // the CLI says which database it used: the running service's
+    expect(created.stderr).toBe(`wds: database: the running wds (pid ${service.child.pid}), data in ${dataDir}\n`)
+  })
+  afterAll(async () => {
+    service.child.kill('SIGTERM')
+    await service.exited
+  })
+
+  test('the banner counts only ethereum as a data source and names the unsupported ones', () => {
+    expect(service.output()).toContain('Chains with a data source: 1 of 29: ethereum\n')
+    expect(service.output()).toContain('Not supported by this version yet (their sources are not used): near, aptos\n')
+  })
+
+  test('/v1/status/chains: chains without an implementation are unsupported, configured or not', async () => {
+    const { status, body } = await get('/v1/status/chains')
+    expect(status).toBe(200)
+    const statusOf = Object.fromEntries((body.chains as { chain: string; status: string }[]).map((c) => [c.chain, c.status]))
+    expect([statusOf.near, statusOf.aptos, statusOf.tron, statusOf.base]).toEqual([
+      'unsupported',
+      'unsupported',
+      'unconfigured',
+      'unconfigured',
+    ])
+  })
+
+  test('data requests on an unsupported chain: 503 chain_unavailable saying the family is not implemented', async () => {
+    const address = 'root.near'
+    const { status, body } = await get(`/v1/wallets/${address}/balances?chain=near`)
+    expect({ status, code: body.code, param: body.param, detail: body.detail }).toEqual({
+      status: 503,
+      code: 'chain_unavailable',
+      param: 'chain',
+      detail:
+        'NEAR Protocol (near) is not supported by this version of WDS yet: its chain family (account) has no implementation, so it is neither indexed nor served',
+    })
+    // without a chain: 200, and why nothing was read
+    const all = await get(`/v1/wallets/${address}/transfers`)
+    expect(all).toMatchObject({
+      status: 200,
+      body: {
+        chains: [],
+        unavailableChains: [
+          {
+            chain: 'near',
+            code: 'chain_unavailable',
+            detail: expect.stringContaining('is not supported by this version of WDS yet'),
+          },
+        ],
+        transfers: [],
+      },
+    })
+  })
+
+  test('an EVM address with no served chain of its format says why (no source), not just chains: []', async () => {
+    // ethereum is configured but not indexed yet (its node is down): it is read and named unavailable
+    const evm = await get('/v1/wallets/0xd8da6bf26964af9d7eed9e03e53415d37aa96045/balances')
+    expect(evm.body).toMatchObject({
+      chains: ['ethereum'],
+      unavailableChains: [{ chain: 'ethereum', code: 'chain_unavailable', detail: expect.stringContaining('Ethereum') }],
+    })
+    // a Cosmos address: its only chain has no source
+    const cosmos = await get('/v1/wallets/cosmos1xxkueklal9vejv9unqu80w9vptyepfa95pd53u/transfers')
+    expect(cosmos.body).toMatchObject({
+      chains: [],
+      unavailableChains: [{ chain: 'cosmos', code: 'chain_unavailable', detail: expect.stringContaining('Cosmos') }],
+    })
+  })
+
+  test('a node that is down: lastError names the variable to fix, once; the log has no stack per retry', async () => {
+    let lastError: unknown = null
+    while (lastError === null) {
+      await new Promise((resolve) => setTimeout(resolve, 50)) // polling for the indexer's first failure
+      const { body } = await get('/v1/status/chains')
+      lastError = (body.chains as { chain: string; lastError: string | null }[]).find((c) => c.chain === 'ethereum')?.lastError
+    }
+    // the reason once (not "fetch failed: … fetch failed"), and the variable to fix
+    expect(lastError).toMatch(/ECONNREFUSED.*; check WDS_RPC_ETHEREUM$/)
+    expect(String(lastError).split('ECONNREFUSED')).toHaveLength(2)
+    const retries = service
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('could not start indexing'))
+    expect(retries.length).toBeGreaterThan(0)
+    for (const line of retries) {
+      expect(JSON.parse(line)).toMatchObject({ error: expect.stringMatching(/^[^\n]*ECONNREFUSED[^\n]*$/) })
+      expect(line).not.toContain('"stack"')
+    }
+  })
+
+  test('GET / is a small page pointing to /docs, /portal and /status', async () => {
+    const response = await fetch(`${service.url}/`)
+    expect([response.status, response.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8'])
+    const html = await response.text()
+    for (const href of ['/docs', '/docs/guide', '/portal', '/status']) expect(html).toContain(`href="${href}"`)
+  })
+
+  test('wds index refuses chains it cannot index, with the reason', async () => {
+    expect(await runCli(['index', '--chain', 'near', '--once'], env)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        'wds: near cannot be indexed yet: this version has no implementation of its chain family (account)',
+      ),
+    })
+  })
+
+  test('keys: --help is usage, a second revoke says it changed nothing', async () => {
+    expect(await runCli(['keys', '--help'], env)).toMatchObject({ code: 0, stdout: expect.stringContaining('keys revoke ID') })
+    const created = await runCli(['keys', 'create', '--email', 'twice@example.com', '--tier', 'free', '--json'], env)
+    const { id } = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
+    expect((await runCli(['keys', 'revoke', id], env)).stdout).toMatch(new RegExp(`^Revoked key ${id} `))
+    expect((await runCli(['keys', 'revoke', id], env)).stdout).toMatch(
+      new RegExp(`^Key ${id} \\(wds_free_…[0-9a-f]{4}\\) of twice@example.com was already revoked at .*; nothing changed\\n$`),
+    )
+  })
+
+  test('a second wds start on the data dir: the reason, without a stack trace', async () => {
+    const second = await runCli(['start'], { ...env, PORT: '0' })
+    expect(second.code).toBe(1)
+    expect(second.stderr).toMatch(/^wds: another wds process \(pid \d+\) is running on the data dir /)
+    expect(second.stderr).not.toMatch(STACK_LINE)
+  })
+})
+
+describe('the CLI says which database it uses', () => {
+  test('a data dir with no database: a warning that a new one was created; the next run, that no service runs there', async () => {
+    const dataDir = await newDataDir()
+    const env = cliEnv({ WDS_DATA_DIR: dataDir })
+    const first = await runCli(['keys', 'list'], env)
+    expect(first).toMatchObject({ code: 0, stdout: 'no keys\n' })
+    expect(first.stderr).toContain(`wds: warning: ${dataDir} held no database, so a new, empty one was created there.`)
+    expect(first.stderr).toContain("run this command with that service's WDS_DATA_DIR")
+    const second = await runCli(['keys', 'list'], env)
+    expect(second.stderr).toBe(
+      `wds: warning: no wds service is running on the data dir ${dataDir}; this command started its database itself\n`,
+    )
+  })
+
+  test('wds migrate says what it applied, then that nothing was left', async () => {
+    const dataDir = await newDataDir()
+    const env = cliEnv({ WDS_DATA_DIR: dataDir })
+    const first = await runCli(['migrate'], env)
+    expect(first.stdout).toMatch(
+      /^applied \d+ migrations \(0001_accounts_and_api_keys\.sql … 00\d\d_\w+\.sql\); migrations are up to date\n$/,
+    )
+    expect((await runCli(['migrate'], env)).stdout).toBe('migrations are up to date: nothing to apply\n')
+  })
+
+  test('on a terminal the logs are readable lines, not JSON', async () => {
+    const dataDir = await newDataDir()
+    // `script` gives the command a pseudo-terminal, as a user's shell would
+    const command = `${process.execPath} ${WDS_BIN} migrate`
+    const output = await new Promise<string>((resolve, reject) => {
+      const child = spawn('script', ['-qec', command, '/dev/null'], { env: cliEnv({ WDS_DATA_DIR: dataDir, LOG_LEVEL: 'info' }) })
+      let text = ''
+      child.stdout.on('data', (chunk) => (text += chunk))
+      child.on('error', reject)
+      child.on('close', () => resolve(text))
+    })
+    expect(output).toMatch(/\d\d:\d\d:\d\d\.\d{3} INFO {2}migration applied {2}migration=0001_accounts_and_api_keys\.sql/)
+    expect(output).not.toContain('{"level"')
+  })
+})
+
+describe('wds index --once on an anvil chain', () => {
+  let anvil: Anvil
+  /** A contract created with 1 ETH: init code PUSH1 0 PUSH1 0 RETURN (no code, no callvalue check). */
+  let creation: { hash: string; from: string; contract: string }
+  beforeAll(async () => {
+    anvil = await startAnvil()
+    await anvil.rpc('anvil_mine', ['0x1f'])
+    const [from] = await anvil.rpc<string[]>('eth_accounts')
+    const hash = await anvil.rpc<string>('eth_sendTransaction', [{ from, data: '0x60006000f3', value: '0xde0b6b3a7640000' }])
+    const receipt = await anvil.rpc<{ contractAddress: string }>('eth_getTransactionReceipt', [hash])
+    creation = { hash, from: (from as string).toLowerCase(), contract: receipt.contractAddress.toLowerCase() }
+  })
+  afterAll(() => anvil.close())
+
+  test('ends with a summary; beside a running service that holds the chain, exits 1 saying so', async () => {
+    const dataDir = await newDataDir()
+    const env = cliEnv({ WDS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WDS_RPC_ETHEREUM: anvil.url })
+    const alone = await runCli(['index', '--chain', 'ethereum', '--once'], env)
+    expect(alone.code).toBe(0)
+    const summary = alone.stdout
+      .split('\n')
+      .filter((line) => line.includes('"backfill summary"'))
+      .map((line) => JSON.parse(line))
+    expect(summary).toEqual([
+      // the creation's fee and the value it moved to the new contract
+      expect.objectContaining({
+        chain: 'ethereum',
+        indexed_block: 32,
+        head_block: 32,
+        blocks: 33,
+        transfers: 2,
+        duration_s: expect.any(Number),
+        blocks_per_s: expect.any(Number),
+      }),
+    ])
+
+    const service = await startService(env)
+    try {
+      // the service's indexer holds the chain once it has reported the head
+      await outputIncludes(service, '"msg":"indexer started"')
+      const beside = await runCli(['index', '--chain', 'ethereum', '--once'], env)
+      expect(beside).toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(
+          'wds: another process indexes ethereum on this database (a wds start or wds index); --once does not wait for it',
+        ),
+      })
+
+      // a contract creation shows the value it moved to the new contract, not only its fee
+      const created = await runCli(['keys', 'create', '--email', 'creator@example.com', '--tier', 'pro', '--json'], env)
+      const { key } = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
+      const answer = await fetch(`${service.url}/v1/wallets/${creation.from}/transfers?chain=ethereum`, {
+        headers: { 'X-API-Key': key },
+      })
+      const { transfers } = (await answer.json()) as { transfers: Record<string, unknown>[] }
+      expect(
+        transfers.filter((t) => t.txHash === creation.hash).map(({ type, from, to, value }) => ({ type, from, to, value })),
+      ).toEqual([
+        { type: 'native', from: creation.from, to: creation.contract, value: '1.000000000000000000' },
+        { type: 'fee', from: creation.from, to: null, value: expect.stringMatching(/^0\.\d{18}$/) },
+      ])
+    } finally {
+      service.child.kill('SIGTERM')
+      await service.exited
+    }
+  }, 240_000) // five wds processes, one after the other, on a shared machine
+})
+
+test('wds index --once on an explorer chain whose API is down: one look at its head, then exit, the failure logged once without a stack', async () => {
+  const dataDir = await newDataDir()
+  const env = cliEnv({ WDS_DATA_DIR: dataDir, WDS_EXPLORER_SOLANA: `http://127.0.0.1:${await closedPort()}` })
+  const result = await runCli(['index', '--chain', 'solana', '--once'], env)
+  expect(result.code).toBe(0)
+  const warnings = result.stdout
+    .split('\n')
+    .filter((line) => line.includes('the explorer did not answer its head'))
+    .map((line) => JSON.parse(line))
+  // logged by its message alone (no stack), once
+  expect(warnings).toEqual([expect.objectContaining({ chain: 'solana', error: expect.stringContaining('ECONNREFUSED') })])
+  expect(JSON.stringify(warnings)).not.toContain('"stack"')
+}, 120_000)

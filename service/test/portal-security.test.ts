@@ -1,0 +1,258 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createRedisThrottle } from '../src/access/throttle.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { PORTAL_LIMITS } from '../src/portal/accounts.ts'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { type RedisServer, startRedis } from './helpers/redis.ts'
+import { codeIn, type SmtpReceiver, startSmtpReceiver } from './helpers/smtp.ts'
+
+/**
+ * The portal against a hostile user (issue 11, findings 1–3 and 13): sign-up hijacks, code guessing,
+ * floods of sign-ups and mails, and sessions that end. Real app, database, SMTP receiver and Redis.
+ */
+
+const PASSWORD = 'correct horse battery'
+const ATTACKER_PASSWORD = 'attacker owns this now'
+
+let smtp: SmtpReceiver
+let redis: RedisServer
+let t: TestApp
+let clockMs = Date.parse('2026-03-02T10:00:00Z')
+const tick = (seconds: number) => {
+  clockMs += seconds * 1000
+}
+
+type Answer = { status: number; body: ReturnType<typeof JSON.parse>; headers: Record<string, unknown> }
+
+function caller(app: () => TestApp) {
+  return async (
+    method: 'GET' | 'POST',
+    url: string,
+    options: { body?: unknown; token?: string; ip?: string } = {},
+  ): Promise<Answer> => {
+    const response = await app().app.inject({
+      method,
+      url,
+      remoteAddress: options.ip ?? '198.51.100.7',
+      headers: options.token === undefined ? {} : { authorization: `Bearer ${options.token}` },
+      ...(options.body === undefined ? {} : { payload: options.body as object }),
+    })
+    return { status: response.statusCode, body: response.body === '' ? undefined : response.json(), headers: response.headers }
+  }
+}
+const call = caller(() => t)
+
+const lastCode = async (email: string) => codeIn(await smtp.waitForMail(email))
+const wrongCodeFor = (code: string) => (code === '000000' ? '000001' : '000000')
+
+beforeAll(async () => {
+  ;[smtp, redis] = await Promise.all([startSmtpReceiver(), startRedis()])
+  t = await createTestApp(
+    {},
+    {
+      smtpUrl: smtp.url,
+      portal: { throttle: createRedisThrottle({ url: redis.url, logger: createLogger('silent') }), now: () => new Date(clockMs) },
+    },
+  )
+})
+
+afterAll(async () => {
+  await t?.close()
+  await smtp?.close()
+  await redis?.stop()
+})
+
+describe('sign-up cannot be hijacked', () => {
+  test('a stranger’s sign-up for an account made by the CLI changes nothing; the mailbox owner claims it', async () => {
+    const victim = 'cli-owner@example.com'
+    const cliKey = (await t.createKey(victim, 'pro')).key
+    // the attack of finding 1: sign up with the attacker's password, then guess codes
+    expect((await call('POST', '/v1/developer/signup', { body: { email: victim, password: ATTACKER_PASSWORD } })).status).toBe(
+      202,
+    )
+    const mailedToVictim = await lastCode(victim)
+    for (let i = 0; i < 5; i++) {
+      const guess = await call('POST', '/v1/developer/verify', { body: { email: victim, code: wrongCodeFor(mailedToVictim) } })
+      expect(guess.status).toBe(400)
+    }
+    const attackerLogin = await call('POST', '/v1/developer/login', { body: { email: victim, password: ATTACKER_PASSWORD } })
+    expect(attackerLogin).toMatchObject({ status: 401, body: { code: 'invalid_credentials' } })
+    expect((await t.app.inject({ url: '/v1/status/chains', headers: { 'x-api-key': cliKey } })).statusCode).toBe(200)
+
+    // the owner signs up from their own mailbox; their code confirms their password, never the attacker's
+    tick(15 * 60 + 1)
+    await call('POST', '/v1/developer/signup', { body: { email: victim, password: PASSWORD }, ip: '203.0.113.9' })
+    const ownersCode = await lastCode(victim)
+    const verified = await call('POST', '/v1/developer/verify', { body: { email: victim, code: ownersCode }, ip: '203.0.113.9' })
+    expect(verified).toMatchObject({ status: 201, body: { tier: 'pro' } })
+    expect((await call('POST', '/v1/developer/login', { body: { email: victim, password: PASSWORD } })).status).toBe(200)
+    expect((await call('POST', '/v1/developer/login', { body: { email: victim, password: ATTACKER_PASSWORD } })).status).toBe(401)
+  })
+
+  test('a second sign-up does not replace the password of a sign-up awaiting its code (finding 2)', async () => {
+    const email = 'awaiting@example.com'
+    await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD }, ip: '203.0.113.10' })
+    const ownersCode = await lastCode(email)
+    await call('POST', '/v1/developer/signup', { body: { email, password: ATTACKER_PASSWORD } })
+    await lastCode(email) // the attacker's code goes to the owner's mailbox too
+    expect((await call('POST', '/v1/developer/verify', { body: { email, code: ownersCode } })).status).toBe(201)
+    expect((await call('POST', '/v1/developer/login', { body: { email, password: ATTACKER_PASSWORD } })).status).toBe(401)
+    expect((await call('POST', '/v1/developer/login', { body: { email, password: PASSWORD } })).status).toBe(200)
+  })
+
+  test('wrong codes count per email across sign-ups, with a lockout that doubles (15 min, then 30 min)', async () => {
+    const email = 'guessed@example.com'
+    const verify = (code: string) => call('POST', '/v1/developer/verify', { body: { email, code }, ip: '203.0.113.11' })
+    const misses = async (count: number, code: string) => {
+      for (let i = 0; i < count; i++) {
+        // the attacker's loop of finding 1: a fresh sign-up, then guesses
+        if (i % 2 === 0) await call('POST', '/v1/developer/signup', { body: { email, password: ATTACKER_PASSWORD } })
+        expect((await verify(wrongCodeFor(code))).status).toBe(400)
+      }
+    }
+    await call('POST', '/v1/developer/signup', { body: { email, password: ATTACKER_PASSWORD } })
+    const code = await lastCode(email)
+    await misses(5, code)
+    const locked = await verify(code)
+    expect(locked).toMatchObject({ status: 429, body: { code: 'rate_limited' } })
+    expect(locked.headers['retry-after']).toBe('900')
+    tick(901)
+    await misses(5, code)
+    expect((await verify(code)).headers['retry-after']).toBe('1800')
+  })
+
+  test('verify answers alike for a pending sign-up and an email that never signed up', async () => {
+    await call('POST', '/v1/developer/signup', { body: { email: 'someone@example.com', password: PASSWORD } })
+    await lastCode('someone@example.com')
+    const pending = await call('POST', '/v1/developer/verify', { body: { email: 'someone@example.com', code: '000000' } })
+    const unknown = await call('POST', '/v1/developer/verify', { body: { email: 'no-one@example.com', code: '000000' } })
+    expect(unknown.body.detail.replace('no-one', 'someone')).toBe(pending.body.detail)
+    expect([pending.status, unknown.status]).toEqual([400, 400])
+  })
+
+  test('an address list is not an email: nothing is mailed to the second address', async () => {
+    const answer = await call('POST', '/v1/developer/signup', { body: { email: 'a,b@example.com', password: PASSWORD } })
+    expect(answer).toMatchObject({ status: 400, body: { code: 'invalid_parameter', param: 'email' } })
+    for (const email of ['"x"@example.com', 'a b@example.com', 'a@example.com\u0000', 'a@example.com>'])
+      expect((await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD } })).status).toBe(400)
+    expect(smtp.mails.filter((mail) => mail.to.includes('b@example.com'))).toEqual([])
+  })
+})
+
+describe('throttles (in Redis, shared by replicas)', () => {
+  test('sign-ups per IP and per email, and mails per address per hour', async () => {
+    const ip = '192.0.2.50'
+    const limit = PORTAL_LIMITS.signupPerIp.limit
+    for (let i = 0; i < limit; i++) {
+      const answer = await call('POST', '/v1/developer/signup', {
+        body: { email: `flood${i}@example.com`, password: PASSWORD },
+        ip,
+      })
+      expect(answer.status).toBe(202)
+    }
+    const refused = await call('POST', '/v1/developer/signup', {
+      body: { email: 'flood-more@example.com', password: PASSWORD },
+      ip,
+    })
+    expect(refused).toMatchObject({ status: 429, body: { code: 'rate_limited' } })
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    // another address is not held back
+    const other = await call('POST', '/v1/developer/signup', {
+      body: { email: 'flood-more@example.com', password: PASSWORD },
+      ip: '192.0.2.51',
+    })
+    expect(other.status).toBe(202)
+
+    // per email: whatever the IP, at most 5 sign-ups (so 5 code mails) an hour
+    const email = 'mailbox@example.com'
+    const statuses = []
+    for (let i = 0; i < 7; i++) {
+      const answer = await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD }, ip: `192.0.2.${100 + i}` })
+      statuses.push(answer.status)
+    }
+    expect(statuses).toEqual([202, 202, 202, 202, 202, 429, 429])
+    await expect.poll(() => smtp.mails.filter((mail) => mail.to.includes(email)).length).toBe(5)
+  })
+
+  test('a second replica sees the first one’s counts', async () => {
+    const replica = await createTestApp(
+      {},
+      {
+        smtpUrl: smtp.url,
+        portal: {
+          throttle: createRedisThrottle({ url: redis.url, logger: createLogger('silent') }),
+          now: () => new Date(clockMs),
+        },
+      },
+    )
+    try {
+      const ip = '192.0.2.77'
+      const loginOn = (app: TestApp) =>
+        caller(() => app)('POST', '/v1/developer/login', {
+          body: { email: `x${Math.random()}@example.com`, password: PASSWORD },
+          ip,
+        })
+      for (let i = 0; i < PORTAL_LIMITS.loginPerIp.limit; i++) expect((await loginOn(i % 2 === 0 ? t : replica)).status).toBe(401)
+      expect((await loginOn(replica)).status).toBe(429)
+      expect((await loginOn(t)).status).toBe(429)
+    } finally {
+      await replica.close()
+    }
+  })
+})
+
+describe('sessions', () => {
+  test('log-out ends one session; log-out everywhere ends them all', async () => {
+    const email = 'sessions@example.com'
+    await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD }, ip: '203.0.113.20' })
+    await call('POST', '/v1/developer/verify', { body: { email, code: await lastCode(email) }, ip: '203.0.113.20' })
+    const logIn = async () =>
+      (await call('POST', '/v1/developer/login', { body: { email, password: PASSWORD }, ip: '203.0.113.20' })).body
+        .token as string
+    const [laptop, phone, tablet] = [await logIn(), await logIn(), await logIn()]
+    expect(await call('POST', '/v1/developer/logout', { token: laptop })).toMatchObject({ status: 204 })
+    expect(await call('GET', '/v1/developer/account', { token: laptop })).toMatchObject({
+      status: 401,
+      body: { code: 'invalid_token', detail: 'this session was logged out; log in again' },
+    })
+    expect((await call('GET', '/v1/developer/account', { token: phone })).status).toBe(200)
+    expect((await call('POST', '/v1/developer/sessions/revoke', { token: phone })).status).toBe(204)
+    for (const token of [phone, tablet]) expect((await call('GET', '/v1/developer/account', { token })).status).toBe(401)
+    expect((await call('GET', '/v1/developer/account', { token: await logIn() })).status).toBe(200)
+  })
+})
+
+describe('portal messages (issue 12, item 13)', () => {
+  test('a body without content type says to send JSON; a missing body does not talk of "body" being an object', async () => {
+    const noType = await t.app.inject({ method: 'POST', url: '/v1/developer/login', payload: 'email=a@example.com' })
+    expect({ status: noType.statusCode, type: noType.headers['content-type'], body: noType.json() }).toMatchObject({
+      status: 415,
+      type: 'application/problem+json; charset=utf-8',
+      body: {
+        code: 'invalid_parameter',
+        param: 'body',
+        detail: 'this endpoint takes a JSON body: send it with the header content-type: application/json',
+      },
+    })
+    const noBody = await t.app.inject({ method: 'POST', url: '/v1/developer/signup' })
+    expect({ status: noBody.statusCode, body: noBody.json() }).toMatchObject({
+      status: 400,
+      body: {
+        code: 'invalid_parameter',
+        param: 'body',
+        detail: 'this endpoint needs a JSON object body, sent with content-type: application/json',
+      },
+    })
+  })
+
+  test('a wrong password is 401 invalid_credentials, not invalid_token', async () => {
+    const wrong = await call('POST', '/v1/developer/login', {
+      body: { email: 'nobody@example.com', password: PASSWORD },
+      ip: '203.0.113.30',
+    })
+    expect(wrong).toMatchObject({
+      status: 401,
+      body: { code: 'invalid_credentials', title: 'Invalid credentials', param: 'password' },
+    })
+  })
+})
