@@ -5,6 +5,7 @@ import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Checkpoint, TransfersStore } from '../store/transfers-store.ts'
+import { createBalanceCheckpoints } from './balance-checkpoints.ts'
 import type { ProgressReporter } from './progress.ts'
 import { checkParent, findForkPoint, MAX_REORG_DEPTH_BLOCKS, planRanges, ReorgTooDeepError } from './reorg-window.ts'
 
@@ -24,6 +25,10 @@ export type IndexerOptions = {
   stopAtHead?: boolean
   /** How far back a reorg is followed; a deeper one stalls the chain (WDS_REORG_WINDOW). */
   reorgWindowBlocks?: number
+  /** A balance checkpoint each time the final block advances this many blocks (BALANCE_CHECKPOINT_BLOCKS)… */
+  balanceCheckpointBlocks?: number
+  /** …or this many rows were appended since the last one (BALANCE_CHECKPOINT_ROWS). */
+  balanceCheckpointRows?: number
 }
 
 /** Thrown when the rows fetched no longer build on what is stored: reconcile with the chain, then go on. */
@@ -58,6 +63,15 @@ export function createIndexer(options: IndexerOptions) {
   let lastBlock: BlockRef | undefined
   const totals = { blocks: 0, transfers: 0, reorgs: 0 }
   const knownTokens = new Set<string>()
+  // balances read from checkpoints of final history: below the reorg window, so a reorg never reaches them
+  const balanceCheckpoints = createBalanceCheckpoints({
+    chain,
+    store,
+    logger,
+    finalityBlocks: reorgWindowBlocks,
+    ...(options.balanceCheckpointBlocks === undefined ? {} : { everyBlocks: options.balanceCheckpointBlocks }),
+    ...(options.balanceCheckpointRows === undefined ? {} : { everyRows: options.balanceCheckpointRows }),
+  })
 
   async function reconcileTip(current: BlockRef): Promise<void> {
     if (checkpoint.indexedBlock < checkpoint.indexedFrom) return
@@ -77,6 +91,7 @@ export function createIndexer(options: IndexerOptions) {
     })
     const removed = await store.rollbackTo(chain, ancestor)
     source.rollbackTo?.(ancestor)
+    await balanceCheckpoints.rolledBack(ancestor)
     totals.reorgs++
     logger.warn(
       { chain, common_ancestor: ancestor, reorg_depth: checkpoint.indexedBlock - ancestor, removed_transfers: removed.transfers },
@@ -151,6 +166,7 @@ export function createIndexer(options: IndexerOptions) {
       const { number, hash, parentHash, timestamp } = blocks.at(-1) as ChainBlock
       lastBlock = { number, hash, parentHash, timestamp }
       checkpoint = { ...checkpoint, indexedBlock: lastBlock.number }
+      await balanceCheckpoints.appended(checkpoint.indexedBlock, transfers)
       totals.blocks += blocks.length
       totals.transfers += transfers
       const headBlock = Math.max(target, head?.number ?? target)
@@ -171,6 +187,7 @@ export function createIndexer(options: IndexerOptions) {
 
     async run(signal: AbortSignal): Promise<void> {
       checkpoint = await store.openChain(chain, startBlock)
+      await balanceCheckpoints.open()
       const stall = await store.findStall(chain)
       if (stall !== undefined) {
         logger.error({ chain, reason: stall }, 'the chain is stalled; not indexing it')

@@ -6,27 +6,70 @@ const COIN_TYPES = recordTypesOf('coin')
 const TOKEN_TYPES = recordTypesOf('token')
 
 /**
+ * Net movements per asset of address $2 on chain $1 over ($3, $4]: see sumMovements. `at` is the last
+ * checkpoint at or below $4 and `last` the chain's last, of checkpoints whose sums start after $3 (both
+ * $3 when there is none, and then no checkpoint row is read); the address's assets are found by
+ * skipping through its checkpoint rows (one descent per asset).
+ */
+const SUM_MOVEMENTS = `
+  WITH RECURSIVE heights AS (
+    SELECT coalesce((SELECT max(block_number) FROM balance_checkpoint_heights
+                      WHERE chain = $1 AND after_block = $3 AND block_number <= $4), $3) AS at,
+           coalesce((SELECT max(block_number) FROM balance_checkpoint_heights WHERE chain = $1 AND after_block = $3), $3) AS last
+  ), assets AS (
+    (SELECT c.asset FROM balance_checkpoints c, heights h
+      WHERE c.chain = $1 AND c.address = $2 AND c.block_number > $3 AND c.block_number <= h.last ORDER BY c.asset LIMIT 1)
+    UNION ALL
+    SELECT (SELECT c.asset FROM balance_checkpoints c, heights h
+             WHERE c.chain = $1 AND c.address = $2 AND c.asset > a.asset AND c.block_number > $3 AND c.block_number <= h.last
+             ORDER BY c.asset LIMIT 1)
+      FROM assets a WHERE a.asset IS NOT NULL
+  ), movements AS (
+    SELECT a.asset, coalesce((SELECT c.balance FROM balance_checkpoints c, heights h
+                               WHERE c.chain = $1 AND c.address = $2 AND c.asset = a.asset
+                                 AND c.block_number > $3 AND c.block_number <= h.at
+                               ORDER BY c.block_number DESC LIMIT 1), 0) AS net
+      FROM assets a WHERE a.asset IS NOT NULL
+    UNION ALL
+    SELECT CASE WHEN type = ANY($6) THEN contract_address ELSE '' END,
+           CASE WHEN to_address = $2 THEN value ELSE 0 END - CASE WHEN from_address = $2 THEN value ELSE 0 END
+      FROM transfers
+     WHERE chain = $1 AND (from_address = $2 OR to_address = $2) AND (type = ANY($5) OR type = ANY($6))
+       AND block_number > (SELECT at FROM heights) AND block_number <= $4
+    UNION ALL
+    SELECT CASE WHEN type = ANY($6) THEN contract_address ELSE '' END, 0
+      FROM transfers
+     WHERE chain = $1 AND (from_address = $2 OR to_address = $2) AND (type = ANY($5) OR type = ANY($6))
+       AND block_number > greatest((SELECT last FROM heights), $4)
+  )
+  SELECT asset, sum(net)::text AS net FROM movements GROUP BY asset`
+
+/**
  * Balances as sums of the indexed rows: what came in minus what went out, the coin (native,
  * internal and fee rows) and each ERC-20 token, over a block range of one chain.
  */
 export function createBalancesStore(db: Db) {
   return {
     /**
-     * Net movement per asset of `address` in blocks (`afterBlock`, `atBlock`], read in one scan of its
-     * rows after `afterBlock`: every ERC-20 it moved anywhere in the indexed range is listed, with 0
-     * when it moved only after `atBlock` (it may still hold an opening balance of it).
+     * Net movement per asset of `address` in blocks (`afterBlock`, `atBlock`]: every ERC-20 it moved
+     * anywhere in the indexed range is listed, with 0 when it moved only after `atBlock` (it may still
+     * hold an opening balance of it).
+     *
+     * Read from the chain's balance checkpoints (migration 0020) when their sums start at `afterBlock`
+     * (the opening block, as every caller passes): each asset's row at the last checkpoint C <= `atBlock`
+     * (one primary-key descent per asset), plus the address's rows in (C, `atBlock`], plus the assets of
+     * its rows after the last checkpoint of all (listed only). The rows read are those of at most one
+     * checkpoint interval and the blocks after the last one, whatever the wallet's size.
      */
     async sumMovements(chain: string, address: string, afterBlock: number, atBlock: number): Promise<Map<string, bigint>> {
-      const { rows } = await db.query<{ asset: string; net: string }>(
-        `SELECT CASE WHEN type = ANY($6) THEN contract_address ELSE '' END AS asset,
-                (coalesce(sum(value) FILTER (WHERE to_address = $2 AND block_number <= $4), 0)
-                 - coalesce(sum(value) FILTER (WHERE from_address = $2 AND block_number <= $4), 0))::text AS net
-           FROM transfers
-          WHERE chain = $1 AND (from_address = $2 OR to_address = $2)
-            AND (type = ANY($5) OR type = ANY($6)) AND block_number > $3
-          GROUP BY 1`,
-        [chain, address, afterBlock, atBlock, COIN_TYPES, TOKEN_TYPES],
-      )
+      const { rows } = await db.query<{ asset: string; net: string }>(SUM_MOVEMENTS, [
+        chain,
+        address,
+        afterBlock,
+        atBlock,
+        COIN_TYPES,
+        TOKEN_TYPES,
+      ])
       return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
     },
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import type { BlockRef, ChainBlock, Token, Transfer } from '../domain/records.ts'
+import { type BlockRef, type ChainBlock, recordTypesOf, type Token, type Transfer } from '../domain/records.ts'
 import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
@@ -45,6 +45,41 @@ function* batchLines(lines: Iterable<string>, size = 1000): Generator<string> {
 
 /** A partition is analysed again each time the rows this process appended to it double (from 100,000). */
 const FIRST_ANALYZE_ROWS = 100_000
+
+/** The record types a balance adds up (as in balances-store.ts): the coin's and the fungible tokens'. */
+const COIN_TYPES = recordTypesOf('coin')
+const TOKEN_TYPES = recordTypesOf('token')
+
+/**
+ * A balance checkpoint (migration 0020) at height $3 of chain $1, from the previous one at $2 (or the
+ * opening block $4): each (address, asset) moved in blocks ($2, $3] gets its net over ($4, $3], its
+ * row at the previous checkpoint it has (one primary-key descent) plus what it moved since. One
+ * statement over the partition's rows of those blocks (its block-range BRIN index finds them).
+ */
+const WRITE_BALANCE_CHECKPOINT = (partition: string) => `
+  WITH moves AS (
+    SELECT to_address AS address, CASE WHEN type = ANY($6) THEN contract_address ELSE '' END AS asset, value AS delta
+      FROM ${partition}
+     WHERE block_number > $2 AND block_number <= $3 AND to_address IS NOT NULL AND (type = ANY($5) OR type = ANY($6))
+    UNION ALL
+    SELECT from_address, CASE WHEN type = ANY($6) THEN contract_address ELSE '' END, -value
+      FROM ${partition}
+     WHERE block_number > $2 AND block_number <= $3 AND from_address IS NOT NULL AND (type = ANY($5) OR type = ANY($6))
+  ), moved AS (
+    SELECT address, asset, sum(delta) AS delta, count(*) AS movements FROM moves GROUP BY address, asset
+  ), written AS (
+    INSERT INTO balance_checkpoints (chain, address, asset, block_number, balance)
+    SELECT $1, m.address, m.asset, $3, coalesce(p.balance, 0) + m.delta
+      FROM moved m
+      LEFT JOIN LATERAL (
+        SELECT c.balance FROM balance_checkpoints c
+         WHERE c.chain = $1 AND c.address = m.address AND c.asset = m.asset AND c.block_number <= $2
+         ORDER BY c.block_number DESC LIMIT 1) p ON true
+    RETURNING 1
+  )
+  INSERT INTO balance_checkpoint_heights (chain, block_number, after_block, movements, keys_written)
+  SELECT $1, $3, $4, (SELECT coalesce(sum(movements), 0) FROM moved), (SELECT count(*) FROM written)
+  RETURNING movements, keys_written`
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
 
@@ -258,6 +293,15 @@ export function createTransfersStore(db: Db) {
           [chain, ancestor],
         )
         const blocks = await client.query('DELETE FROM blocks WHERE chain = $1 AND number > $2', [chain, ancestor])
+        // balance checkpoints are of final blocks, which a reorg within the window never reaches; a rewind
+        // (or a rollback from a lagging node's lower tip) can, and takes those above the ancestor with it
+        const heights = await client.query('DELETE FROM balance_checkpoint_heights WHERE chain = $1 AND block_number > $2', [
+          chain,
+          ancestor,
+        ])
+        if ((heights.rowCount ?? 0) > 0) {
+          await client.query('DELETE FROM balance_checkpoints WHERE chain = $1 AND block_number > $2', [chain, ancestor])
+        }
         const { rows } = await client.query<{ timestamp: Date }>(
           'SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2',
           [chain, ancestor],
@@ -267,6 +311,52 @@ export function createTransfersStore(db: Db) {
           [chain, ancestor, rows[0]?.timestamp ?? null],
         )
         return { blocks: blocks.rowCount ?? 0, transfers: transfers.rowCount ?? 0 }
+      })
+    },
+
+    /**
+     * The height of the chain's last balance checkpoint, or its opening block (max(0, indexed_from - 1))
+     * when it has none; undefined for a chain never opened.
+     */
+    async findLastBalanceCheckpoint(chain: string): Promise<number | undefined> {
+      const { rows } = await db.query<{ height: string | null }>(
+        `SELECT coalesce(
+                  (SELECT max(h.block_number) FROM balance_checkpoint_heights h
+                    WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1)),
+                  greatest(0, s.indexed_from - 1))::text AS height
+           FROM chain_states s WHERE s.chain = $1 AND s.indexed_from IS NOT NULL`,
+        [chain],
+      )
+      const height = rows[0]?.height
+      return height === undefined || height === null ? undefined : Number(height)
+    },
+
+    /**
+     * Writes the chain's balance checkpoint at `height` (migration 0020), in bulk from the rows since its
+     * previous one. The caller passes a final height (deeper than the reorg window); one at or below the
+     * last checkpoint, or above the indexed block, writes nothing (undefined).
+     */
+    async writeBalanceCheckpoint(chain: string, height: number): Promise<{ movements: number; keys: number } | undefined> {
+      return withTransaction(db, async (client) => {
+        // the chain's state row, locked: no append or rollback of this chain runs meanwhile
+        const { rows } = await client.query<{ after_block: string; indexed_block: string | null; previous: string | null }>(
+          `SELECT greatest(0, indexed_from - 1)::text AS after_block, indexed_block::text AS indexed_block,
+                  (SELECT max(h.block_number) FROM balance_checkpoint_heights h
+                    WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1))::text AS previous
+             FROM chain_states s WHERE chain = $1 AND indexed_from IS NOT NULL FOR UPDATE`,
+          [chain],
+        )
+        const state = rows[0]
+        if (state === undefined || state.indexed_block === null || height > Number(state.indexed_block)) return undefined
+        const afterBlock = Number(state.after_block)
+        const previous = state.previous === null ? afterBlock : Number(state.previous)
+        if (height <= previous) return undefined
+        const written = await client.query<{ movements: string; keys_written: string }>(
+          WRITE_BALANCE_CHECKPOINT(partitionName(chain)),
+          [chain, previous, height, afterBlock, COIN_TYPES, TOKEN_TYPES],
+        )
+        const row = written.rows[0]
+        return { movements: Number(row?.movements ?? 0), keys: Number(row?.keys_written ?? 0) }
       })
     },
 

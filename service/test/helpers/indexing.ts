@@ -19,7 +19,17 @@ export async function indexToHead(
     startBlock = 0,
     rangeSize = 5,
     logger = createLogger('silent'),
-  }: { startBlock?: number; rangeSize?: number; logger?: Logger } = {},
+    reorgWindowBlocks,
+    balanceCheckpointBlocks,
+  }: {
+    startBlock?: number
+    rangeSize?: number
+    logger?: Logger
+    /** Unset: the indexer's (MAX_REORG_DEPTH_BLOCKS); balance checkpoints are written this deep. */
+    reorgWindowBlocks?: number
+    /** Blocks between balance checkpoints; unset: the indexer's. */
+    balanceCheckpointBlocks?: number
+  } = {},
 ) {
   const indexer = createIndexer({
     chain,
@@ -29,6 +39,8 @@ export async function indexToHead(
     startBlock,
     rangeSize,
     stopAtHead: true,
+    ...(reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks }),
+    ...(balanceCheckpointBlocks === undefined ? {} : { balanceCheckpointBlocks }),
   })
   await indexer.run(new AbortController().signal)
   return indexer.totals
