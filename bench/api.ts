@@ -20,6 +20,8 @@ import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { createKey } from '../service/src/access/keys.ts'
 import type { ChainBlock, Token, Transfer } from '../service/src/domain/records.ts'
+import { createBalanceCheckpoints } from '../service/src/ingestion/balance-checkpoints.ts'
+import { MAX_REORG_DEPTH_BLOCKS } from '../service/src/ingestion/reorg-window.ts'
 import { createLogger } from '../service/src/lib/logger.ts'
 import { openDatabase } from '../service/src/main/database.ts'
 import { createAccountsStore } from '../service/src/store/accounts-store.ts'
@@ -29,6 +31,10 @@ import { createTransfersStore, partitionName } from '../service/src/store/transf
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number)
+/** Only the cases whose names contain one of these (comma-separated), e.g. `balances`; unset: all. */
+const CASES = process.env.BENCH_CASES?.split(',')
+/** Ethereum blocks of 12 s, each with 4 wallet ERC-20 transfers (25,000: a 100,000-transfer wallet). */
+const ETHEREUM_BLOCKS = Number(process.env.BENCH_ETHEREUM_BLOCKS ?? 25_000)
 const outArg = process.argv.indexOf('--out')
 const root = join(import.meta.dirname, '..')
 const OUT = outArg > 0 ? (process.argv[outArg + 1] as string) : join(root, 'bench', 'results', 'api.json')
@@ -43,10 +49,10 @@ const logger = createLogger('warn')
 const hex = (n: number, width: number) => `0x${n.toString(16).padStart(width, '0')}`
 const other = (n: number) => hex(0x1000 + (n % 5000), 40)
 
-/** Ethereum: 25,000 blocks of 12 s; per block 4 wallet ERC-20 transfers, 4 of other wallets, and every other block a native transfer and its fee. */
+/** Ethereum: ETHEREUM_BLOCKS (25,000) blocks of 12 s; per block 4 wallet ERC-20 transfers, 4 of other wallets, and every other block a native transfer and its fee. */
 function ethereumBlocks(): ChainBlock[] {
   const blocks: ChainBlock[] = []
-  for (let number = 1; number <= 25_000; number++) {
+  for (let number = 1; number <= ETHEREUM_BLOCKS; number++) {
     const transfers: Transfer[] = []
     const tx = (index: number) => hex(number * 100 + index, 64)
     for (let k = 0; k < 4; k++) {
@@ -149,21 +155,38 @@ function coin(
   }
 }
 
-/** A chain's first backfill, as the indexer writes it: ranges of 100 blocks, then the history indexes. */
+/**
+ * A chain's first backfill, as the indexer writes it: ranges of 100 blocks, each followed by a balance
+ * checkpoint when one is due (below the default reorg window), then the history indexes.
+ */
 async function backfill(db: Db, chain: string, blocks: ChainBlock[], tokens: Token[]): Promise<number> {
   const started = performance.now()
   await db.query(`DROP TABLE IF EXISTS ${partitionName(chain)}`)
-  for (const table of ['blocks', 'chain_states', 'tokens', 'opening_balances']) {
+  for (const table of [
+    'blocks',
+    'chain_states',
+    'tokens',
+    'opening_balances',
+    'balance_checkpoints',
+    'balance_checkpoint_heights',
+  ]) {
     await db.query(`DELETE FROM ${table} WHERE chain = $1`, [chain])
   }
   const store = createTransfersStore(db)
   await store.openChain(chain, 1)
+  const checkpoints = createBalanceCheckpoints({ chain, store, logger, finalityBlocks: MAX_REORG_DEPTH_BLOCKS })
+  await checkpoints.open()
   for (let i = 0; i < blocks.length; i += 100) {
     const range = blocks
       .slice(i, i + 100)
       .map((b) => ({ ...b, transfers: b.transfers.map((t) => ({ ...t, blockNumber: b.number })) }))
     await store.appendBlocks(chain, i, range, i === 0 ? tokens : [])
+    await checkpoints.appended(
+      range.at(-1)?.number ?? i,
+      range.reduce((n, b) => n + b.transfers.length, 0),
+    )
   }
+  await checkpoints.settled()
   await store.buildHistoryIndexes(chain)
   // The wallet's opening balances at block 0, as the node would have answered them (no node here).
   const assets = ['', ...tokens.map((t) => t.contractAddress)]
@@ -247,6 +270,8 @@ async function main() {
       LOG_LEVEL: 'warn',
       WDS_RPC_ETHEREUM: 'http://127.0.0.1:9',
       WDS_RPC_ARBITRUM: 'http://127.0.0.1:9',
+      // the bench account stands for many clients at once: the per-account limit of requests running (2) is raised too
+      WDS_ACCOUNT_CONCURRENCY: '1000',
     },
     /WDS listening on (http:\/\/\S+)/,
   )
@@ -272,18 +297,28 @@ async function main() {
       ]),
     }
     console.log(`backfilled in ${JSON.stringify(backfillSeconds)} s (${Math.round(performance.now() - startedAt)} ms)`)
-    // Storage per stored transfer: the partition's heap and indexes.
-    const { rows: sizes } = await db.query<{ rows: string; heap: string; indexes: string }>(
+    // Storage per stored transfer: the partition's heap and indexes, and the balance checkpoints of every chain.
+    const { rows: sizes } = await db.query<{ rows: string; heap: string; indexes: string; checkpoints: string | null }>(
       `SELECT (SELECT count(*) FROM transfers_ethereum)::text AS rows,
-              pg_table_size('transfers_ethereum')::text AS heap, pg_indexes_size('transfers_ethereum')::text AS indexes`,
+              pg_table_size('transfers_ethereum')::text AS heap, pg_indexes_size('transfers_ethereum')::text AS indexes,
+              (pg_total_relation_size(to_regclass('balance_checkpoints'))
+                 + pg_total_relation_size(to_regclass('balance_checkpoint_heights')))::text AS checkpoints`,
     )
-    const size = sizes[0] as { rows: string; heap: string; indexes: string }
-    const perRow = (bytes: string) => Math.round(Number(bytes) / Number(size.rows))
+    const size = sizes[0] as { rows: string; heap: string; indexes: string; checkpoints: string | null }
+    const perRow = (bytes: string | null) => (bytes === null ? null : Math.round(Number(bytes) / Number(size.rows)))
+    const { rows: checkpointRows } = await db
+      .query<{ chain: string; heights: number; keys: number; movements: number }>(
+        `SELECT chain, count(*)::int AS heights, sum(keys_written)::int AS keys, sum(movements)::int AS movements
+         FROM balance_checkpoint_heights GROUP BY chain ORDER BY chain`,
+      )
+      .catch(() => ({ rows: [] }))
     const storage = {
       transfers: Number(size.rows),
       heapBytesPerTransfer: perRow(size.heap),
       indexBytesPerTransfer: perRow(size.indexes),
-      note: 'ethereum partition after its backfill and history indexes',
+      balanceCheckpointBytesPerTransfer: perRow(size.checkpoints),
+      balanceCheckpoints: checkpointRows,
+      note: 'ethereum partition after its backfill and history indexes; balance checkpoints (rows and heights) of every chain over the ethereum rows',
     }
     console.log(`storage: ${JSON.stringify(storage)}`)
     const email = `bench-${Date.now()}@example.com`
@@ -310,14 +345,17 @@ async function main() {
     const limit = naiveServer.url.toString().replace(/\/$/, '')
     const page = (query: string) => `${limit}/page?address=${WALLET}&limit=100&${query}`
 
+    const wanted = (name: string) => CASES === undefined || CASES.some((part) => name.includes(part))
+    const noCursor = { cursor: '', before: '' }
+    const deep = async (path: string) => (wanted('deep') ? await deepCursor(base, path, key, DEEP) : noCursor)
     console.log('finding the deep cursors …')
-    const deepOne = await deepCursor(base, `/v1/wallets/${WALLET}/transfers?chain=ethereum`, key, DEEP)
-    const deepAll = await deepCursor(base, `/v1/wallets/${WALLET}/transfers?direction=both`, key, DEEP)
-    const deepErc20 = await deepCursor(base, `/v1/wallets/${WALLET}/erc20-transfers?chain=ethereum`, key, DEEP)
+    const deepOne = await deep(`/v1/wallets/${WALLET}/transfers?chain=ethereum`)
+    const deepAll = await deep(`/v1/wallets/${WALLET}/transfers?direction=both`)
+    const deepErc20 = await deep(`/v1/wallets/${WALLET}/erc20-transfers?chain=ethereum`)
     // 2021-01-02 00:00 to 2021-01-03 00:00 on Ethereum: blocks 7,200 to 14,399 (12 s blocks from 2021-01-01)
     const dayFrom = (86_400 / 12) | 0
     const dayTo = dayFrom * 2 - 1
-    const cases: { name: string; wds: string; naive: string }[] = [
+    const allCases: { name: string; wds: string; naive: string }[] = [
       {
         name: 'transfers one chain, page 1',
         wds: `${wallet}/transfers?chain=ethereum&limit=100`,
@@ -364,7 +402,13 @@ async function main() {
         wds: `${wallet}/balances?chain=ethereum&atDate=2021-01-02`,
         naive: `${limit}/balances?chain=ethereum&address=${WALLET}`,
       },
+      {
+        name: 'balances one chain, atBlock mid-history',
+        wds: `${wallet}/balances?chain=ethereum&atBlock=${Math.floor(ETHEREUM_BLOCKS / 2) + 37}`,
+        naive: `${limit}/balances?chain=ethereum&address=${WALLET}`,
+      },
     ]
+    const cases = allCases.filter((c) => wanted(c.name))
     for (const c of cases) {
       await getJson(c.wds, auth)
       await getJson(c.naive)
@@ -398,7 +442,8 @@ async function main() {
         wds: 'wds serve (child process), auth, rate limits and metering on, an Enterprise key with raised limits',
         naive: 'bench/api-naive.ts (child process): Fastify + node-pg, the same keyset SQL, rows as JSON',
         load: `autocannon, ${SECONDS} s per run, WDS then naive for each case`,
-        wallet: '100,000 ERC-20 + 12,500 native + 12,500 fee records on ethereum, 20,000 on arbitrum; 100,000 other transfers',
+        wallet: `${(ETHEREUM_BLOCKS * 4).toLocaleString('en')} ERC-20 + ${(ETHEREUM_BLOCKS / 2).toLocaleString('en')} native + ${(ETHEREUM_BLOCKS / 2).toLocaleString('en')} fee records on ethereum, 20,000 on arbitrum; ${(ETHEREUM_BLOCKS * 4).toLocaleString('en')} other transfers`,
+        cases: CASES ?? 'all',
         backfillSeconds,
       },
       targets: '≥ 0.8× naive req/s at every depth; p50 ≤ 10 ms and p99 ≤ 30 ms at 10 connections',

@@ -34,49 +34,69 @@ export function createBalanceCheckpoints(options: BalanceCheckpointOptions) {
   let last: number | undefined
   /** Rows appended above the last checkpoint, by the last block of the range that brought them. */
   let ranges: { toBlock: number; rows: number }[] = []
-  let pendingRows = 0
+  /** The checkpoint being written, off the indexer's path: one at a time. */
+  let writing: Promise<void> | undefined
 
-  /** Reads where the chain's checkpoints stand (at the indexer's start, and after a rollback). */
+  /** Reads where the chain's checkpoints stand (at the indexer's start, and after a rollback or a failed write). */
   async function open(): Promise<void> {
     last = await store.findLastBalanceCheckpoint(chain)
     ranges = ranges.filter((r) => last === undefined || r.toBlock > last)
-    pendingRows = ranges.reduce((n, r) => n + r.rows, 0)
+  }
+
+  function write(height: number): void {
+    const started = performance.now()
+    writing = store
+      .writeBalanceCheckpoint(chain, height)
+      .then(
+        (written) => {
+          if (written === undefined) return
+          const duration = Math.round(performance.now() - started)
+          logger.debug({ chain, block: height, ...written, duration_ms: duration }, 'balance checkpoint written')
+        },
+        (error: unknown) => {
+          // balances stay right without it (they sum more rows); the next append looks again
+          logger.warn({ chain, block: height, err: error }, 'could not write a balance checkpoint')
+          last = undefined
+        },
+      )
+      .finally(() => {
+        writing = undefined
+      })
   }
 
   return {
     open,
 
-    /** After a range up to `indexedBlock` with `rows` rows was committed: writes a checkpoint when one is due. */
+    /**
+     * After a range up to `indexedBlock` with `rows` rows was committed: starts writing a checkpoint
+     * when one is due. It is written beside the next appends (its transaction locks the chain's state
+     * row against rollbacks only), never two at once.
+     */
     async appended(indexedBlock: number, rows: number): Promise<void> {
       ranges.push({ toBlock: indexedBlock, rows })
-      pendingRows += rows
+      if (writing !== undefined) return
       if (last === undefined) await open()
       const final = indexedBlock - finalityBlocks
       if (last === undefined || final <= last) return
-      if (final - last < everyBlocks && pendingRows < everyRows) return
-      const started = performance.now()
-      const written = await store.writeBalanceCheckpoint(chain, final)
+      // the rows a checkpoint at `final` would sum: those of the ranges that ended at or below it
+      let due = 0
+      for (const range of ranges) if (range.toBlock <= final) due += range.rows
+      if (final - last < everyBlocks && due < everyRows) return
       last = final
       ranges = ranges.filter((r) => r.toBlock > final)
-      pendingRows = ranges.reduce((n, r) => n + r.rows, 0)
-      if (written !== undefined) {
-        logger.debug(
-          {
-            chain,
-            block: final,
-            movements: written.movements,
-            keys: written.keys,
-            duration_ms: Math.round(performance.now() - started),
-          },
-          'balance checkpoint written',
-        )
-      }
+      write(final)
     },
 
     /** After a rollback to `ancestor`: the store removed the checkpoints above it. */
     async rolledBack(ancestor: number): Promise<void> {
+      await writing
       ranges = ranges.filter((r) => r.toBlock <= ancestor)
       await open()
+    },
+
+    /** Waits for the checkpoint being written, if any (before the indexer returns). */
+    async settled(): Promise<void> {
+      await writing
     },
   }
 }

@@ -178,6 +178,53 @@ export function createIndexer(options: IndexerOptions) {
     }
   }
 
+  /** Backfills, then follows the head until `signal` aborts (or to the head, with stopAtHead). */
+  async function follow(signal: AbortSignal): Promise<void> {
+    checkpoint = await store.openChain(chain, startBlock)
+    await balanceCheckpoints.open()
+    const stall = await store.findStall(chain)
+    if (stall !== undefined) {
+      logger.error({ chain, reason: stall }, 'the chain is stalled; not indexing it')
+      return
+    }
+    logger.info({ chain, indexed_from: checkpoint.indexedFrom, indexed_block: checkpoint.indexedBlock }, 'indexer started')
+    for (let failures = 0; !signal.aborted; ) {
+      try {
+        head = await source.getHead()
+        await store.recordHead(chain, head)
+        await reconcileTip(head)
+        if (checkpoint.indexedBlock < head.number) {
+          await catchUp(head.number, signal)
+        } else {
+          if (!checkpoint.historyIndexed) await buildHistoryIndexes()
+          if (options.stopAtHead) return
+          await sleep(pollIntervalMs, signal)
+        }
+        failures = 0
+      } catch (error) {
+        if (signal.aborted) break
+        if (error instanceof ReorgDetected) {
+          logger.warn({ chain, reason: error.message }, 'reorg detected while indexing')
+          continue
+        }
+        if (error instanceof ReorgTooDeepError) {
+          // trying again finds the same: stop this chain, and say what to do
+          const message = stallMessage(chain, error)
+          logger.error(
+            { chain, block: error.block, reorg_window: error.windowBlocks },
+            'reorg deeper than the window; indexing stalled',
+          )
+          await store.stallChain(chain, message)
+          return
+        }
+        const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 30_000 })
+        logger.error({ chain, ...errorFields(error), retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
+        await store.recordError(chain, describeError(error, chain)).catch(() => {})
+        await sleep(delay, signal)
+      }
+    }
+  }
+
   return {
     chain,
     totals,
@@ -186,48 +233,10 @@ export function createIndexer(options: IndexerOptions) {
     },
 
     async run(signal: AbortSignal): Promise<void> {
-      checkpoint = await store.openChain(chain, startBlock)
-      await balanceCheckpoints.open()
-      const stall = await store.findStall(chain)
-      if (stall !== undefined) {
-        logger.error({ chain, reason: stall }, 'the chain is stalled; not indexing it')
-        return
-      }
-      logger.info({ chain, indexed_from: checkpoint.indexedFrom, indexed_block: checkpoint.indexedBlock }, 'indexer started')
-      for (let failures = 0; !signal.aborted; ) {
-        try {
-          head = await source.getHead()
-          await store.recordHead(chain, head)
-          await reconcileTip(head)
-          if (checkpoint.indexedBlock < head.number) {
-            await catchUp(head.number, signal)
-          } else {
-            if (!checkpoint.historyIndexed) await buildHistoryIndexes()
-            if (options.stopAtHead) return
-            await sleep(pollIntervalMs, signal)
-          }
-          failures = 0
-        } catch (error) {
-          if (signal.aborted) break
-          if (error instanceof ReorgDetected) {
-            logger.warn({ chain, reason: error.message }, 'reorg detected while indexing')
-            continue
-          }
-          if (error instanceof ReorgTooDeepError) {
-            // trying again finds the same: stop this chain, and say what to do
-            const message = stallMessage(chain, error)
-            logger.error(
-              { chain, block: error.block, reorg_window: error.windowBlocks },
-              'reorg deeper than the window; indexing stalled',
-            )
-            await store.stallChain(chain, message)
-            return
-          }
-          const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 30_000 })
-          logger.error({ chain, ...errorFields(error), retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
-          await store.recordError(chain, describeError(error, chain)).catch(() => {})
-          await sleep(delay, signal)
-        }
+      try {
+        await follow(signal)
+      } finally {
+        await balanceCheckpoints.settled()
       }
     },
   }

@@ -284,6 +284,9 @@ export function createTransfersStore(db: Db) {
     /** Removes every block above `ancestor` with its transfers, and moves the checkpoint back to it, in one transaction. */
     async rollbackTo(chain: string, ancestor: number): Promise<{ blocks: number; transfers: number }> {
       return withTransaction(db, async (client) => {
+        // first: a balance checkpoint being written (its transaction share-locks this row) commits before
+        // the rows and checkpoints above the ancestor go, or finds the chain rolled back and writes nothing
+        await client.query('SELECT 1 FROM chain_states WHERE chain = $1 FOR UPDATE', [chain])
         const transfers = await client.query(`DELETE FROM ${partitionName(chain)} WHERE block_number > $1`, [ancestor])
         // a UTXO chain's outputs: those created above the ancestor go, those spent above it are unspent again
         await client.query('DELETE FROM outputs WHERE chain = $1 AND block_number > $2', [chain, ancestor])
@@ -338,12 +341,14 @@ export function createTransfersStore(db: Db) {
      */
     async writeBalanceCheckpoint(chain: string, height: number): Promise<{ movements: number; keys: number } | undefined> {
       return withTransaction(db, async (client) => {
-        // the chain's state row, locked: no append or rollback of this chain runs meanwhile
+        await client.query('SET LOCAL synchronous_commit = off')
+        // The chain's state row, share-locked: appends (which update it) go on beside this transaction,
+        // a rollback (which locks it first, for update) waits for it or runs before it.
         const { rows } = await client.query<{ after_block: string; indexed_block: string | null; previous: string | null }>(
           `SELECT greatest(0, indexed_from - 1)::text AS after_block, indexed_block::text AS indexed_block,
                   (SELECT max(h.block_number) FROM balance_checkpoint_heights h
                     WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1))::text AS previous
-             FROM chain_states s WHERE chain = $1 AND indexed_from IS NOT NULL FOR UPDATE`,
+             FROM chain_states s WHERE chain = $1 AND indexed_from IS NOT NULL FOR KEY SHARE`,
           [chain],
         )
         const state = rows[0]
