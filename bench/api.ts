@@ -181,7 +181,7 @@ async function backfill(db: Db, chain: string, blocks: ChainBlock[], tokens: Tok
       .slice(i, i + 100)
       .map((b) => ({ ...b, transfers: b.transfers.map((t) => ({ ...t, blockNumber: b.number })) }))
     await store.appendBlocks(chain, i, range, i === 0 ? tokens : [])
-    await checkpoints.appended(
+    checkpoints.appended(
       range.at(-1)?.number ?? i,
       range.reduce((n, b) => n + b.transfers.length, 0),
     )
@@ -286,6 +286,8 @@ async function main() {
   try {
     const startedAt = performance.now()
     console.log('backfilling ethereum and arbitrum through the store …')
+    // this data dir is reused: no checkpoint of an earlier run stays (deleted rows would count in its size)
+    await db.query('TRUNCATE balance_checkpoints, balance_checkpoint_heights')
     const backfillSeconds = {
       ethereum: await backfill(db, 'ethereum', ethereumBlocks(), [
         { contractAddress: USDC, name: 'USD Coin', symbol: 'USDC', decimals: 6 },

@@ -32,9 +32,11 @@ export function createBalanceCheckpoints(options: BalanceCheckpointOptions) {
     everyRows = BALANCE_CHECKPOINT_ROWS,
   } = options
   let last: number | undefined
+  /** The last block appended. */
+  let indexed: number | undefined
   /** Rows appended above the last checkpoint, by the last block of the range that brought them. */
   let ranges: { toBlock: number; rows: number }[] = []
-  /** The checkpoint being written, off the indexer's path: one at a time. */
+  /** The checkpoints being written, off the indexer's path, one after the other. */
   let writing: Promise<void> | undefined
 
   /** Reads where the chain's checkpoints stand (at the indexer's start, and after a rollback or a failed write). */
@@ -43,58 +45,83 @@ export function createBalanceCheckpoints(options: BalanceCheckpointOptions) {
     ranges = ranges.filter((r) => last === undefined || r.toBlock > last)
   }
 
-  function write(height: number): void {
-    const started = performance.now()
-    writing = store
-      .writeBalanceCheckpoint(chain, height)
-      .then(
-        (written) => {
-          if (written === undefined) return
+  /**
+   * The next checkpoint's height, when one is due: `everyBlocks` past the last one, or the end of the
+   * range where the rows since the last one reach `everyRows`, whichever is lower; never above the final
+   * block. The heights stay this regular when the writer falls behind the appends: it catches up.
+   */
+  function nextHeight(): number | undefined {
+    if (last === undefined || indexed === undefined) return undefined
+    const final = indexed - finalityBlocks
+    if (final <= last) return undefined
+    let height = last + everyBlocks <= final ? last + everyBlocks : undefined
+    let rows = 0
+    for (const range of ranges) {
+      if (range.toBlock > final || (height !== undefined && range.toBlock >= height)) break
+      rows += range.rows
+      if (rows >= everyRows) {
+        height = range.toBlock
+        break
+      }
+    }
+    return height
+  }
+
+  /** Writes every checkpoint due, one after the other, unless that is under way. */
+  function writeDue(): void {
+    if (writing !== undefined) return
+    const run = async () => {
+      try {
+        for (;;) {
+          if (last === undefined) await open()
+          const height = nextHeight()
+          if (height === undefined) return
+          const started = performance.now()
+          const written = await store.writeBalanceCheckpoint(chain, height)
+          if (written === undefined) {
+            // the chain was rolled back meanwhile (or checkpointed by another writer): read where it stands
+            last = undefined
+            return
+          }
+          last = height
+          ranges = ranges.filter((r) => r.toBlock > height)
           const duration = Math.round(performance.now() - started)
           logger.debug({ chain, block: height, ...written, duration_ms: duration }, 'balance checkpoint written')
-        },
-        (error: unknown) => {
-          // balances stay right without it (they sum more rows); the next append looks again
-          logger.warn({ chain, block: height, err: error }, 'could not write a balance checkpoint')
-          last = undefined
-        },
-      )
-      .finally(() => {
-        writing = undefined
-      })
+        }
+      } catch (error) {
+        // balances stay right without it (they sum more rows); the next append tries again
+        logger.warn({ chain, err: error }, 'could not write a balance checkpoint')
+        last = undefined
+      }
+    }
+    // cleared once settled (a callback, not run's own finally: that would run before this assignment when nothing is due)
+    writing = run().finally(() => {
+      writing = undefined
+    })
   }
 
   return {
     open,
 
     /**
-     * After a range up to `indexedBlock` with `rows` rows was committed: starts writing a checkpoint
-     * when one is due. It is written beside the next appends (its transaction locks the chain's state
-     * row against rollbacks only), never two at once.
+     * After a range up to `indexedBlock` with `rows` rows was committed: writes the checkpoints due,
+     * beside the next appends (their transactions lock the chain's state row against rollbacks only).
      */
-    async appended(indexedBlock: number, rows: number): Promise<void> {
+    appended(indexedBlock: number, rows: number): void {
       ranges.push({ toBlock: indexedBlock, rows })
-      if (writing !== undefined) return
-      if (last === undefined) await open()
-      const final = indexedBlock - finalityBlocks
-      if (last === undefined || final <= last) return
-      // the rows a checkpoint at `final` would sum: those of the ranges that ended at or below it
-      let due = 0
-      for (const range of ranges) if (range.toBlock <= final) due += range.rows
-      if (final - last < everyBlocks && due < everyRows) return
-      last = final
-      ranges = ranges.filter((r) => r.toBlock > final)
-      write(final)
+      indexed = indexedBlock
+      writeDue()
     },
 
     /** After a rollback to `ancestor`: the store removed the checkpoints above it. */
     async rolledBack(ancestor: number): Promise<void> {
       await writing
       ranges = ranges.filter((r) => r.toBlock <= ancestor)
+      indexed = ancestor
       await open()
     },
 
-    /** Waits for the checkpoint being written, if any (before the indexer returns). */
+    /** Waits for the checkpoints being written (before the indexer returns). */
     async settled(): Promise<void> {
       await writing
     },

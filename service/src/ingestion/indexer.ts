@@ -166,7 +166,7 @@ export function createIndexer(options: IndexerOptions) {
       const { number, hash, parentHash, timestamp } = blocks.at(-1) as ChainBlock
       lastBlock = { number, hash, parentHash, timestamp }
       checkpoint = { ...checkpoint, indexedBlock: lastBlock.number }
-      await balanceCheckpoints.appended(checkpoint.indexedBlock, transfers)
+      balanceCheckpoints.appended(checkpoint.indexedBlock, transfers)
       totals.blocks += blocks.length
       totals.transfers += transfers
       const headBlock = Math.max(target, head?.number ?? target)
