@@ -13,7 +13,10 @@ import { readTransfers, rowsFromSource } from './helpers/transfers.ts'
 
 const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent')
 const CHAIN = 'ethereum'
-/** Deeper than every reorg below (up to 9 blocks), and balance checkpoints every 2 final blocks. */
+/**
+ * Deeper than every reorg below (up to 9 blocks), and balance checkpoints every 2 final blocks, every
+ * third a full one tracking the addresses that moved twice since the previous full one.
+ */
 const REORG_WINDOW = 12
 const CHECKPOINT_BLOCKS = 2
 
@@ -57,6 +60,8 @@ function indexer(options: { stopAtHead: boolean }) {
     pollIntervalMs: 20,
     reorgWindowBlocks: REORG_WINDOW,
     balanceCheckpointBlocks: CHECKPOINT_BLOCKS,
+    balanceCheckpointFullEvery: 3,
+    balanceTrackedMovements: 2,
     ...options,
   })
 }
@@ -89,12 +94,19 @@ async function expectCheckpointedBalancesMatchRows() {
   const tip = await head()
   expect(heights.length).toBeGreaterThan(0)
   expect(Number(heights.at(-1)?.block)).toBeLessThanOrEqual(tip)
-  const { rows: orphans } = await database.db.query(
-    `SELECT c.block_number FROM balance_checkpoints c
-      WHERE c.chain = $1 AND NOT EXISTS (SELECT 1 FROM balance_checkpoint_heights h WHERE h.chain = c.chain AND h.block_number = c.block_number)`,
+  // full rows only at full heights, hot rows only at the others, and some of both
+  const { rows: kinds } = await database.db.query<{ full: boolean; misplaced: number; rows: number }>(
+    `SELECT true AS full, count(*) FILTER (WHERE h.full_checkpoint IS NOT TRUE)::int AS misplaced, count(*)::int AS rows
+       FROM balance_checkpoints c LEFT JOIN balance_checkpoint_heights h ON h.chain = c.chain AND h.block_number = c.block_number
+      WHERE c.chain = $1
+     UNION ALL
+     SELECT false, count(*) FILTER (WHERE h.full_checkpoint IS NOT FALSE)::int, count(*)::int
+       FROM balance_hot_checkpoints c LEFT JOIN balance_checkpoint_heights h ON h.chain = c.chain AND h.block_number = c.block_number
+      WHERE c.chain = $1`,
     [CHAIN],
   )
-  expect(orphans).toEqual([])
+  expect(kinds.map((k) => k.misplaced)).toEqual([0, 0])
+  expect(kinds.every((k) => k.rows > 0)).toBe(true)
   const { rows: addresses } = await database.db.query<{ address: string }>(
     `SELECT DISTINCT address FROM (SELECT from_address AS address FROM transfers WHERE chain = $1
                                    UNION SELECT to_address FROM transfers WHERE chain = $1) a WHERE address IS NOT NULL`,
@@ -217,7 +229,8 @@ test('wds index --rewind below the balance checkpoints removes them; indexed aga
   const heightsAbove = async (block: number) => {
     const { rows } = await database.db.query<{ heights: string; rows: string }>(
       `SELECT (SELECT count(*) FROM balance_checkpoint_heights WHERE chain = $1 AND block_number > $2)::text AS heights,
-              (SELECT count(*) FROM balance_checkpoints WHERE chain = $1 AND block_number > $2)::text AS rows`,
+              (SELECT (SELECT count(*) FROM balance_checkpoints WHERE chain = $1 AND block_number > $2)
+                    + (SELECT count(*) FROM balance_hot_checkpoints WHERE chain = $1 AND block_number > $2))::text AS rows`,
       [CHAIN, block],
     )
     return rows[0]

@@ -12,8 +12,8 @@ import { clientsFor, playScriptedHistory, type ScriptedChain } from './helpers/s
  * answers (eth_getBalance, balanceOf) at the same blocks. The same node is indexed twice: as
  * `ethereum` from block 0 (the genesis allocations are the opening balances) and as `optimism` from
  * block 12 (everything before is the opening balance). Both with a reorg window of 2 blocks and a
- * balance checkpoint every 3 final blocks, so that the balances at most blocks compared are read from a
- * checkpoint plus the rows after it (migration 0020).
+ * balance checkpoint every 3 final blocks, every other one full and tracking the addresses that moved
+ * twice, so that the balances at most blocks compared are read from checkpoints (migration 0020).
  */
 
 const logger = createLogger('silent')
@@ -62,7 +62,14 @@ beforeAll(async () => {
     ['ethereum', 0],
     ['optimism', START_BLOCK_LATE],
   ] as const) {
-    await indexToHead(t.db, chain, anvil.url, { startBlock, logger, reorgWindowBlocks: 2, balanceCheckpointBlocks: 3 })
+    await indexToHead(t.db, chain, anvil.url, {
+      startBlock,
+      logger,
+      reorgWindowBlocks: 2,
+      balanceCheckpointBlocks: 3,
+      balanceCheckpointFullEvery: 2,
+      balanceTrackedMovements: 2,
+    })
   }
   baseUrl = t.baseUrl
   key = (await t.createKey('balances@example.com', 'pro')).key

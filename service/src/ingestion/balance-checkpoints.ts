@@ -5,6 +5,10 @@ import type { TransfersStore } from '../store/transfers-store.ts'
 export const BALANCE_CHECKPOINT_BLOCKS = 1_000
 /** …or its rows appended since the last one reach this many, whichever comes first. */
 export const BALANCE_CHECKPOINT_ROWS = 20_000
+/** Every this many checkpoints, a full one (every key moved since the last full one)… */
+export const BALANCE_CHECKPOINT_FULL_EVERY = 10
+/** …which tracks, until the next, the addresses that moved at least this many times since the previous. */
+export const BALANCE_TRACKED_MOVEMENTS = 1_000
 
 export type BalanceCheckpointOptions = {
   chain: string
@@ -14,13 +18,17 @@ export type BalanceCheckpointOptions = {
   finalityBlocks: number
   everyBlocks?: number
   everyRows?: number
+  fullEvery?: number
+  trackedMovements?: number
 }
 
 /**
  * When to write a chain's balance checkpoints, as its indexer appends and rolls back: in bulk, only
  * at final heights (`finalityBlocks` below the indexed block), each time the final block has advanced
- * `everyBlocks` past the last checkpoint or `everyRows` rows were appended since it. A balance then
- * reads at most one interval's rows plus the blocks above the last checkpoint (balances-store.ts).
+ * `everyBlocks` past the last checkpoint or `everyRows` rows were appended since it; every `fullEvery`-th
+ * is a full one, which tracks the addresses that moved `trackedMovements` times since the previous full
+ * one (migration 0020). A balance then reads at most one interval's rows of a tracked address, and few
+ * of any other (balances-store.ts).
  */
 export function createBalanceCheckpoints(options: BalanceCheckpointOptions) {
   const {
@@ -30,6 +38,8 @@ export function createBalanceCheckpoints(options: BalanceCheckpointOptions) {
     finalityBlocks,
     everyBlocks = BALANCE_CHECKPOINT_BLOCKS,
     everyRows = BALANCE_CHECKPOINT_ROWS,
+    fullEvery = BALANCE_CHECKPOINT_FULL_EVERY,
+    trackedMovements = BALANCE_TRACKED_MOVEMENTS,
   } = options
   let last: number | undefined
   /** The last block appended. */
@@ -77,7 +87,7 @@ export function createBalanceCheckpoints(options: BalanceCheckpointOptions) {
           const height = nextHeight()
           if (height === undefined) return
           const started = performance.now()
-          const written = await store.writeBalanceCheckpoint(chain, height)
+          const written = await store.writeBalanceCheckpoint(chain, height, { fullEvery, trackedMovements })
           if (written === undefined) {
             // the chain was rolled back meanwhile (or checkpointed by another writer): read where it stands
             last = undefined

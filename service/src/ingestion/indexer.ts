@@ -29,6 +29,10 @@ export type IndexerOptions = {
   balanceCheckpointBlocks?: number
   /** …or this many rows were appended since the last one (BALANCE_CHECKPOINT_ROWS). */
   balanceCheckpointRows?: number
+  /** Every this many balance checkpoints, a full one (BALANCE_CHECKPOINT_FULL_EVERY)… */
+  balanceCheckpointFullEvery?: number
+  /** …tracking the addresses that moved this many times since the previous (BALANCE_TRACKED_MOVEMENTS). */
+  balanceTrackedMovements?: number
 }
 
 /** Thrown when the rows fetched no longer build on what is stored: reconcile with the chain, then go on. */
@@ -71,6 +75,8 @@ export function createIndexer(options: IndexerOptions) {
     finalityBlocks: reorgWindowBlocks,
     ...(options.balanceCheckpointBlocks === undefined ? {} : { everyBlocks: options.balanceCheckpointBlocks }),
     ...(options.balanceCheckpointRows === undefined ? {} : { everyRows: options.balanceCheckpointRows }),
+    ...(options.balanceCheckpointFullEvery === undefined ? {} : { fullEvery: options.balanceCheckpointFullEvery }),
+    ...(options.balanceTrackedMovements === undefined ? {} : { trackedMovements: options.balanceTrackedMovements }),
   })
 
   async function reconcileTip(current: BlockRef): Promise<void> {

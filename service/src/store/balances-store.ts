@@ -6,41 +6,52 @@ const COIN_TYPES = recordTypesOf('coin')
 const TOKEN_TYPES = recordTypesOf('token')
 
 /**
- * Net movements per asset of address $2 on chain $1 over ($3, $4]: see sumMovements. `at` is the last
- * checkpoint at or below $4 and `last` the chain's last, of checkpoints whose sums start after $3 (both
- * $3 when there is none, and then no checkpoint row is read); the address's assets are found by
- * skipping through its checkpoint rows (one descent per asset).
+ * Net movements per asset of address $2 on chain $1 over ($3, $4], from the balance checkpoints
+ * (migration 0020) whose sums start after $3. In `r`: `f` is the last full checkpoint at or below $4 and
+ * `c` the last checkpoint of any kind there, `f_last` and `l` the chain's last ones ($3 when there is
+ * none); `sum_from` is where the address's rows must be summed from for $4 (`c` when the address is
+ * tracked after `f`: its hot checkpoints cover (f, c]; else `f`), `list_from` the same for the assets
+ * it moved after $4 (listed with 0).
  */
 const SUM_MOVEMENTS = `
-  WITH RECURSIVE heights AS (
+  WITH h AS (
     SELECT coalesce((SELECT max(block_number) FROM balance_checkpoint_heights
-                      WHERE chain = $1 AND after_block = $3 AND block_number <= $4), $3) AS at,
-           coalesce((SELECT max(block_number) FROM balance_checkpoint_heights WHERE chain = $1 AND after_block = $3), $3) AS last
-  ), assets AS (
-    (SELECT c.asset FROM balance_checkpoints c, heights h
-      WHERE c.chain = $1 AND c.address = $2 AND c.block_number > $3 AND c.block_number <= h.last ORDER BY c.asset LIMIT 1)
-    UNION ALL
-    SELECT (SELECT c.asset FROM balance_checkpoints c, heights h
-             WHERE c.chain = $1 AND c.address = $2 AND c.asset > a.asset AND c.block_number > $3 AND c.block_number <= h.last
-             ORDER BY c.asset LIMIT 1)
-      FROM assets a WHERE a.asset IS NOT NULL
+                      WHERE chain = $1 AND after_block = $3 AND full_checkpoint AND block_number <= $4), $3) AS f,
+           coalesce((SELECT max(block_number) FROM balance_checkpoint_heights
+                      WHERE chain = $1 AND after_block = $3 AND block_number <= $4), $3) AS c,
+           coalesce((SELECT max(block_number) FROM balance_checkpoint_heights
+                      WHERE chain = $1 AND after_block = $3 AND full_checkpoint), $3) AS f_last,
+           coalesce((SELECT max(block_number) FROM balance_checkpoint_heights WHERE chain = $1 AND after_block = $3), $3) AS l
+  ), r AS (
+    SELECT h.f, h.c, h.f_last, h.l,
+           CASE WHEN coalesce((SELECT $2 = ANY(x.tracked) FROM balance_checkpoint_heights x
+                                WHERE x.chain = $1 AND x.block_number = h.f AND x.full_checkpoint), false)
+                THEN h.c ELSE h.f END AS sum_from,
+           CASE WHEN coalesce((SELECT $2 = ANY(x.tracked) FROM balance_checkpoint_heights x
+                                WHERE x.chain = $1 AND x.block_number = h.f_last AND x.full_checkpoint), false)
+                THEN h.l ELSE h.f_last END AS list_from
+      FROM h
   ), movements AS (
-    SELECT a.asset, coalesce((SELECT c.balance FROM balance_checkpoints c, heights h
-                               WHERE c.chain = $1 AND c.address = $2 AND c.asset = a.asset
-                                 AND c.block_number > $3 AND c.block_number <= h.at
-                               ORDER BY c.block_number DESC LIMIT 1), 0) AS net
-      FROM assets a WHERE a.asset IS NOT NULL
+    SELECT asset, coalesce(sum(delta) FILTER (WHERE block_number <= (SELECT f FROM r)), 0) AS net
+      FROM balance_checkpoints WHERE chain = $1 AND address = $2 AND block_number > $3
+     GROUP BY asset
+    UNION ALL
+    SELECT asset, delta FROM balance_hot_checkpoints
+     WHERE chain = $1 AND address = $2 AND block_number > (SELECT f FROM r) AND block_number <= (SELECT c FROM r)
+    UNION ALL
+    SELECT asset, 0 FROM balance_hot_checkpoints
+     WHERE chain = $1 AND address = $2 AND block_number > (SELECT f_last FROM r)
     UNION ALL
     SELECT CASE WHEN type = ANY($6) THEN contract_address ELSE '' END,
            CASE WHEN to_address = $2 THEN value ELSE 0 END - CASE WHEN from_address = $2 THEN value ELSE 0 END
       FROM transfers
      WHERE chain = $1 AND (from_address = $2 OR to_address = $2) AND (type = ANY($5) OR type = ANY($6))
-       AND block_number > (SELECT at FROM heights) AND block_number <= $4
+       AND block_number > (SELECT sum_from FROM r) AND block_number <= $4
     UNION ALL
     SELECT CASE WHEN type = ANY($6) THEN contract_address ELSE '' END, 0
       FROM transfers
      WHERE chain = $1 AND (from_address = $2 OR to_address = $2) AND (type = ANY($5) OR type = ANY($6))
-       AND block_number > greatest((SELECT last FROM heights), $4)
+       AND block_number > greatest((SELECT list_from FROM r), $4)
   )
   SELECT asset, sum(net)::text AS net FROM movements GROUP BY asset`
 
@@ -56,10 +67,11 @@ export function createBalancesStore(db: Db) {
      * hold an opening balance of it).
      *
      * Read from the chain's balance checkpoints (migration 0020) when their sums start at `afterBlock`
-     * (the opening block, as every caller passes): each asset's row at the last checkpoint C <= `atBlock`
-     * (one primary-key descent per asset), plus the address's rows in (C, `atBlock`], plus the assets of
-     * its rows after the last checkpoint of all (listed only). The rows read are those of at most one
-     * checkpoint interval and the blocks after the last one, whatever the wallet's size.
+     * (the opening block, as every caller passes): the address's full checkpoints (one row per asset and
+     * full interval it moved in), its hot checkpoints since the last full one when it is tracked, and its
+     * rows after the last checkpoint (tracked) or the last full one (not tracked: it moved less than the
+     * tracking threshold in the full interval before). Whatever the wallet's size, the rows read are
+     * those of at most one checkpoint interval, or a few from an address that is not tracked.
      */
     async sumMovements(chain: string, address: string, afterBlock: number, atBlock: number): Promise<Map<string, bigint>> {
       const { rows } = await db.query<{ asset: string; net: string }>(SUM_MOVEMENTS, [

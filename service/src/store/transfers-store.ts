@@ -50,35 +50,53 @@ const FIRST_ANALYZE_ROWS = 100_000
 const COIN_TYPES = recordTypesOf('coin')
 const TOKEN_TYPES = recordTypesOf('token')
 
-/**
- * A balance checkpoint (migration 0020) at height $3 of chain $1, from the previous one at $2 (or the
- * opening block $4): each (address, asset) moved in blocks ($2, $3] gets its net over ($4, $3], its
- * row at the previous checkpoint it has (one primary-key descent) plus what it moved since. One
- * statement over the partition's rows of those blocks (its block-range BRIN index finds them).
- */
-const WRITE_BALANCE_CHECKPOINT = (partition: string) => `
-  WITH moves AS (
+/** The movements of the partition's rows in blocks ($2, $3]: each row's receiving side (+) and sending side (-). */
+const MOVES = (partition: string, addressFilter: (column: string) => string) => `
     SELECT to_address AS address, CASE WHEN type = ANY($6) THEN contract_address ELSE '' END AS asset, value AS delta
       FROM ${partition}
-     WHERE block_number > $2 AND block_number <= $3 AND to_address IS NOT NULL AND (type = ANY($5) OR type = ANY($6))
+     WHERE block_number > $2 AND block_number <= $3 AND ${addressFilter('to_address')} AND (type = ANY($5) OR type = ANY($6))
     UNION ALL
     SELECT from_address, CASE WHEN type = ANY($6) THEN contract_address ELSE '' END, -value
       FROM ${partition}
-     WHERE block_number > $2 AND block_number <= $3 AND from_address IS NOT NULL AND (type = ANY($5) OR type = ANY($6))
+     WHERE block_number > $2 AND block_number <= $3 AND ${addressFilter('from_address')} AND (type = ANY($5) OR type = ANY($6))`
+
+/**
+ * A full balance checkpoint (migration 0020) at height $3 of chain $1: each (address, asset) moved in
+ * blocks ($2, $3] ($2: the previous full checkpoint, or the opening block $4) with its net movement
+ * there, and the addresses that moved at least $7 times there, tracked until the next full checkpoint.
+ * One statement over the partition's rows of those blocks (its block-range BRIN index finds them).
+ */
+const WRITE_FULL_CHECKPOINT = (partition: string) => `
+  WITH moves AS (${MOVES(partition, (column) => `${column} IS NOT NULL`)}
   ), moved AS (
     SELECT address, asset, sum(delta) AS delta, count(*) AS movements FROM moves GROUP BY address, asset
   ), written AS (
-    INSERT INTO balance_checkpoints (chain, address, asset, block_number, balance)
-    SELECT $1, m.address, m.asset, $3, coalesce(p.balance, 0) + m.delta
-      FROM moved m
-      LEFT JOIN LATERAL (
-        SELECT c.balance FROM balance_checkpoints c
-         WHERE c.chain = $1 AND c.address = m.address AND c.asset = m.asset AND c.block_number <= $2
-         ORDER BY c.block_number DESC LIMIT 1) p ON true
+    INSERT INTO balance_checkpoints (chain, address, asset, block_number, delta)
+    SELECT $1, address, asset, $3, delta FROM moved
+    RETURNING 1
+  ), tracked AS (
+    SELECT address FROM moved GROUP BY address HAVING sum(movements) >= $7
+  )
+  INSERT INTO balance_checkpoint_heights (chain, block_number, after_block, full_checkpoint, tracked, movements, keys_written)
+  SELECT $1, $3, $4, true, coalesce((SELECT array_agg(address ORDER BY address) FROM tracked), '{}'),
+         (SELECT coalesce(sum(movements), 0) FROM moved), (SELECT count(*) FROM written)
+  RETURNING movements, keys_written`
+
+/**
+ * A checkpoint between full ones at height $3 of chain $1: the net movement in blocks ($2, $3] ($2: the
+ * previous checkpoint) of each key of the tracked addresses $7, and nobody else's.
+ */
+const WRITE_HOT_CHECKPOINT = (partition: string) => `
+  WITH moves AS (${MOVES(partition, (column) => `${column} = ANY($7)`)}
+  ), moved AS (
+    SELECT address, asset, sum(delta) AS delta, count(*) AS movements FROM moves GROUP BY address, asset
+  ), written AS (
+    INSERT INTO balance_hot_checkpoints (chain, address, asset, block_number, delta)
+    SELECT $1, address, asset, $3, delta FROM moved
     RETURNING 1
   )
-  INSERT INTO balance_checkpoint_heights (chain, block_number, after_block, movements, keys_written)
-  SELECT $1, $3, $4, (SELECT coalesce(sum(movements), 0) FROM moved), (SELECT count(*) FROM written)
+  INSERT INTO balance_checkpoint_heights (chain, block_number, after_block, full_checkpoint, movements, keys_written)
+  SELECT $1, $3, $4, false, (SELECT coalesce(sum(movements), 0) FROM moved), (SELECT count(*) FROM written)
   RETURNING movements, keys_written`
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
@@ -304,6 +322,7 @@ export function createTransfersStore(db: Db) {
         ])
         if ((heights.rowCount ?? 0) > 0) {
           await client.query('DELETE FROM balance_checkpoints WHERE chain = $1 AND block_number > $2', [chain, ancestor])
+          await client.query('DELETE FROM balance_hot_checkpoints WHERE chain = $1 AND block_number > $2', [chain, ancestor])
         }
         const { rows } = await client.query<{ timestamp: Date }>(
           'SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2',
@@ -335,19 +354,31 @@ export function createTransfersStore(db: Db) {
     },
 
     /**
-     * Writes the chain's balance checkpoint at `height` (migration 0020), in bulk from the rows since its
-     * previous one. The caller passes a final height (deeper than the reorg window); one at or below the
-     * last checkpoint, or above the indexed block, writes nothing (undefined).
+     * Writes the chain's balance checkpoint at `height` (migration 0020), in bulk from the rows since the
+     * checkpoint before it: a full one when `fullEvery - 1` others followed the last full one, else one of
+     * the addresses the last full one tracks. The caller passes a final height (deeper than the reorg
+     * window); one at or below the last checkpoint, or above the indexed block, writes nothing (undefined).
      */
-    async writeBalanceCheckpoint(chain: string, height: number): Promise<{ movements: number; keys: number } | undefined> {
+    async writeBalanceCheckpoint(
+      chain: string,
+      height: number,
+      policy: { fullEvery: number; trackedMovements: number },
+    ): Promise<{ full: boolean; movements: number; keys: number } | undefined> {
       return withTransaction(db, async (client) => {
         await client.query('SET LOCAL synchronous_commit = off')
         // The chain's state row, share-locked: appends (which update it) go on beside this transaction,
         // a rollback (which locks it first, for update) waits for it or runs before it.
-        const { rows } = await client.query<{ after_block: string; indexed_block: string | null; previous: string | null }>(
+        const { rows } = await client.query<{
+          after_block: string
+          indexed_block: string | null
+          previous: string | null
+          last_full: string | null
+        }>(
           `SELECT greatest(0, indexed_from - 1)::text AS after_block, indexed_block::text AS indexed_block,
                   (SELECT max(h.block_number) FROM balance_checkpoint_heights h
-                    WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1))::text AS previous
+                    WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1))::text AS previous,
+                  (SELECT max(h.block_number) FROM balance_checkpoint_heights h
+                    WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1) AND h.full_checkpoint)::text AS last_full
              FROM chain_states s WHERE chain = $1 AND indexed_from IS NOT NULL FOR KEY SHARE`,
           [chain],
         )
@@ -356,12 +387,36 @@ export function createTransfersStore(db: Db) {
         const afterBlock = Number(state.after_block)
         const previous = state.previous === null ? afterBlock : Number(state.previous)
         if (height <= previous) return undefined
-        const written = await client.query<{ movements: string; keys_written: string }>(
-          WRITE_BALANCE_CHECKPOINT(partitionName(chain)),
-          [chain, previous, height, afterBlock, COIN_TYPES, TOKEN_TYPES],
+        const lastFull = state.last_full === null ? afterBlock : Number(state.last_full)
+        const { rows: since } = await client.query<{ others: string; tracked: string[] | null }>(
+          `SELECT count(*)::text AS others,
+                  (SELECT tracked FROM balance_checkpoint_heights WHERE chain = $1 AND block_number = $2 AND full_checkpoint) AS tracked
+             FROM balance_checkpoint_heights WHERE chain = $1 AND block_number > $2`,
+          [chain, lastFull],
         )
+        const full = Number(since[0]?.others ?? 0) + 1 >= policy.fullEvery
+        const partition = partitionName(chain)
+        const written = full
+          ? await client.query<{ movements: string; keys_written: string }>(WRITE_FULL_CHECKPOINT(partition), [
+              chain,
+              lastFull,
+              height,
+              afterBlock,
+              COIN_TYPES,
+              TOKEN_TYPES,
+              policy.trackedMovements,
+            ])
+          : await client.query<{ movements: string; keys_written: string }>(WRITE_HOT_CHECKPOINT(partition), [
+              chain,
+              previous,
+              height,
+              afterBlock,
+              COIN_TYPES,
+              TOKEN_TYPES,
+              since[0]?.tracked ?? [],
+            ])
         const row = written.rows[0]
-        return { movements: Number(row?.movements ?? 0), keys: Number(row?.keys_written ?? 0) }
+        return { full, movements: Number(row?.movements ?? 0), keys: Number(row?.keys_written ?? 0) }
       })
     },
 

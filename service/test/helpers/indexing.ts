@@ -21,14 +21,18 @@ export async function indexToHead(
     logger = createLogger('silent'),
     reorgWindowBlocks,
     balanceCheckpointBlocks,
+    balanceCheckpointFullEvery,
+    balanceTrackedMovements,
   }: {
     startBlock?: number
     rangeSize?: number
     logger?: Logger
     /** Unset: the indexer's (MAX_REORG_DEPTH_BLOCKS); balance checkpoints are written this deep. */
     reorgWindowBlocks?: number
-    /** Blocks between balance checkpoints; unset: the indexer's. */
+    /** Blocks between balance checkpoints, full ones among them, the tracking threshold; unset: the indexer's. */
     balanceCheckpointBlocks?: number
+    balanceCheckpointFullEvery?: number
+    balanceTrackedMovements?: number
   } = {},
 ) {
   const indexer = createIndexer({
@@ -41,6 +45,8 @@ export async function indexToHead(
     stopAtHead: true,
     ...(reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks }),
     ...(balanceCheckpointBlocks === undefined ? {} : { balanceCheckpointBlocks }),
+    ...(balanceCheckpointFullEvery === undefined ? {} : { balanceCheckpointFullEvery }),
+    ...(balanceTrackedMovements === undefined ? {} : { balanceTrackedMovements }),
   })
   await indexer.run(new AbortController().signal)
   return indexer.totals
