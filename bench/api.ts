@@ -287,7 +287,7 @@ async function main() {
     const startedAt = performance.now()
     console.log('backfilling ethereum and arbitrum through the store …')
     // this data dir is reused: no checkpoint of an earlier run stays (deleted rows would count in its size)
-    await db.query('TRUNCATE balance_checkpoints, balance_checkpoint_heights')
+    await db.query('TRUNCATE balance_checkpoints, balance_hot_checkpoints, balance_checkpoint_heights')
     const backfillSeconds = {
       ethereum: await backfill(db, 'ethereum', ethereumBlocks(), [
         { contractAddress: USDC, name: 'USD Coin', symbol: 'USDC', decimals: 6 },
@@ -304,14 +304,16 @@ async function main() {
       `SELECT (SELECT count(*) FROM transfers_ethereum)::text AS rows,
               pg_table_size('transfers_ethereum')::text AS heap, pg_indexes_size('transfers_ethereum')::text AS indexes,
               (pg_total_relation_size(to_regclass('balance_checkpoints'))
+                 + pg_total_relation_size(to_regclass('balance_hot_checkpoints'))
                  + pg_total_relation_size(to_regclass('balance_checkpoint_heights')))::text AS checkpoints`,
     )
     const size = sizes[0] as { rows: string; heap: string; indexes: string; checkpoints: string | null }
     const perRow = (bytes: string | null) => (bytes === null ? null : Math.round(Number(bytes) / Number(size.rows)))
     const { rows: checkpointRows } = await db
-      .query<{ chain: string; heights: number; keys: number; movements: number }>(
-        `SELECT chain, count(*)::int AS heights, sum(keys_written)::int AS keys, sum(movements)::int AS movements
-         FROM balance_checkpoint_heights GROUP BY chain ORDER BY chain`,
+      .query<{ chain: string; full: boolean; heights: number; keys: number; movements: number; tracked: number }>(
+        `SELECT chain, full_checkpoint AS full, count(*)::int AS heights, sum(keys_written)::int AS keys,
+                sum(movements)::int AS movements, max(cardinality(tracked))::int AS tracked
+           FROM balance_checkpoint_heights GROUP BY chain, full_checkpoint ORDER BY chain, full_checkpoint DESC`,
       )
       .catch(() => ({ rows: [] }))
     const storage = {

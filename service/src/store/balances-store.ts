@@ -13,6 +13,9 @@ const TOKEN_TYPES = recordTypesOf('token')
  * tracked after `f`: its hot checkpoints cover (f, c]; else `f`), `list_from` the same for the assets
  * it moved after $4 (listed with 0).
  */
+const ASSET = `CASE WHEN type = ANY($6) THEN contract_address ELSE '' END`
+const BALANCE_TYPE = '(type = ANY($5) OR type = ANY($6))'
+// each side of the address's rows apart, so that each reads its own wallet-history index by (address, block)
 const SUM_MOVEMENTS = `
   WITH h AS (
     SELECT coalesce((SELECT max(block_number) FROM balance_checkpoint_heights
@@ -42,16 +45,19 @@ const SUM_MOVEMENTS = `
     SELECT asset, 0 FROM balance_hot_checkpoints
      WHERE chain = $1 AND address = $2 AND block_number > (SELECT f_last FROM r)
     UNION ALL
-    SELECT CASE WHEN type = ANY($6) THEN contract_address ELSE '' END,
-           CASE WHEN to_address = $2 THEN value ELSE 0 END - CASE WHEN from_address = $2 THEN value ELSE 0 END
-      FROM transfers
-     WHERE chain = $1 AND (from_address = $2 OR to_address = $2) AND (type = ANY($5) OR type = ANY($6))
+    SELECT ${ASSET}, value FROM transfers
+     WHERE chain = $1 AND to_address = $2 AND ${BALANCE_TYPE}
        AND block_number > (SELECT sum_from FROM r) AND block_number <= $4
     UNION ALL
-    SELECT CASE WHEN type = ANY($6) THEN contract_address ELSE '' END, 0
-      FROM transfers
-     WHERE chain = $1 AND (from_address = $2 OR to_address = $2) AND (type = ANY($5) OR type = ANY($6))
-       AND block_number > greatest((SELECT list_from FROM r), $4)
+    SELECT ${ASSET}, -value FROM transfers
+     WHERE chain = $1 AND from_address = $2 AND ${BALANCE_TYPE}
+       AND block_number > (SELECT sum_from FROM r) AND block_number <= $4
+    UNION ALL
+    SELECT ${ASSET}, 0 FROM transfers
+     WHERE chain = $1 AND to_address = $2 AND ${BALANCE_TYPE} AND block_number > greatest((SELECT list_from FROM r), $4)
+    UNION ALL
+    SELECT ${ASSET}, 0 FROM transfers
+     WHERE chain = $1 AND from_address = $2 AND ${BALANCE_TYPE} AND block_number > greatest((SELECT list_from FROM r), $4)
   )
   SELECT asset, sum(net)::text AS net FROM movements GROUP BY asset`
 
