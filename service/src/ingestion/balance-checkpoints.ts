@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { TransfersStore } from '../store/transfers-store.ts'
 
-/** A chain's balance checkpoint (migration 0020) is written each time its final block has advanced this far… */
+/** A chain's balance checkpoint (migration 0021) is written each time its final block has advanced this far… */
 export const BALANCE_CHECKPOINT_BLOCKS = 1_000
 /** …or its rows appended since the last one reach this many, whichever comes first. */
 export const BALANCE_CHECKPOINT_ROWS = 20_000
@@ -27,7 +27,7 @@ export type BalanceCheckpointOptions = {
  * at final heights (`finalityBlocks` below the indexed block), each time the final block has advanced
  * `everyBlocks` past the last checkpoint or `everyRows` rows were appended since it; every `fullEvery`-th
  * is a full one, which tracks the addresses that moved `trackedMovements` times since the previous full
- * one (migration 0020). A balance then reads at most one interval's rows of a tracked address, and few
+ * one (migration 0021). A balance then reads at most one interval's rows of a tracked address, and few
  * of any other (balances-store.ts).
  */
 export function createBalanceCheckpoints(options: BalanceCheckpointOptions) {

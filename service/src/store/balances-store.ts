@@ -7,7 +7,7 @@ const TOKEN_TYPES = recordTypesOf('token')
 
 /**
  * Net movements per asset of address $2 on chain $1 over ($3, $4], from the balance checkpoints
- * (migration 0020) whose sums start after $3. In `r`: `f` is the last full checkpoint at or below $4 and
+ * (migration 0021) whose sums start after $3. In `r`: `f` is the last full checkpoint at or below $4 and
  * `c` the last checkpoint of any kind there, `f_last` and `l` the chain's last ones ($3 when there is
  * none); `sum_from` is where the address's rows must be summed from for $4 (`c` when the address is
  * tracked after `f`: its hot checkpoints cover (f, c]; else `f`), `list_from` the same for the assets
@@ -72,7 +72,7 @@ export function createBalancesStore(db: Db) {
      * anywhere in the indexed range is listed, with 0 when it moved only after `atBlock` (it may still
      * hold an opening balance of it).
      *
-     * Read from the chain's balance checkpoints (migration 0020) when their sums start at `afterBlock`
+     * Read from the chain's balance checkpoints (migration 0021) when their sums start at `afterBlock`
      * (the opening block, as every caller passes): the address's full checkpoints (one row per asset and
      * full interval it moved in), its hot checkpoints since the last full one when it is tracked, and its
      * rows after the last checkpoint (tracked) or the last full one (not tracked: it moved less than the

@@ -61,7 +61,7 @@ const MOVES = (partition: string, addressFilter: (column: string) => string) => 
      WHERE block_number > $2 AND block_number <= $3 AND ${addressFilter('from_address')} AND (type = ANY($5) OR type = ANY($6))`
 
 /**
- * A full balance checkpoint (migration 0020) at height $3 of chain $1: each (address, asset) moved in
+ * A full balance checkpoint (migration 0021) at height $3 of chain $1: each (address, asset) moved in
  * blocks ($2, $3] ($2: the previous full checkpoint, or the opening block $4) with its net movement
  * there, and the addresses that moved at least $7 times there, tracked until the next full checkpoint.
  * One statement over the partition's rows of those blocks (its block-range BRIN index finds them).
@@ -354,7 +354,7 @@ export function createTransfersStore(db: Db) {
     },
 
     /**
-     * Writes the chain's balance checkpoint at `height` (migration 0020), in bulk from the rows since the
+     * Writes the chain's balance checkpoint at `height` (migration 0021), in bulk from the rows since the
      * checkpoint before it: a full one when `fullEvery - 1` others followed the last full one, else one of
      * the addresses the last full one tracks. The caller passes a final height (deeper than the reorg
      * window); one at or below the last checkpoint, or above the indexed block, writes nothing (undefined).

@@ -157,7 +157,7 @@ export function createWalletTransfersStore(db: Db) {
       side: 'atOrAfter' | 'before',
       range: { from: number; to: number },
     ): Promise<number | undefined> {
-      // One descent of blocks_by_time (migration 0019). A block number with no stored block (explorer
+      // One descent of blocks_by_time (migration 0020). A block number with no stored block (explorer
       // chains store only their wallets' blocks) holds no rows, so the stored blocks alone decide.
       const sql =
         side === 'atOrAfter'
