@@ -4,9 +4,18 @@ import { formatNumber, h, s, table } from './dom.js'
 
 const PERIODS = [7, 30, 90]
 let chosenDays = 30
+/** How often the running minute and day are read again while the view is open. */
+const REFRESH_SECONDS = 5
 
 function isoDay(date) {
   return date.toISOString().slice(0, 10)
+}
+
+/** The usage answer for the `days` days up to today (UTC). */
+function loadUsage(days) {
+  const today = new Date()
+  const from = isoDay(new Date(today.getTime() - (days - 1) * 86_400_000))
+  return call('GET', `/v1/developer/usage?from=${from}&to=${isoDay(today)}`)
 }
 
 export async function usageView() {
@@ -16,30 +25,135 @@ export async function usageView() {
     { id: 'usage-period', name: 'period' },
     PERIODS.map((days) => h('option', { value: days, selected: days === chosenDays }, `Last ${days} days`)),
   )
-  const body = h('div', {}, await usageBody(chosenDays))
+  const usage = await loadUsage(chosenDays)
+  const now = currentPanel(usage.current)
+  const body = h('div', {}, usageBody(usage))
   select.addEventListener('change', async () => {
     chosenDays = Number(select.value)
     body.setAttribute('aria-busy', 'true')
-    body.replaceChildren(await usageBody(chosenDays))
+    const chosen = await loadUsage(chosenDays)
+    now.show(chosen.current)
+    body.replaceChildren(usageBody(chosen))
     body.removeAttribute('aria-busy')
   })
   view.append(
     h('p', { class: 'lead' }, 'Requests your keys made, per UTC day, as counted for rate limits and billing.'),
+    now.element,
+    h('h2', {}, 'Per day'),
     h('div', { class: 'field' }, h('label', { for: 'usage-period' }, 'Period'), select),
     body,
   )
   return view
 }
 
-async function usageBody(days) {
-  const today = new Date()
-  const from = isoDay(new Date(today.getTime() - (days - 1) * 86_400_000))
-  const [usage, billing] = await Promise.all([
-    call('GET', `/v1/developer/usage?from=${from}&to=${isoDay(today)}`),
-    call('GET', '/v1/developer/billing'),
-  ])
-  const { perMinute, perDay } = billing.plan.limits
-  const todayUsage = usage.days.at(-1)
+/**
+ * The running minute and day as the rate limiter counts them (the answer's `current`), each with a bar.
+ * Read again every few seconds while the view is on the page; the minute's countdown ticks every second.
+ */
+function currentPanel(first) {
+  const minuteValue = h('strong', { 'data-testid': 'usage-minute' })
+  const minuteReset = h('span', { class: 'muted', 'data-testid': 'usage-minute-reset' })
+  const minuteBar = gaugeBar()
+  const dayValue = h('strong', { 'data-testid': 'usage-today' })
+  const dayNote = h('span', { class: 'muted' })
+  const dayBar = gaugeBar()
+  const problem = h('p', { class: 'muted', 'data-testid': 'usage-current-problem' })
+  const element = h(
+    'section',
+    { class: 'current', 'aria-labelledby': 'usage-current' },
+    h('h2', { id: 'usage-current' }, 'Right now'),
+    h(
+      'div',
+      { class: 'gauges' },
+      h('div', { class: 'gauge' }, h('p', {}, 'This minute: ', minuteValue, ' ', minuteReset), minuteBar.element),
+      h('div', { class: 'gauge' }, h('p', {}, 'Today: ', dayValue, ' ', dayNote), dayBar.element),
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      `As the rate limiter counts them, all your keys together (UTC minute and day); updated every ${REFRESH_SECONDS} s while this page is open.`,
+    ),
+    problem,
+  )
+
+  let current
+  // when `current` was received, on this page's monotonic clock: the countdown does not trust the computer's clock
+  let receivedAt = 0
+  const secondsLeft = () =>
+    Math.max(
+      0,
+      Math.ceil((Date.parse(current.minute.resetsAt) - Date.parse(current.at) - (performance.now() - receivedAt)) / 1000),
+    )
+
+  function show(next) {
+    current = next
+    receivedAt = performance.now()
+    const { minute, day } = next
+    minuteValue.textContent = `${formatNumber(minute.used)} of ${formatNumber(minute.limit)}`
+    minuteBar.show(minute.used, minute.limit)
+    dayValue.textContent = day.limit === null ? formatNumber(day.used) : `${formatNumber(day.used)} of ${formatNumber(day.limit)}`
+    dayNote.textContent = day.limit === null ? '(no daily quota)' : '(resets at 00:00 UTC)'
+    dayBar.show(day.used, day.limit)
+    tick()
+  }
+
+  function tick() {
+    minuteReset.textContent = `(resets in ${secondsLeft()} s)`
+  }
+
+  let loading = false
+  async function refresh() {
+    if (loading) return
+    loading = true
+    try {
+      const today = isoDay(new Date())
+      show((await call('GET', `/v1/developer/usage?from=${today}&to=${today}`)).current)
+      problem.textContent = ''
+    } catch (error) {
+      problem.textContent = `Could not update these figures (${error.message}); trying again in ${REFRESH_SECONDS} s.`
+    } finally {
+      loading = false
+    }
+  }
+
+  show(first)
+  let seconds = 0
+  const timer = setInterval(() => {
+    // the view was left (or never shown): stop reading
+    if (!element.isConnected) {
+      clearInterval(timer)
+      return
+    }
+    seconds += 1
+    tick()
+    if (seconds % REFRESH_SECONDS === 0 || secondsLeft() === 0) refresh()
+  }, 1000)
+  return { element, show }
+}
+
+/** A small horizontal bar, `used` of `limit` (none when there is no limit); the figure beside it says the same in text. */
+function gaugeBar() {
+  const fill = s('rect', { class: 'fill', x: 0, y: 0, height: 8, width: 0 })
+  const element = s(
+    'svg',
+    { class: 'gauge-bar', viewBox: '0 0 100 8', preserveAspectRatio: 'none', 'aria-hidden': 'true', focusable: 'false' },
+    s('rect', { class: 'track', x: 0, y: 0, width: 100, height: 8 }),
+    fill,
+  )
+  return {
+    element,
+    show(used, limit) {
+      const share = limit === null ? 0 : Math.min(1, used / Math.max(1, limit))
+      fill.setAttribute('width', String(share * 100))
+      fill.setAttribute('class', `fill${share >= 1 ? ' full' : share >= 0.8 ? ' high' : ''}`)
+      element.classList.toggle('unlimited', limit === null)
+    },
+  }
+}
+
+function usageBody(usage) {
+  const perMinute = usage.current.minute.limit
+  const perDay = usage.current.day.limit
   const keys = new Map()
   for (const day of usage.days) {
     for (const key of day.keys) {
@@ -60,11 +174,6 @@ async function usageBody(days) {
     h(
       'div',
       { class: 'stats' },
-      stat(
-        'Today (UTC)',
-        `${formatNumber(todayUsage?.requests ?? 0)}${perDay === null ? '' : ` of ${formatNumber(perDay)}`}`,
-        'usage-today',
-      ),
       stat('In this period', formatNumber(usage.total), 'usage-total'),
       stat('Per-minute limit', `${formatNumber(perMinute)} / min`),
       stat('Daily quota', perDay === null ? 'none' : `${formatNumber(perDay)} / day`),
@@ -72,7 +181,7 @@ async function usageBody(days) {
     h(
       'p',
       { class: 'muted' },
-      'The count of the running minute is in the RateLimit headers of every answer to your keys (r = requests left). Counts of the last few seconds may not show yet.',
+      'Counts of the last few seconds may not show in the days yet. Every answer to your keys also carries the RateLimit headers (r = requests left).',
     ),
     h(
       'figure',

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Runs the named SDK suites one after another (they share the service and the fault proxy), each timed;
-# fails when any failed. Started by scripts/test-sdks.sh inside the harness.
+# Runs the named SDK suites (and the generated-clients one) one after another (they share the service
+# and the fault proxy), each timed; fails when any failed. Started by scripts/test-sdks.sh inside the harness.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 failed=""
 summary=""
@@ -10,6 +10,7 @@ for suite in "$@"; do
     typescript) (cd "$root/sdks/typescript" && npx --no-install vitest run) ;;
     python) (cd "$root/sdks/python" && .venv/bin/python -m pytest -q) ;;
     java) (cd "$root/sdks/java" && mvn -B -q test) ;;
+    generated) sh "$root/sdks/generated-clients/run.sh" ;;
     *) echo "unknown suite $suite" >&2; false ;;
   esac
   code=$?

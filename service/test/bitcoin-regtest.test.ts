@@ -365,6 +365,29 @@ describe('a regtest node indexed through the real ingestion and read through the
     ])
   })
 
+  test('a descriptor’s history read a page at a time (by keyset, also inside a transaction) is the same as read at once', async () => {
+    const path = `/v1/wallets/${encodeURIComponent(hd.descriptor)}/transfers?chain=bitcoin`
+    for (const filter of ['', '&direction=out', '&direction=in', '&includeFees=false']) {
+      const whole = await get(`${path}${filter}&limit=1000`)
+      expect(whole.status).toBe(200)
+      expect(whole.body.transfers.length).toBeGreaterThan(filter === '&direction=in' ? 0 : 1)
+      for (const limit of [1, 2]) {
+        const paged: unknown[] = []
+        let cursor: string | null = null
+        do {
+          const page: Awaited<ReturnType<typeof get>> = await get(
+            `${path}${filter}&limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`,
+          )
+          expect(page.status).toBe(200)
+          expect(page.body.transfers.length).toBeLessThanOrEqual(limit)
+          paged.push(...page.body.transfers)
+          cursor = page.body.cursor
+        } while (cursor !== null)
+        expect(paged).toEqual(whole.body.transfers)
+      }
+    }
+  })
+
   test('a descriptor’s balance is the sum over its derived addresses, listed per address, equal to the node (scantxoutset)', async () => {
     const { status, body } = await get(`/v1/wallets/${encodeURIComponent(hd.descriptor)}/balances?chain=bitcoin`)
     expect(status).toBe(200)

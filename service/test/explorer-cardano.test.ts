@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type BlockfrostTx, type BlockfrostUtxos, stakeAddressOf } from '../src/chains/explorers/cardano.ts'
 import { connectExplorerSource } from '../src/chains/sources.ts'
 import { findChain } from '../src/config/chains.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
+import { ADA, blockfrost, blockfrostExample as example, cardanoHash as hash } from './helpers/blockfrost.ts'
 import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
 
 /**
@@ -15,20 +14,15 @@ import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './h
  * wallets, failed scripts, withdrawals, paging and failures.
  */
 
-type Examples = { endpoints: Record<string, { example_response: unknown }> }
-const examples: Examples = JSON.parse(
-  readFileSync(join(import.meta.dirname, 'fixtures/blockfrost/cardano_blockfrost_examples.json'), 'utf8'),
-)
-const example = <T>(path: string) => examples.endpoints[path]?.example_response as T
 const logger = createLogger('silent')
+const chain = blockfrost()
 
 const addressExample = example<{ address: string; stake_address: string; amount: { unit: string; quantity: string }[] }>(
   '/addresses/{address}',
 )
 const recordedUtxos = example<BlockfrostUtxos>('/txs/{hash}/utxos')
 const recordedTx = example<BlockfrostTx>('/txs/{hash}')
-const latest = example<{ height: number; time: number }>('/blocks/latest')
-const asset = example<{ asset: string }>('/assets/{asset}')
+const latest = chain.latest
 const stakeAddresses = example<{ address: string }[]>('/accounts/{stake_address}/addresses').map((a) => a.address)
 const otherStakeTxs = example<{ address: string }[]>('/accounts/{stake_address}/transactions')
 
@@ -36,54 +30,12 @@ const A = addressExample.address
 const B = recordedUtxos.inputs[0]?.address as string
 const [X, Y] = [otherStakeTxs[0]?.address as string, otherStakeTxs[2]?.address as string]
 const [K1, K2, K3, K4] = stakeAddresses as [string, string, string, string]
-const NUT = asset.asset
-const ADA = 1_000_000n
+const NUT = chain.nut
 const FINAL = latest.height - 15
 
-type Tx = { tx: BlockfrostTx; utxos: BlockfrostUtxos; withdrawals: { address: string; amount: string }[] }
-const txs = new Map<string, Tx>()
-const lovelace = (n: bigint) => [{ unit: 'lovelace', quantity: String(n) }]
-
-function addTx(
-  hash: string,
-  height: number,
-  inputs: { address: string; ada: bigint; nut?: bigint; collateral?: boolean }[],
-  outputs: { address: string; ada: bigint; nut?: bigint; collateral?: boolean }[],
-  extra: Partial<BlockfrostTx> & { withdrawals?: { address: string; amount: string }[] } = {},
-) {
-  const amount = (x: { ada: bigint; nut?: bigint }) => [
-    ...lovelace(x.ada),
-    ...(x.nut === undefined ? [] : [{ unit: NUT, quantity: String(x.nut) }]),
-  ]
-  const { withdrawals = [], ...tx } = extra
-  txs.set(hash, {
-    tx: {
-      ...recordedTx,
-      hash,
-      block_height: height,
-      block_time: 1_700_000_000 + height,
-      index: 0,
-      deposit: '0',
-      withdrawal_count: withdrawals.length,
-      valid_contract: true,
-      ...tx,
-    },
-    utxos: {
-      hash,
-      inputs: inputs.map((i) => ({ address: i.address, amount: amount(i), collateral: i.collateral ?? false, reference: false })),
-      outputs: outputs.map((o) => ({ address: o.address, amount: amount(o), collateral: o.collateral ?? false })),
-    },
-    withdrawals,
-  })
-}
-
-const hash = (n: number) => n.toString(16).padStart(64, '0')
+const { addTx } = chain
 // the recorded example: B pays 42 ADA and 12 nutcoin back to itself
-txs.set(recordedUtxos.hash, {
-  tx: { ...recordedTx, hash: recordedUtxos.hash, withdrawal_count: 0 },
-  utxos: recordedUtxos,
-  withdrawals: [],
-})
+chain.setTx({ ...recordedTx, hash: recordedUtxos.hash, withdrawal_count: 0 }, recordedUtxos)
 // X pays A 10 ADA and 5 nutcoin, fee 0.2
 addTx(
   hash(1),
@@ -163,50 +115,14 @@ for (let n = 0; n < PAGED; n++)
     ],
   )
 
-/** Blockfrost's listing: one entry per (address, transaction), oldest first, up to `to`. */
-function listing(match: (address: string) => boolean, query: URLSearchParams, withAddress: boolean) {
-  const to = Number(query.get('to') ?? Number.MAX_SAFE_INTEGER)
-  const entries = [...txs.values()]
-    .filter((t) => t.tx.block_height <= to)
-    .sort((a, b) => a.tx.block_height - b.tx.block_height)
-    .flatMap((t) =>
-      [...new Set([...t.utxos.inputs, ...t.utxos.outputs].map((x) => x.address))].filter(match).map((address) => ({
-        ...(withAddress ? { address } : {}),
-        tx_hash: t.tx.hash,
-        tx_index: t.tx.index,
-        block_height: t.tx.block_height,
-        block_time: t.tx.block_time,
-      })),
-    )
-  const unique = withAddress ? entries : entries.filter((e, i) => entries.findIndex((f) => f.tx_hash === e.tx_hash) === i)
-  const count = Number(query.get('count') ?? 100)
-  const page = Number(query.get('page') ?? 1)
-  return unique.slice((page - 1) * count, page * count)
-}
-
+/** The example answers for the example address and stake key; the rest is the generated chain's. */
 function answer(call: ExplorerCall) {
-  const notFound = {
-    status: 404,
-    body: { status_code: 404, error: 'Not Found', message: 'The requested component has not been found.' },
-  }
   const path = call.path
-  if (path === '/blocks/latest') return { body: latest }
-  const byAddress = /^\/addresses\/([^/]+)\/transactions$/.exec(path)
-  if (byAddress) return { body: listing((a) => a === byAddress[1], call.query, false) }
-  const byStake = /^\/accounts\/([^/]+)\/transactions$/.exec(path)
-  if (byStake) return { body: listing((a) => stakeAddressOf(a) === byStake[1], call.query, true) }
-  const ofTx = /^\/txs\/([0-9a-f]+)(\/utxos|\/withdrawals)?$/.exec(path)
-  if (ofTx) {
-    const t = txs.get(ofTx[1] as string)
-    if (t === undefined) return notFound
-    return { body: ofTx[2] === '/utxos' ? t.utxos : ofTx[2] === '/withdrawals' ? t.withdrawals : t.tx }
-  }
   if (path === `/addresses/${A}`) return { body: addressExample }
   if (path === `/accounts/${K}`) return { body: { ...example<object>('/accounts/{stake_address}'), stake_address: K } }
   if (path === `/accounts/${K}/addresses/assets`)
     return { body: Number(call.query.get('page')) === 1 ? [{ unit: NUT, quantity: '12' }] : [] }
-  if (path === `/assets/${NUT}`) return { body: example('/assets/{asset}') }
-  return notFound
+  return chain.answer(call)
 }
 
 describe('Cardano through the API on a local Blockfrost', () => {

@@ -1,35 +1,43 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { bech32 } from '@scure/base'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { CosmosTxResponse } from '../src/chains/explorers/cosmos.ts'
 import { connectExplorerSource } from '../src/chains/sources.ts'
 import { findChain } from '../src/config/chains.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
-import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { COSMOS_SEND, cosmosLcd, cosmosSend, loadRecordedCosmosTx } from './helpers/cosmos-lcd.ts'
+import { type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
 
 /**
  * Cosmos Hub through the production path against a local LCD answering with staketaxcsv's recorded
  * mainnet tx_responses, checked against the rows staketaxcsv's test_atom.py expects.
  */
 
-const FIXTURES = join(import.meta.dirname, 'fixtures/staketaxcsv/load_tx')
-const load = (wallet: string, hash: string): CosmosTxResponse =>
-  JSON.parse(readFileSync(join(FIXTURES, `load_tx-${wallet}-${hash}.json`), 'utf8'))
 const logger = createLogger('silent')
 
-const SEND = 'EAE059242FB773F07526E7564065F30BB6BE85A451CF19A1D06F479F44B4EC5F'
-const SENDER = 'cosmos13fe2vuy0e383q64usww4v5vxkmz6gcnfwv5u7v'
-const RECEIVER = 'cosmos1xu3gawvpgykepm6kg4ayvs7q8zepj2jzecedax'
+const SEND = COSMOS_SEND.hash
+const SENDER = COSMOS_SEND.sender
+const RECEIVER = COSMOS_SEND.receiver
 const REWARDS = '14BCA0CFC636254E79F090BCB6F07176E5A721B6ED5FA36A60EDFF5829153DCC'
 const DELEGATOR = 'cosmos12ftp45z2mj8skpv355hyexfrtq5dp4gz8pzwpt'
 const DISTRIBUTION = 'cosmos1jv65s3grqf6v6jl3dp4t6c9t9rk99cd88lyufl'
 
-const recorded: Record<string, { sent: CosmosTxResponse[]; received: CosmosTxResponse[] }> = {
-  [SENDER]: { sent: [load(SENDER, SEND)], received: [] },
-  [RECEIVER]: { sent: [], received: [load(RECEIVER, SEND)] },
-  [DELEGATOR]: { sent: [load(DELEGATOR, REWARDS)], received: [load(DELEGATOR, REWARDS)] },
-}
+// generated: 250 sends in the recorded MsgSend's shape between two other accounts, every other one each way
+const P = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(7)))
+const Q = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(8)))
+const PAGED = 250
+const generated = Array.from({ length: PAGED }, (_, i) =>
+  i % 2 === 0 ? cosmosSend(i, P, Q, 1000n + BigInt(i)) : cosmosSend(i, Q, P, 1000n + BigInt(i)),
+)
+
+const lcd = cosmosLcd({
+  txs: [loadRecordedCosmosTx(SENDER, SEND), loadRecordedCosmosTx(DELEGATOR, REWARDS), ...generated],
+  balances: {
+    [SENDER]: [
+      { denom: 'ibc/0025F8A87464A471E66B234C4F93AEC5B4DA3D42D7986451A059273426290DD5', amount: '28' },
+      { denom: 'uatom', amount: '12500000' },
+    ],
+  },
+})
 
 describe('Cosmos Hub through the API on a local LCD', () => {
   let server: ExplorerServer
@@ -40,31 +48,8 @@ describe('Cosmos Hub through the API on a local LCD', () => {
     return { status: response.statusCode, body: response.json() }
   }
 
-  function answer(call: ExplorerCall) {
-    if (call.path === '/cosmos/base/tendermint/v1beta1/blocks/latest') {
-      return { body: { block_id: { hash: 'H' }, block: { header: { height: '20000000', time: '2024-06-01T00:00:00Z' } } } }
-    }
-    if (call.path === '/cosmos/tx/v1beta1/txs') {
-      const [, field, address] = /^(message\.sender|transfer\.recipient)='(.+)'$/.exec(call.query.get('query') ?? '') ?? []
-      const txs = recorded[address ?? '']?.[field === 'message.sender' ? 'sent' : 'received'] ?? []
-      const page = Number(call.query.get('page'))
-      return { body: { tx_responses: page === 1 ? txs : [], pagination: { total: String(txs.length) } } }
-    }
-    if (call.path === `/cosmos/bank/v1beta1/balances/${SENDER}`) {
-      return {
-        body: {
-          balances: [
-            { denom: 'ibc/0025F8A87464A471E66B234C4F93AEC5B4DA3D42D7986451A059273426290DD5', amount: '28' },
-            { denom: 'uatom', amount: '12500000' },
-          ],
-        },
-      }
-    }
-    return { status: 404, body: { code: 5, message: 'not found' } }
-  }
-
   beforeAll(async () => {
-    server = await startExplorerServer(answer)
+    server = await startExplorerServer((call) => lcd.answer(call))
     const source = connectExplorerSource(findChain('cosmos') ?? expect.fail('no cosmos'), {
       urls: [server.url],
       logger,
@@ -125,5 +110,26 @@ describe('Cosmos Hub through the API on a local LCD', () => {
       ['native', 'ATOM', '12.500000', 6],
       ['ibc', null, '28', null],
     ])
+  })
+
+  test('a 250-transaction account over 2 LCD pages per search, each transaction once, then no call when cached', async () => {
+    server.resetCalls()
+    const { status, body } = await get(`/v1/wallets/${P}/transfers?chain=cosmos&limit=1000`)
+    const hashes = new Set(body.transfers.map((r: { txHash: string }) => r.txHash))
+    const searches = server.calls.filter((c) => c.path === '/cosmos/tx/v1beta1/txs').map((c) => c.query.get('page'))
+    // 125 sent (each its payment and its fee), 125 received
+    expect({ status, records: body.transfers.length, transactions: hashes.size, searches }).toEqual({
+      status: 200,
+      records: 375,
+      transactions: PAGED,
+      searches: ['1', '2', '1', '2'],
+    })
+    expect(rows(body).slice(-2)).toEqual([
+      ['native', 'out', '0.001000', 'ATOM'],
+      ['fee', 'out', '0.002090', 'ATOM'],
+    ])
+    server.resetCalls()
+    const again = await get(`/v1/wallets/${P}/transfers?chain=cosmos&limit=5`)
+    expect({ status: again.status, calls: server.calls.length }).toEqual({ status: 200, calls: 0 })
   })
 })

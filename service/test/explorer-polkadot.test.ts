@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { decodeAddress, encodeAddress } from '@polkadot/util-crypto'
+import { encodeAddress } from '@polkadot/util-crypto'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { SubscanTransfer } from '../src/chains/explorers/polkadot.ts'
 import { connectExplorerSource } from '../src/chains/sources.ts'
 import { findChain } from '../src/config/chains.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
-import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { loadRecordedSubscanTransfers, polkadotAddress, subscanApi, subscanTransfer } from './helpers/subscan.ts'
 
 /**
  * Polkadot through the production path against a local Subscan answering with a recorded Subscan
@@ -15,54 +14,21 @@ import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './h
  * in the same shape for paging, finality and failures.
  */
 
-const recorded: { data: { transfers: SubscanTransfer[] } } = JSON.parse(
-  readFileSync(join(import.meta.dirname, 'fixtures/subscan/kusama-api_scan_transfers.json'), 'utf8'),
-)
-const polkadot = (kusama: string) => encodeAddress(decodeAddress(kusama), 0)
-const W = polkadot('HZaz6cUo8wJ9zjwoDtA3ZzYkrCLfDYU8b3uPmYttKFFvvRK')
-const E = polkadot('EonK7NScfhd7ZRfgnLhm4cKRFJWK1z59zPximUZRg8VjHQj')
+const W = polkadotAddress('HZaz6cUo8wJ9zjwoDtA3ZzYkrCLfDYU8b3uPmYttKFFvvRK')
+const E = polkadotAddress('EonK7NScfhd7ZRfgnLhm4cKRFJWK1z59zPximUZRg8VjHQj')
 const P = encodeAddress(new Uint8Array(32).fill(7), 0)
 const FINAL = 3_000_000
 const logger = createLogger('silent')
 
-const rows: SubscanTransfer[] = recorded.data.transfers.map((t) => ({ ...t, from: polkadot(t.from), to: polkadot(t.to) }))
-const generated = (n: number, block: number, extra: Partial<SubscanTransfer> = {}): SubscanTransfer => ({
-  from: E,
-  to: P,
-  amount: '0.5',
-  hash: `0x${n.toString(16).padStart(64, '0')}`,
-  block_timestamp: 1_700_000_000 + n,
-  block_num: block,
-  extrinsic_index: `${block}-2`,
-  success: true,
-  fee: '150000000',
-  ...extra,
-})
+const rows: SubscanTransfer[] = loadRecordedSubscanTransfers()
+const generated = (n: number, block: number, extra: Partial<SubscanTransfer> = {}) =>
+  subscanTransfer(n, block, { from: E, to: P, ...extra })
 const PAGED = 230
 for (let n = 0; n < PAGED; n++) rows.push(generated(n, 2_500_000 + n))
 // a failed transfer from P: its fee only; one not yet finalized
 rows.push(generated(900, 2_900_000, { from: P, to: E, success: false, amount: '3' }))
 rows.push(generated(901, FINAL + 5, { amount: '9' }))
-
-function answer(call: ExplorerCall) {
-  const body = (call.body ?? {}) as { address?: string; page?: number; row?: number; key?: string }
-  if (call.path === '/api/scan/metadata')
-    return {
-      body: { code: 0, data: { blockNum: String(FINAL + 10), finalized_blockNum: String(FINAL), blockTime: '1800000000' } },
-    }
-  if (call.path === '/api/v2/scan/transfers') {
-    const mine = rows.filter((t) => t.from === body.address || t.to === body.address).sort((a, b) => b.block_num - a.block_num)
-    const row = body.row ?? 10
-    const page = mine.slice((body.page ?? 0) * row, ((body.page ?? 0) + 1) * row)
-    return { body: { code: 0, message: 'Success', data: { count: mine.length, transfers: page.length > 0 ? page : null } } }
-  }
-  if (call.path === '/api/v2/scan/search') {
-    return body.key === W
-      ? { body: { code: 0, data: { account: { address: W, balance: '1234.5678901234' } } } }
-      : { body: { code: 10004, message: 'Record Not Found' } }
-  }
-  return { status: 404, body: { code: 404, message: 'not found' } }
-}
+const subscan = subscanApi({ rows, final: FINAL, balances: { [W]: '1234.5678901234' } })
 
 describe('Polkadot through the API on a local Subscan', () => {
   let server: ExplorerServer
@@ -77,7 +43,7 @@ describe('Polkadot through the API on a local Subscan', () => {
     body.transfers.map((r) => [r.blockNumber, r.type, r.direction, r.value])
 
   beforeAll(async () => {
-    server = await startExplorerServer(answer)
+    server = await startExplorerServer((call) => subscan.answer(call))
     const source = connectExplorerSource(findChain('polkadot') ?? expect.fail('no polkadot'), {
       urls: [server.url],
       apiKey: 'subscan-test-key',

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { SuiTransaction } from '../src/chains/explorers/sui.ts'
 import { connectExplorerSource } from '../src/chains/sources.ts'
 import { findChain } from '../src/config/chains.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
-import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { SUI, SUI_FEE, SUI_GAS, suiAddress, suiPayment, suiRpc, suiTransaction } from './helpers/sui-rpc.ts'
 
 /**
  * Sui through the production path against a local JSON-RPC server. Only documentation examples exist
@@ -13,71 +13,32 @@ import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './h
  */
 
 const logger = createLogger('silent')
-const addr = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
-const W = addr(0xa11ce)
-const V = addr(0xb0b)
+const W = suiAddress(0xa11ce)
+const V = suiAddress(0xb0b)
 const USDC = '0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC'
-const HEAD = '507021'
-const txs: (SuiTransaction & { sender: string; to: string[] })[] = []
-const gas = { computationCost: '1000000', storageCost: '2000000', storageRebate: '978120' }
-function add(n: number, sender: string, changes: [string, string, bigint][], extra: Partial<SuiTransaction> = {}) {
-  txs.push({
-    digest: `D${String(n).padStart(43, '0')}`,
-    timestampMs: String(1_700_000_000_000 + n * 1000),
-    checkpoint: String(100_000 + n),
-    transaction: { data: { sender } },
-    effects: { status: { status: 'success' }, gasUsed: gas },
-    balanceChanges: changes.map(([owner, coinType, amount]) => ({
-      owner: { AddressOwner: owner },
-      coinType,
-      amount: String(amount),
-    })),
-    sender,
-    to: changes.filter(([, , a]) => a > 0n).map(([o]) => o),
-    ...extra,
-  })
-}
-const FEE = 2_021_880n
-// W sends V 1.5 SUI; V sends W 25 USDC; a failed call of W's; one not yet checkpointed
-add(1, W, [
-  [W, '0x2::sui::SUI', -1_500_000_000n - FEE],
-  [V, '0x2::sui::SUI', 1_500_000_000n],
-])
-add(2, V, [
-  [V, '0x2::sui::SUI', -FEE],
-  [V, USDC, -25_000_000n],
-  [W, USDC, 25_000_000n],
-])
-add(3, W, [[W, '0x2::sui::SUI', -FEE]], { effects: { status: { status: 'failure', error: 'MoveAbort' }, gasUsed: gas } })
+const FEE = SUI_FEE
+const rpc = suiRpc({
+  balances: () => [
+    { coinType: SUI, coinObjectCount: 3, totalBalance: '4997978120', lockedBalance: {} },
+    { coinType: USDC, coinObjectCount: 1, totalBalance: '25000000', lockedBalance: {} },
+  ],
+  coinMetadata: () => ({ decimals: 6, name: 'USD Coin', symbol: 'USDC' }),
+})
+// W sends V 1.5 SUI; V sends W 25 USDC; a failed call of W's
+rpc.add(
+  suiTransaction(1, W, [
+    [W, SUI, -1_500_000_000n - FEE],
+    [V, SUI, 1_500_000_000n],
+  ]),
+  suiTransaction(2, V, [
+    [V, SUI, -FEE],
+    [V, USDC, -25_000_000n],
+    [W, USDC, 25_000_000n],
+  ]),
+  suiTransaction(3, W, [[W, SUI, -FEE]], { effects: { status: { status: 'failure', error: 'MoveAbort' }, gasUsed: SUI_GAS } }),
+)
 const PAGED = 120
-for (let n = 0; n < PAGED; n++)
-  add(1000 + n, V, [
-    [V, '0x2::sui::SUI', -1_000n - FEE],
-    [addr(0xcafe), '0x2::sui::SUI', 1_000n],
-  ])
-
-function answer(call: ExplorerCall) {
-  const body = call.body as { method: string; params: unknown[] }
-  if (body.method === 'sui_getLatestCheckpointSequenceNumber') return { body: HEAD }
-  if (body.method === 'suix_queryTransactionBlocks') {
-    const [q, cursor, limit] = body.params as [{ filter: { FromAddress?: string; ToAddress?: string } }, string | null, number]
-    const mine = txs.filter((t) =>
-      q.filter.FromAddress ? t.sender === q.filter.FromAddress : t.to.includes(q.filter.ToAddress ?? ''),
-    )
-    const start = cursor === null ? 0 : mine.findIndex((t) => t.digest === cursor) + 1
-    const data = mine.slice(start, start + limit).map(({ sender: _, to: __, ...t }) => t)
-    return { body: { data, nextCursor: data.at(-1)?.digest ?? cursor, hasNextPage: start + limit < mine.length } }
-  }
-  if (body.method === 'suix_getAllBalances')
-    return {
-      body: [
-        { coinType: '0x2::sui::SUI', coinObjectCount: 3, totalBalance: '4997978120', lockedBalance: {} },
-        { coinType: USDC, coinObjectCount: 1, totalBalance: '25000000', lockedBalance: {} },
-      ],
-    }
-  if (body.method === 'suix_getCoinMetadata') return { body: { decimals: 6, name: 'USD Coin', symbol: 'USDC' } }
-  return { status: 400, body: { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } } }
-}
+for (let n = 0; n < PAGED; n++) rpc.add(suiPayment(1000 + n, V, suiAddress(0xcafe), 1_000n))
 
 describe('Sui through the API on a local JSON-RPC server', () => {
   let server: ExplorerServer
@@ -91,7 +52,7 @@ describe('Sui through the API on a local JSON-RPC server', () => {
     body.transfers.map((r) => [r.type, r.direction, r.value, r.asset])
 
   beforeAll(async () => {
-    server = await startExplorerServer(answer)
+    server = await startExplorerServer((call) => rpc.answer(call))
     const source = connectExplorerSource(findChain('sui') ?? expect.fail('no sui'), {
       urls: [server.url],
       logger,

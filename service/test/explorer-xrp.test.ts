@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { entryMovements, type XrpEntry } from '../src/chains/explorers/xrp.ts'
 import { connectExplorerSource } from '../src/chains/sources.ts'
@@ -7,6 +5,7 @@ import { findChain } from '../src/config/chains.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { loadXrplFixture, rippled, xrpPayment } from './helpers/rippled.ts'
 
 /**
  * The XRP Ledger through the production path against a local rippled answering with xrpl.js's
@@ -14,8 +13,7 @@ import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './h
  * Amount), `account_info` checked against xrpl.js's own `getBalances` output.
  */
 
-const FIXTURES = join(import.meta.dirname, 'fixtures/xrpl-js')
-const load = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'))
+const load = loadXrplFixture
 const logger = createLogger('silent')
 
 const accountTx = load('accountTx.json').result
@@ -26,6 +24,9 @@ const CHECKS_WALLET = 'rf1BiGeXwwQoi8Z2ueFYTEXSwuJYfV2Jpn'
 const PAYER = 'rGFuMiw48HdbnrUbkRYuitXTmfrDBNTCnX'
 const PAYEE = 'rNNuQMuExCiEjeZ4h9JJnj5PSWypdMXDj4'
 const BALANCE_WALLET = 'r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59'
+const PAGED_WALLET = 'rMwjYedjc7qqtKYVLiAccJSmCwih4LnE2q'
+const ISSUER = 'r3vi7mWxru9rJCxETCyA1CHvzL96eZWx5z'
+const PAGED = 900
 
 describe('XRP records from xrpl.js fixtures', () => {
   test('a partial XRP payment moves what was delivered (1 XRP), not its Amount (2 XRP)', () => {
@@ -63,30 +64,27 @@ describe('XRP through the API on a local rippled', () => {
   }
 
   /** rippled's answers: the recorded ones, and the partial payment placed in a validated ledger. */
+  const node = rippled({
+    head: 70_000_000,
+    entries: [
+      { ...partialXrp, tx_json: { ...partialXrp.tx_json, ledger_index: 22_420_600, date: 600_000_000 }, validated: true },
+      // generated: 900 payments in the recorded entry shape, every other one each way
+      ...Array.from({ length: PAGED }, (_, i) =>
+        i % 2 === 0
+          ? xrpPayment(i, PAGED_WALLET, ISSUER, 1000n + BigInt(i))
+          : xrpPayment(i, ISSUER, PAGED_WALLET, 1000n + BigInt(i)),
+      ),
+    ],
+  })
   function answer(call: ExplorerCall) {
     const { method, params } = call.body as { method: string; params: [Record<string, unknown>] }
     const [p] = params
     switch (method) {
-      case 'ledger':
-        return {
-          body: {
-            result: { status: 'success', ledger_index: 70_000_000, ledger_hash: 'AB', ledger: { close_time: 770_000_000 } },
-          },
-        }
       case 'account_tx':
-        if (p.account === CHECKS_WALLET) {
-          // the recorded first page and its marker; the page after it is empty
+        // the recorded first page and its marker; the page after it is empty
+        if (p.account === CHECKS_WALLET)
           return { body: { result: p.marker === undefined ? accountTx : { ...accountTx, transactions: [], marker: undefined } } }
-        }
-        if (p.account === PAYER || p.account === PAYEE) {
-          const entry = {
-            ...partialXrp,
-            tx_json: { ...partialXrp.tx_json, ledger_index: 22_420_600, date: 600_000_000 },
-            validated: true,
-          }
-          return { body: { result: { account: p.account, transactions: [entry] } } }
-        }
-        return { body: { result: { account: p.account, transactions: [] } } }
+        break
       case 'account_info':
         return { body: { result: { ...accountInfo, status: 'success' } } }
       case 'account_lines':
@@ -101,9 +99,8 @@ describe('XRP through the API on a local rippled', () => {
             },
           },
         }
-      default:
-        return { body: { result: { status: 'error', error: 'unknownCmd' } } }
     }
+    return node.answer(call) ?? { body: { result: { status: 'error', error: 'unknownCmd' } } }
   }
 
   beforeAll(async () => {
@@ -158,6 +155,31 @@ describe('XRP through the API on a local rippled', () => {
     expect(body.balances.map((b: Record<string, unknown>) => [b.type, b.asset, b.contractAddress, b.balance])).toEqual([
       ['native', 'XRP', null, '922.913243'],
       ['iou', 'USD', 'USD.rMwjYedjc7qqtKYVLiAccJSmCwih4LnE2q', '2.497605752725159'],
+    ])
+  })
+
+  test('900 payments over 3 account_tx pages (the marker followed), each transaction once, then no call when cached', async () => {
+    server.resetCalls()
+    const first = await get(`/v1/wallets/${PAGED_WALLET}/transfers?chain=xrp&limit=1000`)
+    const pages = server.calls.filter((c) => (c.body as { method: string }).method === 'account_tx').length
+    server.resetCalls()
+    const second = await get(
+      `/v1/wallets/${PAGED_WALLET}/transfers?chain=xrp&limit=1000&cursor=${encodeURIComponent(first.body.cursor)}`,
+    )
+    const records = [...first.body.transfers, ...second.body.transfers]
+    // 450 sent (each its payment and its 12-drop fee), 450 received
+    expect({
+      statuses: [first.status, second.status],
+      records: records.length,
+      transactions: new Set(records.map((r: { txHash: string }) => r.txHash)).size,
+      pages,
+      callsWhenCached: server.calls.length,
+      end: second.body.cursor,
+    }).toEqual({ statuses: [200, 200], records: 1350, transactions: PAGED, pages: 3, callsWhenCached: 0, end: null })
+    expect(records.slice(0, 3).map((r: Record<string, unknown>) => [r.type, r.value, r.direction])).toEqual([
+      ['native', '0.001899', 'in'],
+      ['native', '0.001898', 'out'],
+      ['fee', '0.000012', 'out'],
     ])
   })
 })

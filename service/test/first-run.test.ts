@@ -80,7 +80,7 @@ describe('start-up refuses what cannot work, at once', () => {
   })
 })
 
-describe('wds start with a node that is down and sources for chains this version does not implement', () => {
+describe('wds start with a node that is down, and chains without a source', () => {
   let dataDir: string
   let env: NodeJS.ProcessEnv
   let service: RunningService
@@ -97,8 +97,6 @@ describe('wds start with a node that is down and sources for chains this version
       PORT: '0',
       HOST: '127.0.0.1',
       WDS_RPC_ETHEREUM: `http://127.0.0.1:${await closedPort()}`,
-      WDS_EXPLORER_NEAR: 'https://near.example',
-      WDS_EXPLORER_APTOS: 'https://aptos.example',
     })
     service = await startService(env)
     const created = await runCli(['keys', 'create', '--email', 'first@example.com', '--tier', 'pro', '--json'], env)
@@ -111,32 +109,33 @@ describe('wds start with a node that is down and sources for chains this version
     await service.exited
   })
 
-  test('the banner counts only ethereum as a data source and names the unsupported ones', () => {
+  test('the banner counts only ethereum as a data source; every chain has an implementation (no "not supported" line)', () => {
     expect(service.output()).toContain('Chains with a data source: 1 of 29: ethereum\n')
-    expect(service.output()).toContain('Not supported by this version yet (their sources are not used): near, aptos\n')
+    expect(service.output()).not.toContain('Not supported by this version yet')
   })
 
-  test('/v1/status/chains: chains without an implementation are unsupported, configured or not', async () => {
+  test('/v1/status/chains: chains without a source are unconfigured; none is unsupported since NEAR and Aptos landed', async () => {
     const { status, body } = await get('/v1/status/chains')
     expect(status).toBe(200)
-    const statusOf = Object.fromEntries((body.chains as { chain: string; status: string }[]).map((c) => [c.chain, c.status]))
+    const statuses = body.chains as { chain: string; status: string }[]
+    const statusOf = Object.fromEntries(statuses.map((c) => [c.chain, c.status]))
     expect([statusOf.near, statusOf.aptos, statusOf.tron, statusOf.base]).toEqual([
-      'unsupported',
-      'unsupported',
+      'unconfigured',
+      'unconfigured',
       'unconfigured',
       'unconfigured',
     ])
+    expect(statuses.filter((c) => c.status === 'unsupported')).toEqual([])
   })
 
-  test('data requests on an unsupported chain: 503 chain_unavailable saying the family is not implemented', async () => {
+  test('data requests on a chain without a source: 503 chain_unavailable naming the variable to set', async () => {
     const address = 'root.near'
     const { status, body } = await get(`/v1/wallets/${address}/balances?chain=near`)
     expect({ status, code: body.code, param: body.param, detail: body.detail }).toEqual({
       status: 503,
       code: 'chain_unavailable',
       param: 'chain',
-      detail:
-        'NEAR Protocol (near) is not supported by this version of WDS yet: its chain family (account) has no implementation, so it is neither indexed nor served',
+      detail: expect.stringContaining('WDS_EXPLORER_NEAR'),
     })
     // without a chain: 200, and why nothing was read
     const all = await get(`/v1/wallets/${address}/transfers`)
@@ -148,7 +147,7 @@ describe('wds start with a node that is down and sources for chains this version
           {
             chain: 'near',
             code: 'chain_unavailable',
-            detail: expect.stringContaining('is not supported by this version of WDS yet'),
+            detail: 'NEAR Protocol (near) has no configured source on this service (WDS_EXPLORER_NEAR)',
           },
         ],
         transfers: [],
@@ -202,9 +201,7 @@ describe('wds start with a node that is down and sources for chains this version
   test('wds index refuses chains it cannot index, with the reason', async () => {
     expect(await runCli(['index', '--chain', 'near', '--once'], env)).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining(
-        'wds: near cannot be indexed yet: this version has no implementation of its chain family (account)',
-      ),
+      stderr: expect.stringContaining('wds: near has no source: set WDS_EXPLORER_NEAR'),
     })
   })
 

@@ -73,3 +73,40 @@ test('0005 keeps the wallet-history indexes of chains indexed before it, per par
     await upgraded.drop()
   }
 })
+
+test('0019 moves the outputs to their chain’s partition, with the address indexes of a chain whose history is served', async () => {
+  const upgraded = await createTestDatabase({ migrated: false })
+  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  try {
+    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0019')) {
+      await cp(join(MIGRATIONS_DIR, name), join(before, name))
+    }
+    await migrate(upgraded.db, logger, before)
+    await upgraded.db.query(
+      `INSERT INTO chain_states (chain, indexed_from, indexed_block, history_indexed_at) VALUES ('bitcoin', 0, 10, now());
+       INSERT INTO outputs (chain, tx_hash, output_index, block_number, tx_index, address, value, spent_tx_hash, spent_block_number, spent_tx_index, spent_input_index)
+       VALUES ('bitcoin', 'aa', 0, 1, 0, 'bc1qa', 5000000000, 'bb', 2, 1, 0), ('bitcoin', 'bb', 0, 2, 1, 'bc1qb', 4999990000, NULL, NULL, NULL, NULL)`,
+    )
+    await migrate(upgraded.db, logger)
+    const { rows } = await upgraded.db.query(
+      `SELECT (SELECT array_agg(indexname::text ORDER BY indexname) FROM pg_indexes WHERE tablename = 'outputs_bitcoin') AS indexes,
+              (SELECT array_agg(tx_hash || ':' || coalesce(spent_tx_hash, '-') ORDER BY tx_hash) FROM outputs_bitcoin) AS rows,
+              to_regclass('outputs_0017') AS old`,
+    )
+    expect(rows[0]).toEqual({
+      indexes: [
+        'outputs_bitcoin_block_number_idx',
+        'outputs_bitcoin_by_address',
+        'outputs_bitcoin_by_spending_tx',
+        'outputs_bitcoin_pkey',
+        'outputs_bitcoin_spent_block_number_idx',
+        'outputs_bitcoin_spent_by_address',
+      ],
+      rows: ['aa:bb', 'bb:-'],
+      old: null,
+    })
+  } finally {
+    await rm(before, { recursive: true, force: true })
+    await upgraded.drop()
+  }
+})

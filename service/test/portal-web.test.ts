@@ -11,13 +11,18 @@ let t: TestApp
 let smtp: SmtpReceiver
 let browser: Browser
 let url: string
+/** The rate limiter's clock: the real one, held still while a test reads the running minute. */
+let limiterFrozenAt: number | undefined
 
 const email = 'ada@example.com'
 const password = 'correct horse battery'
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver()
-  ;[t, browser] = await Promise.all([createTestApp({}, { smtpUrl: smtp.url }), launchChromium()])
+  ;[t, browser] = await Promise.all([
+    createTestApp({}, { smtpUrl: smtp.url, rateLimits: { now: () => limiterFrozenAt ?? Date.now() } }),
+    launchChromium(),
+  ])
   url = await t.app.listen({ port: 0, host: '127.0.0.1' })
 })
 afterAll(async () => {
@@ -111,8 +116,11 @@ describe('the developer portal in a real browser', () => {
   })
 
   test('a new key is shown once, works with fetch, its usage shows, and once revoked it answers 401', async () => {
+    // no minute may end between the requests and the reading of the running minute
+    limiterFrozenAt = Date.now()
     await openView(page, 'Usage')
     expect(await visibleText(page.getByTestId('usage-today'))).toBe('0 of 1,000')
+    expect(await visibleText(page.getByTestId('usage-minute'))).toBe('0 of 10')
 
     await openView(page, 'Keys', 'API keys')
     await page.getByLabel('Name (optional)').fill('ci')
@@ -126,7 +134,8 @@ describe('the developer portal in a real browser', () => {
     for (let i = 0; i < 3; i++) expect(await fetchInPage(page, key)).toEqual({ status: 200, code: undefined })
 
     await openView(page, 'Usage')
-    expect(await visibleText(page.getByTestId('usage-today'))).toBe('3 of 1,000')
+    expect(await visibleText(page.getByText('This minute:'))).toMatch(/^This minute: 3 of 10 \(resets in \d\d? s\)$/)
+    expect(await visibleText(page.getByText('Today:'))).toBe('Today: 3 of 1,000 (resets at 00:00 UTC)')
     expect(await visibleText(page.getByRole('region', { name: 'Requests per key in this period' }))).toMatch(
       /ci\s+wds_free_…[0-9a-f]{4}\s+3/,
     )
@@ -134,6 +143,11 @@ describe('the developer portal in a real browser', () => {
     expect(await page.locator('.chart-box svg').getAttribute('aria-label')).toContain('3 in all; the daily quota is 1,000')
     expect(await seriousAxeViolations(page)).toEqual([])
     await screenshotBoth(page, 'portal-usage')
+    // while the view is open, the running minute and day follow new requests without a reload
+    for (let i = 0; i < 2; i++) expect(await fetchInPage(page, key)).toEqual({ status: 200, code: undefined })
+    await expect.poll(() => visibleText(page.getByTestId('usage-minute')), { timeout: 10_000, interval: 250 }).toBe('5 of 10')
+    expect(await visibleText(page.getByTestId('usage-today'))).toBe('5 of 1,000')
+    limiterFrozenAt = undefined
 
     await openView(page, 'Keys', 'API keys')
     const row = page.getByRole('row').filter({ hasText: 'ci' })
@@ -174,7 +188,7 @@ describe('the developer portal in a real browser', () => {
     expect(await page.getByText('plan changes are made by its administrator').count()).toBe(1)
     const month = new Date().toISOString().slice(0, 7)
     expect(
-      await visibleText(page.getByRole('region', { name: new RegExp(`^${month} \\(open: so far\\): \\$0.00 USD, 3 requests`) })),
+      await visibleText(page.getByRole('region', { name: new RegExp(`^${month} \\(open: so far\\): \\$0.00 USD, 5 requests`) })),
     ).toMatch(/Free\s+\d{4}-\d\d-\d\d\s+\d{4}-\d\d-\d\d\s+\$0.00/)
     expect(await seriousAxeViolations(page)).toEqual([])
     await screenshotBoth(page, 'portal-billing')
@@ -252,7 +266,7 @@ describe('the status page and the guide, beside the portal', () => {
   test('/status reports the data API’s own latency and error rate from its metrics', async () => {
     const page = await browser.newPage()
     await page.goto(`${url}/status`)
-    await expect.poll(() => page.locator('[data-api="requests"]').textContent()).toBe('4')
+    await expect.poll(() => page.locator('[data-api="requests"]').textContent()).toBe('6')
     expect(await page.locator('[data-api="p50"]').textContent()).toMatch(/^\d+(\.\d+)? ms$/)
     expect(await page.locator('[data-api="p99"]').textContent()).toMatch(/^\d+(\.\d+)? ms$/)
     expect(await page.locator('[data-api="errors"]').textContent()).toBe('0.00 %')

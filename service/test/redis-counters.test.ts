@@ -73,6 +73,34 @@ describe('createRedisCounters()', () => {
     expect(ttls.every((ttl) => ttl > 60 && ttl <= 2 * 86_400)).toBe(true)
   })
 
+  test('peek reads what every client counted, with a plain read that counts and creates nothing', async () => {
+    const [first, second] = [await openCounters(), await openCounters()]
+    const limits = { perMinute: 3, perDay: 100 }
+    const { Redis } = await import('ioredis')
+    const client = new Redis(redis.url)
+    const keysOf = () => client.keys('wds:rl:{peeked}:*')
+    try {
+      expect(await first.peek('peeked', windowsAt(AT))).toEqual({ minute: 0, day: 0 })
+      expect(await keysOf()).toEqual([])
+      await first.consume({ accountId: 'peeked', limits, windows: windowsAt(AT) })
+      await second.consume({ accountId: 'peeked', limits, windows: windowsAt(AT + 1) })
+      for (let i = 0; i < 5; i++) {
+        expect(await second.peek('peeked', windowsAt(AT + 2))).toEqual({ minute: 2, day: 2 })
+        expect(await first.peek('peeked', windowsAt(AT + 2))).toEqual({ minute: 2, day: 2 })
+      }
+      // peeks took none of the minute's room: exactly one more gets through
+      expect((await first.consume({ accountId: 'peeked', limits, windows: windowsAt(AT + 3) })).allowed).toBe(true)
+      expect(await first.consume({ accountId: 'peeked', limits, windows: windowsAt(AT + 4) })).toMatchObject({
+        allowed: false,
+        refusedBy: 'minute',
+      })
+      expect(await first.peek('peeked', windowsAt(AT + MINUTE_MS))).toEqual({ minute: 0, day: 3 })
+      expect(await keysOf()).toHaveLength(2) // the next minute's counter was not created by the peek
+    } finally {
+      await client.quit()
+    }
+  })
+
   test('when Redis is gone it fails open to per-process counters, says so once, and returns to Redis when it is back', async () => {
     const { logger, lines } = capturingLogger()
     const counters = await openCounters(logger)
@@ -88,6 +116,8 @@ describe('createRedisCounters()', () => {
       { allowed: false, refusedBy: 'minute', counts: { minute: 2, day: 2 }, degraded: true },
     ])
     expect(lines.filter((l) => l.msg === 'redis failed; rate limits count per process until it is back')).toHaveLength(1)
+    // the portal's reading follows the per-process counters that decide meanwhile
+    expect(await counters.peek('outage', windowsAt(AT + 4))).toEqual({ minute: 2, day: 2 })
 
     await redis.restart()
     await expect

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -116,3 +117,16 @@ async def test_the_async_client_retries_the_same_way() -> None:
         assert len((await aclient.status.chains()).chains) == 29
     first, second = h.gaps_ms(h.seen_by_proxy())
     assert 375 <= first < 700 and 750 <= second < 1200
+
+
+async def test_calls_in_parallel_all_answer_those_past_the_accounts_concurrency_after_its_retry_after() -> None:
+    # the service runs 2 requests of an account at once (WDS_ACCOUNT_CONCURRENCY) and refuses the others with
+    # 429 rate_limited and Retry-After: 1; 4 at once need at most 2 retries. Whether they overlap is the
+    # machine's timing: every request past the first 4 is a refused one sent again, a second or more later
+    h.queue_faults([])
+    async with AsyncClient(h.API_KEY, base_url=h.PROXY_URL) as aclient:
+        pages = await asyncio.gather(*(aclient.wallets.transfers(h.WALLET, chain="ethereum", limit=1000) for _ in range(4)))
+    assert all(page.transfers == pages[0].transfers for page in pages)
+    seen = h.seen_by_proxy()
+    if len(seen) > 4:
+        assert any(gap >= 990 for gap in h.gaps_ms(seen))

@@ -144,7 +144,10 @@ def test_the_portal_signup_verify_login_account_keys_usage_billing() -> None:
         Client(second.key, base_url=h.BASE_URL).status.chains()
     assert revoked.value.code == "revoked_api_key"
     Client(first.key, base_url=h.BASE_URL).fx.currencies()
-    assert portal.developer.usage().total == 1
+    usage = portal.developer.usage()
+    assert usage.total == 1
+    assert (usage.current.minute.limit, usage.current.day.used, usage.current.day.limit) == (10, 1, 1000)
+    assert usage.current.minute.resets_at > usage.current.at
     assert portal.developer.billing().plan["limits"] == {"perMinute": 10, "perDay": 1000}
     with pytest.raises(WdsError) as no_session:
         client.developer.account()

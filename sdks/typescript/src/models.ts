@@ -201,6 +201,8 @@ export type ApiKeyList = Open & { keys: ApiKey[] }
 export type SignupResult = Open & { status: string; email: string }
 export type Session = Open & { token: string; expiresAt: string }
 export type Account = Open & { id: string; email: string; tier: string; createdAt: string; verifiedAt: string | null }
+/** A rate-limit window as the limiter counts it right now; `limit` null: unlimited (the day, on some plans). */
+export type UsageWindow = Open & { used: number; limit: number | null; resetsAt: string }
 export type Usage = Open & {
   from: string
   to: string
@@ -210,6 +212,8 @@ export type Usage = Open & {
     requests: number
     keys: { keyId: string; hint: string; name: string | null; requests: number }[]
   })[]
+  /** The running UTC minute and day from the rate limiter's own counters, read when `at` (the server's clock). */
+  current: Open & { at: string; minute: UsageWindow & { limit: number }; day: UsageWindow }
 }
 export type Billing = Open & {
   plan: Open & { tier: string; name: string; monthlyPrice: string | null; limits: { perMinute: number; perDay: number | null } }

@@ -139,4 +139,17 @@ describe('retries', () => {
     expect(items).toEqual(expected)
     expect(await seenByProxy()).toHaveLength(5)
   })
+
+  test("calls in parallel all answer; those past the account's concurrency (429 rate_limited) after its Retry-After", async () => {
+    // the service runs 2 requests of an account at once (WDS_ACCOUNT_CONCURRENCY) and refuses the others with
+    // 429 rate_limited and Retry-After: 1; 4 at once need at most 2 retries. Whether they overlap is the
+    // machine's timing: every request past the first 4 is a refused one sent again, a second or more later
+    await queueFaults([])
+    const pages = await Promise.all(
+      Array.from({ length: 4 }, () => client.wallets.transfers(harness.wallet, { chain: 'ethereum', limit: 1000 })),
+    )
+    expect(new Set(pages.map((page) => JSON.stringify(page.transfers))).size).toBe(1)
+    const seen = await seenByProxy()
+    if (seen.length > 4) expect(gaps(seen).some((gap) => gap >= 990)).toBe(true)
+  })
 })

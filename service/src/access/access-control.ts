@@ -8,6 +8,7 @@ import { createApiKeyAuth } from './auth.ts'
 import { createConcurrencyLimit, DEFAULT_MAX_CONCURRENT_PER_ACCOUNT } from './concurrency.ts'
 import { createMemoryCounters, type RateLimitCounters } from './counters.ts'
 import { createKeyOwnerCache } from './key-cache.ts'
+import { type Counts, type Windows, windowsAt } from './limits.ts'
 import { createRateLimitHook } from './rate-limits.ts'
 import { createUsageMeter } from './usage-meter.ts'
 
@@ -46,6 +47,7 @@ export function createAccessControl(
     onListening: (listening) => owners.setTrusted(listening),
   })
   const counters = options.counters ?? createMemoryCounters({ readDayCount: (accountId, day) => usage.countDay(accountId, day) })
+  const now = options.now ?? Date.now
   const meter = createUsageMeter({
     store: usage,
     logger,
@@ -53,10 +55,18 @@ export function createAccessControl(
   })
   return {
     authenticate: createApiKeyAuth({ store: accounts, keyPrefix, findOwner: (hash) => owners.find(hash) }),
-    rateLimit: createRateLimitHook({ counters, meter, now: options.now ?? Date.now, registry }),
+    rateLimit: createRateLimitHook({ counters, meter, now, registry }),
     limitConcurrency: createConcurrencyLimit({
       maxPerAccount: options.maxConcurrentPerAccount ?? DEFAULT_MAX_CONCURRENT_PER_ACCOUNT,
     }),
+    /**
+     * An account's requests in the running UTC minute and day, read from the counters the rate limiter
+     * consumes (on its clock) without counting anything, with the windows they are for.
+     */
+    async currentCounts(accountId: string): Promise<{ counts: Counts; windows: Windows }> {
+      const windows = windowsAt(now())
+      return { counts: await counters.peek(accountId, windows), windows }
+    },
     /** Drops an account's cached keys in this process at once (other processes follow the notification). */
     evictAccount: (accountId: string) => owners.evictAccount(accountId),
     /** Writes the usage metered so far. */

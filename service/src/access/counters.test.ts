@@ -42,4 +42,37 @@ describe('createMemoryCounters()', () => {
       counts: { minute: 1, day: 1 },
     })
   })
+
+  test('peek reads the counts consume starts from, counts nothing, and follows the windows', async () => {
+    const counters = createMemoryCounters()
+    const limits = { perMinute: 3, perDay: 5 }
+    const consume = (nowMs: number) => counters.consume({ accountId: 'a', limits, windows: windowsAt(nowMs) })
+    expect(await counters.peek('a', windowsAt(AT))).toEqual({ minute: 0, day: 0 })
+    for (let i = 0; i < 3; i++) await consume(AT + i)
+    for (let i = 0; i < 5; i++) expect(await counters.peek('a', windowsAt(AT + 10))).toEqual({ minute: 3, day: 3 })
+    // peeking did not take any of the minute's room: the minute is full after exactly 3, as before
+    expect(await consume(AT + 20)).toMatchObject({ allowed: false, refusedBy: 'minute', counts: { minute: 3, day: 3 } })
+    expect(await counters.peek('b', windowsAt(AT))).toEqual({ minute: 0, day: 0 })
+    expect(await counters.peek('a', windowsAt(AT + MINUTE_MS))).toEqual({ minute: 0, day: 3 })
+    expect(await counters.peek('a', windowsAt(Date.parse('2026-03-15T00:00:00.000Z')))).toEqual({ minute: 0, day: 0 })
+  })
+
+  test('after a restart, peek shows the day already metered (as the limiter will count on), once read', async () => {
+    const reads: string[] = []
+    const counters = createMemoryCounters({
+      readDayCount: async (accountId, date) => {
+        reads.push(`${accountId} ${date}`)
+        return 40
+      },
+    })
+    const limits = { perMinute: 10, perDay: 42 }
+    expect(await counters.peek('a', windowsAt(AT))).toEqual({ minute: 0, day: 40 })
+    expect(await counters.peek('a', windowsAt(AT + 1))).toEqual({ minute: 0, day: 40 })
+    expect(await counters.consume({ accountId: 'a', limits, windows: windowsAt(AT + 2) })).toMatchObject({
+      allowed: true,
+      counts: { minute: 1, day: 41 },
+    })
+    expect(await counters.peek('a', windowsAt(AT + 3))).toEqual({ minute: 1, day: 41 })
+    expect(reads).toEqual(['a 2026-03-14'])
+  })
 })

@@ -20,6 +20,11 @@ export type ConsumeResult = {
 export type RateLimitCounters = {
   readonly kind: 'memory' | 'redis'
   consume(request: ConsumeRequest): Promise<ConsumeResult>
+  /**
+   * The counts of an account in the windows of an instant, as `consume` would start from them, without
+   * counting anything: what the portal shows as the running minute's and day's consumption.
+   */
+  peek(accountId: string, windows: Windows): Promise<Counts>
   close(): Promise<void>
 }
 
@@ -31,6 +36,14 @@ export function decide(limits: Limits, before: Counts): { allowed: boolean; refu
 }
 
 type AccountCounts = { minuteIndex: number; minute: number; dayIndex: number; day: number }
+
+/** An account's counts in the given windows; 0 in a window it was not counted in. */
+function countsIn(entry: AccountCounts | undefined, windows: Windows): Counts {
+  return {
+    minute: entry !== undefined && entry.minuteIndex === windows.minute.index ? entry.minute : 0,
+    day: entry !== undefined && entry.dayIndex === windows.day.index ? entry.day : 0,
+  }
+}
 
 /**
  * Counters in this process: exact for one API process, per replica when there are several (use Redis).
@@ -73,11 +86,7 @@ export function createMemoryCounters({
         prunedForDay = windows.day.index
       }
       await seed(accountId, windows.day.index)
-      const entry = accounts.get(accountId)
-      const before = {
-        minute: entry !== undefined && entry.minuteIndex === windows.minute.index ? entry.minute : 0,
-        day: entry !== undefined && entry.dayIndex === windows.day.index ? entry.day : 0,
-      }
+      const before = countsIn(accounts.get(accountId), windows)
       const decision = decide(limits, before)
       if (!decision.allowed) return { ...decision, counts: before }
       const counts = { minute: before.minute + 1, day: before.day + 1 }
@@ -88,6 +97,12 @@ export function createMemoryCounters({
         day: counts.day,
       })
       return { ...decision, counts }
+    },
+    async peek(accountId, windows) {
+      // The day's first read is the one `consume` would make (so a restart shows the metered count, not 0);
+      // keeping it counts nothing.
+      await seed(accountId, windows.day.index)
+      return countsIn(accounts.get(accountId), windows)
     },
     async close() {
       accounts.clear()

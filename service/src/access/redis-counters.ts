@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis'
 import type { Logger } from '../lib/logger.ts'
 import { type ConsumeRequest, type ConsumeResult, createMemoryCounters, type RateLimitCounters } from './counters.ts'
+import type { Counts, Windows } from './limits.ts'
 
 /**
  * Check-and-count of both windows in one atomic step, so that replicas sharing the server can never
@@ -46,6 +47,15 @@ type ConsumeCommand = {
 }
 
 /**
+ * The keys of an account's counters in the windows of an instant. The hash tag keeps an account's two
+ * counters on one slot, should the server become a cluster.
+ */
+function counterKeys(accountId: string, windows: Windows): { minute: string; day: string } {
+  const prefix = `wds:rl:{${accountId}}`
+  return { minute: `${prefix}:m:${windows.minute.index}`, day: `${prefix}:d:${windows.day.index}` }
+}
+
+/**
  * Counters in Redis (`REDIS_URL`), shared by every API replica. When Redis cannot be reached the
  * limiter fails open to this process's own counters — limits still hold per replica — with a warning
  * when that starts and ends, and every such decision marked `degraded` (counted in a metric).
@@ -85,12 +95,11 @@ export async function createRedisCounters({ url, logger }: { url: string; logger
     kind: 'redis',
     async consume(request: ConsumeRequest): Promise<ConsumeResult> {
       const { accountId, limits, windows } = request
-      // The hash tag keeps an account's two counters on one slot, should the server become a cluster.
-      const prefix = `wds:rl:{${accountId}}`
+      const keys = counterKeys(accountId, windows)
       try {
         const [allowed, minute, day, refusedBy] = await (redis as unknown as ConsumeCommand).wdsConsume(
-          `${prefix}:m:${windows.minute.index}`,
-          `${prefix}:d:${windows.day.index}`,
+          keys.minute,
+          keys.day,
           limits.perMinute,
           limits.perDay ?? -1,
           MINUTE_COUNTER_TTL_SECONDS,
@@ -111,6 +120,19 @@ export async function createRedisCounters({ url, logger }: { url: string; logger
           logger.warn({ err: error, redis: where }, 'redis failed; rate limits count per process until it is back')
         }
         return { ...(await fallback.consume(request)), degraded: true }
+      }
+    },
+    /**
+     * A plain read of both counters (MGET: nothing is created, counted or given a lifetime). While Redis
+     * cannot be reached, the per-process counters that decide meanwhile answer instead.
+     */
+    async peek(accountId: string, windows: Windows): Promise<Counts> {
+      const keys = counterKeys(accountId, windows)
+      try {
+        const [minute, day] = await redis.mget(keys.minute, keys.day)
+        return { minute: Number(minute ?? 0), day: Number(day ?? 0) }
+      } catch {
+        return fallback.peek(accountId, windows)
       }
     },
     async close() {

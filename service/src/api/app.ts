@@ -255,7 +255,9 @@ export async function buildApp(deps: AppDeps) {
       await developer.register(developerUsageRoutes, {
         store: stores.usage,
         requireAccount,
-        accountIdOf: (request) => accountOf(request).id,
+        accountOf,
+        plans: stores.plans,
+        currentCounts: access.currentCounts,
         flushUsage: access.flushUsage,
       })
       await developer.register(developerBillingRoutes, {

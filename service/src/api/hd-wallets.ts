@@ -12,6 +12,8 @@ import { checkBlockRange, parseDateRange } from './wallet-query.ts'
 
 /** Derived addresses kept per wallet (deriving a key costs a curve multiplication). */
 const MAX_CACHED_WALLETS = 1_000
+/** The most transactions read at once for a page of an extended key's history. */
+const MAX_TRANSACTIONS_PER_READ = 10_000
 
 export type HdTransfersQuery = {
   fromBlock?: number | undefined
@@ -53,34 +55,49 @@ export function createHdWallets({
   /** Signs cursors (deriveCursorKey of the server secret). */
   cursorKey: Uint8Array
 }) {
-  const derived = new Map<string, string[][]>()
+  const derived = new Map<string, { addresses: string[]; lastUsed: number }[]>()
 
-  function derive(wallet: HdWallet, chainIndex: number, count: number): string[] {
+  function chainOf(wallet: HdWallet, chainIndex: number) {
     let perChain = derived.get(wallet.id)
     if (perChain === undefined) {
       if (derived.size >= MAX_CACHED_WALLETS) derived.delete(derived.keys().next().value as string)
-      perChain = wallet.chains.map(() => [])
+      perChain = wallet.chains.map(() => ({ addresses: [], lastUsed: -1 }))
       derived.set(wallet.id, perChain)
     }
-    const list = perChain[chainIndex] as string[]
+    return perChain[chainIndex] as { addresses: string[]; lastUsed: number }
+  }
+
+  function derive(wallet: HdWallet, chainIndex: number, count: number): string[] {
+    const list = chainOf(wallet, chainIndex).addresses
     const chain = wallet.chains[chainIndex] as number
     while (list.length < count) list.push(wallet.deriveAddress(chain, list.length))
     return list.slice(0, count)
   }
 
-  /** The wallet's addresses paid by `atBlock`, with the unused ones up to each chain's gap. */
+  /**
+   * The wallet's addresses paid by `atBlock`, with the unused ones up to each chain's gap: BIP 44's
+   * scan, address after address until `gapLimit` unused ones in a row. The store is asked in growing
+   * batches, the first as far as the last used address the previous scan of the wallet found (so a
+   * wallet of many addresses is mostly one round trip); an address past the first full gap is never
+   * counted, however far a batch reaches.
+   */
   async function addressesOf(chain: string, wallet: HdWallet, atBlock: number): Promise<string[]> {
     const all: string[] = []
     for (let c = 0; c < wallet.chains.length; c++) {
+      const known = chainOf(wallet, c)
       let lastUsed = -1
-      for (let checked = 0; checked - lastUsed - 1 < gapLimit; ) {
-        const batch = derive(wallet, c, lastUsed + 1 + gapLimit).slice(checked)
+      let checked = 0
+      while (checked - lastUsed - 1 < gapLimit) {
+        const size = Math.max(lastUsed + 1 + gapLimit - checked, checked, checked === 0 ? known.lastUsed + 1 + gapLimit : 0)
+        const batch = derive(wallet, c, checked + size).slice(checked)
         const used = await outputs.findUsedAddresses(chain, batch, atBlock)
-        batch.forEach((address, i) => {
-          if (used.has(address)) lastUsed = checked + i
-        })
-        checked += batch.length
+        for (const address of batch) {
+          if (checked - lastUsed - 1 >= gapLimit) break
+          if (used.has(address)) lastUsed = checked
+          checked++
+        }
       }
+      known.lastUsed = lastUsed
       all.push(...derive(wallet, c, lastUsed + 1 + gapLimit))
     }
     return all
@@ -134,39 +151,61 @@ export function createHdWallets({
 
       const addresses = await addressesOf(chain.slug, wallet, upperBlock)
       const own = new Set(addresses)
-      const transactions = from > to ? [] : await outputs.listTransactions(chain.slug, addresses, from, to)
       const records: StoredTransfer[] = []
-      for (let i = transactions.length - 1; i >= 0; i--) {
-        const tx = transactions[i] as (typeof transactions)[number]
-        const mine = utxoRecords(tx.blockNumber, tx, (address) => (own.has(address) ? SELF : address))
-          .filter((r) => r.wallet === SELF)
-          .sort((a, b) => b.seq - a.seq)
-        for (const r of mine) {
-          const direction = r.type === 'fee' || r.to === null ? 'out' : 'in'
-          if (q.direction !== 'both' && direction !== q.direction) continue
-          if (r.type === 'fee' && !q.includeFees) continue
-          if (before !== undefined && !isBefore(r, before)) continue
-          records.push({
-            chain: chain.slug,
-            blockNumber: r.blockNumber,
-            blockTime: tx.blockTime,
-            txIndex: r.txIndex,
-            seq: r.seq,
-            txHash: r.txHash,
-            type: r.type,
-            from: r.from ?? r.counterparties?.[0]?.address ?? null,
-            to: r.to ?? r.counterparties?.[0]?.address ?? null,
-            value: r.value.toString(),
-            contractAddress: null,
-            tokenId: null,
-            logIndex: null,
-            batchIndex: null,
-            operator: null,
-            counterparties:
-              r.counterparties == null ? null : r.counterparties.map((c) => ({ address: c.address, value: c.value.toString() })),
-          })
+      // The wallet's transactions newest first, read by keyset from the cursor's (its own
+      // transaction included: its records up to the cursor's are left out below) until the page of
+      // records is full. The first read is a page of transactions and one more (and the cursor's
+      // own); a read whose transactions yield too few records (filtered out, or none of the
+      // wallet's) is followed by a larger one.
+      let position =
+        before === undefined
+          ? { blockNumber: to + 1, txIndex: 0 }
+          : { blockNumber: before.blockNumber, txIndex: before.txIndex + 1 }
+      let batch = q.limit + (before === undefined ? 1 : 2)
+      while (from <= to && records.length <= q.limit) {
+        const transactions = await outputs.listTransactions(chain.slug, addresses, {
+          fromBlock: from,
+          toBlock: to,
+          before: position,
+          limit: batch,
+        })
+        for (const tx of transactions) {
+          const mine = utxoRecords(tx.blockNumber, tx, (address) => (own.has(address) ? SELF : address))
+            .filter((r) => r.wallet === SELF)
+            .sort((a, b) => b.seq - a.seq)
+          for (const r of mine) {
+            const direction = r.type === 'fee' || r.to === null ? 'out' : 'in'
+            if (q.direction !== 'both' && direction !== q.direction) continue
+            if (r.type === 'fee' && !q.includeFees) continue
+            if (before !== undefined && !isBefore(r, before)) continue
+            records.push({
+              chain: chain.slug,
+              blockNumber: r.blockNumber,
+              blockTime: tx.blockTime,
+              txIndex: r.txIndex,
+              seq: r.seq,
+              txHash: r.txHash,
+              type: r.type,
+              from: r.from ?? r.counterparties?.[0]?.address ?? null,
+              to: r.to ?? r.counterparties?.[0]?.address ?? null,
+              value: r.value.toString(),
+              contractAddress: null,
+              tokenId: null,
+              logIndex: null,
+              batchIndex: null,
+              operator: null,
+              counterparties:
+                r.counterparties == null
+                  ? null
+                  : r.counterparties.map((c) => ({ address: c.address, value: c.value.toString() })),
+            })
+          }
+          if (records.length > q.limit) break
         }
-        if (records.length > q.limit) break
+        const last = transactions.at(-1)
+        if (last === undefined || transactions.length < batch) break
+        position = { blockNumber: last.blockNumber, txIndex: last.index }
+        batch = Math.min(2 * batch, MAX_TRANSACTIONS_PER_READ)
       }
       const hasMore = records.length > q.limit
       const page = records.slice(0, q.limit)

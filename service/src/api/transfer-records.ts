@@ -46,6 +46,51 @@ export function shapeTransfer(t: StoredTransfer, address: string, token: Token |
   }
 }
 
+/** The fields every token transfer record of `/erc20-transfers` and `/nft-transfers` shares (in its schema's order). */
+function tokenRecord(t: StoredTransfer) {
+  const chain = findChain(t.chain) as ChainInfo
+  return {
+    id: recordId(t.chain, t.txHash, t.seq),
+    chain: t.chain,
+    chainId: chain.chainId,
+    txHash: t.txHash,
+    blockNumber: t.blockNumber,
+    logIndex: t.logIndex as number,
+    timestamp: t.blockTime.toISOString(),
+    from: t.from as string,
+    to: t.to as string,
+    contractAddress: t.contractAddress as string,
+  }
+}
+
+/** A stored token record as `/erc20-transfers` serves it (ERC-20 and its equivalents: TRC-20, SPL…). */
+export function shapeErc20Transfer(t: StoredTransfer, address: string, token: Token | undefined) {
+  const decimals = token?.decimals ?? null
+  return {
+    ...tokenRecord(t),
+    tokenSymbol: token?.symbol ?? null,
+    tokenDecimals: decimals,
+    value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
+    valueRaw: t.value,
+    direction: directionOf(t, address),
+  }
+}
+
+/** A stored NFT record as `/nft-transfers` serves it: one per ERC-721 Transfer or ERC-1155 batch element. */
+export function shapeNftTransfer(t: StoredTransfer, address: string, token: Token | undefined) {
+  return {
+    ...tokenRecord(t),
+    batchIndex: t.batchIndex ?? 0,
+    tokenId: t.tokenId as string,
+    tokenStandard: t.type,
+    amount: t.value,
+    operator: t.operator,
+    collectionName: token?.name ?? null,
+    collectionSymbol: token?.symbol ?? null,
+    direction: directionOf(t, address),
+  }
+}
+
 export type TransferRecord = ReturnType<typeof shapeTransfer>
 
 /** Adds price_<ccy>/value_<ccy> to each record, priced on its day. */

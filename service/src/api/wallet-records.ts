@@ -1,13 +1,19 @@
 import { type ChainInfo, findChain } from '../config/chains.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
-import { type Direction, ERC20_STANDARD_TYPES, NFT_TYPES, type RecordType, recordId, type Token } from '../domain/records.ts'
-import { formatUnits } from '../lib/decimal.ts'
+import { type Direction, ERC20_STANDARD_TYPES, NFT_TYPES, type RecordType, type Token } from '../domain/records.ts'
 import type { Pricer } from '../market/pricer.ts'
 import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { hashQuery } from './cursor.ts'
 import { syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
-import { ALL_BUT_FEES, COIN_TYPES, directionOf, priceTransfers, shapeTransfer } from './transfer-records.ts'
+import {
+  ALL_BUT_FEES,
+  COIN_TYPES,
+  priceTransfers,
+  shapeErc20Transfer,
+  shapeNftTransfer,
+  shapeTransfer,
+} from './transfer-records.ts'
 import { createWalletHistory, type HistoryPage } from './wallet-history.ts'
 import type { UnavailableChain } from './wallet-query.ts'
 
@@ -124,20 +130,6 @@ export function createWalletRecords({
     return { page, tokens: await tokensOf(page) }
   }
 
-  /** The fields every token transfer record shares (serialised in the order of its schema). */
-  const tokenRecord = (t: StoredTransfer, chain: ChainInfo) => ({
-    id: recordId(t.chain, t.txHash, t.seq),
-    chain: t.chain,
-    chainId: chain.chainId,
-    txHash: t.txHash,
-    blockNumber: t.blockNumber,
-    logIndex: t.logIndex as number,
-    timestamp: t.blockTime.toISOString(),
-    from: t.from as string,
-    to: t.to as string,
-    contractAddress: t.contractAddress as string,
-  })
-
   return {
     async listTransfers(request: TransfersRequest) {
       const { address, asset, currency } = request
@@ -199,18 +191,9 @@ export function createWalletRecords({
       const { includePrices, currency } = request
       const pricing = includePrices ? { includePrices, currency } : undefined
       const { page, tokens } = await readTokenPage('erc20-transfers', ERC20_STANDARD_TYPES, request, pricing)
-      const transfers = page.transfers.map((t) => {
-        const token = tokens.get(`${t.chain}:${t.contractAddress}`)
-        const decimals = token?.decimals ?? null
-        return {
-          ...tokenRecord(t, request.chain),
-          tokenSymbol: token?.symbol ?? null,
-          tokenDecimals: decimals,
-          value: decimals === null ? t.value : formatUnits(BigInt(t.value), decimals),
-          valueRaw: t.value,
-          direction: directionOf(t, request.address),
-        }
-      })
+      const transfers = page.transfers.map((t) =>
+        shapeErc20Transfer(t, request.address, tokens.get(`${t.chain}:${t.contractAddress}`)),
+      )
       if (includePrices) {
         await addFiatValues(
           pricer,
@@ -235,20 +218,9 @@ export function createWalletRecords({
 
     async listNftTransfers(request: TokenTransfersRequest) {
       const { page, tokens } = await readTokenPage('nft-transfers', NFT_TYPES, request)
-      const transfers = page.transfers.map((t) => {
-        const token = tokens.get(`${t.chain}:${t.contractAddress}`)
-        return {
-          ...tokenRecord(t, request.chain),
-          batchIndex: t.batchIndex ?? 0,
-          tokenId: t.tokenId as string,
-          tokenStandard: t.type,
-          amount: t.value,
-          operator: t.operator,
-          collectionName: token?.name ?? null,
-          collectionSymbol: token?.symbol ?? null,
-          direction: directionOf(t, request.address),
-        }
-      })
+      const transfers = page.transfers.map((t) =>
+        shapeNftTransfer(t, request.address, tokens.get(`${t.chain}:${t.contractAddress}`)),
+      )
       return { address: request.address, chain: request.chain.slug, transfers, cursor: page.cursor, hasMore: page.hasMore }
     },
   }

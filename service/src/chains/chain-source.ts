@@ -19,7 +19,8 @@ export type ChainSource = {
   fetchBlocks(from: number, to: number): Promise<ChainBlock[]>
   /**
    * For families whose records depend on earlier blocks (a UTXO chain's spent outputs): called on each
-   * fetched range in the order ranges are stored, just before it is stored, to complete its records.
+   * fetched range in the order ranges are stored, to complete its records, while the range before it
+   * may still be being stored (every range before that one is stored).
    */
   completeBlocks?(blocks: ChainBlock[]): Promise<ChainBlock[]>
   /** Forget anything derived from blocks above `number` (called after a rollback to it). */

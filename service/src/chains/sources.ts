@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import { BITCOIN_NETWORKS, type BitcoinNetworkName } from '../config/addresses/bitcoin.ts'
 import { type ChainInfo, sourceVariable } from '../config/chains.ts'
 import { WdsError } from '../lib/errors.ts'
-import { createHttpClient } from '../lib/http-client.ts'
+import { createHttpClient, type HttpClient } from '../lib/http-client.ts'
 import { createBitcoinSource } from './bitcoin/bitcoin-source.ts'
 import { createBitcoinRpc } from './bitcoin/rpc-client.ts'
 import type { ChainSource, OutputLookup } from './chain-source.ts'
@@ -157,6 +157,8 @@ async function connectBitcoinSource(chain: ChainInfo, options: SourceOptions): P
 export type ExplorerOptions = {
   urls: readonly string[]
   apiKey?: string | undefined
+  /** The node beside the explorer, for chains read from both (NEAR: `WDS_EXPLORER_NEAR_RPC`). */
+  nodeUrls?: readonly string[] | undefined
   logger: Logger
   /** Calls per second allowed to the upstream (default: the chain's published public limit). */
   callsPerSecond?: number
@@ -173,7 +175,9 @@ const limiters = new Map<string, () => Promise<void>>()
 export function connectExplorerSource(chain: ChainInfo, options: ExplorerOptions): ExplorerSource | undefined {
   const explorer = chain.source === 'explorer' ? EXPLORERS[chain.slug] : undefined
   if (explorer === undefined) return undefined
-  const callsPerSecond = options.callsPerSecond ?? explorer.callsPerSecond
+  const callsPerSecond =
+    options.callsPerSecond ??
+    (options.apiKey === undefined ? explorer.callsPerSecond : (explorer.keyedCallsPerSecond ?? explorer.callsPerSecond))
   let take = limiters.get(`${chain.slug}:${callsPerSecond}`)
   if (take === undefined) {
     take = createRateLimiter(callsPerSecond)
@@ -185,7 +189,19 @@ export function connectExplorerSource(chain: ChainInfo, options: ExplorerOptions
     headers: apiKey === undefined ? {} : explorer.keyHeaders(apiKey),
     logger: options.logger,
     secrets: apiKey === undefined ? [] : [apiKey],
+    ...(explorer.parse === undefined ? {} : { parse: explorer.parse }),
     ...options.http,
   })
-  return explorer.create(limited(http, take), chain.slug)
+  // the node beside the explorer: its own URLs and limit, never the explorer's key
+  let node: HttpClient | undefined
+  if (explorer.node !== undefined && options.nodeUrls !== undefined && options.nodeUrls.length > 0) {
+    const nodeRate = options.callsPerSecond ?? explorer.node.callsPerSecond
+    let takeNode = limiters.get(`${chain.slug}-node:${nodeRate}`)
+    if (takeNode === undefined) {
+      takeNode = createRateLimiter(nodeRate)
+      limiters.set(`${chain.slug}-node:${nodeRate}`, takeNode)
+    }
+    node = limited(createHttpClient({ urls: options.nodeUrls, logger: options.logger, ...options.http }), takeNode)
+  }
+  return explorer.create(limited(http, take), chain.slug, node)
 }

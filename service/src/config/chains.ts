@@ -52,6 +52,11 @@ export type ChainInfo = {
   readonly source: SourceKind
   readonly nativeAsset: { readonly symbol: string; readonly decimals: number }
   readonly address: AddressFormat
+  /**
+   * An "Explorer API" chain read from its explorer and a node beside it (`WDS_EXPLORER_<CHAIN>_RPC`,
+   * required with `WDS_EXPLORER_<CHAIN>`): what that node must be, for messages.
+   */
+  readonly explorerNode?: string
 }
 
 const EVM_ADDRESS: AddressFormat = {
@@ -207,6 +212,7 @@ export const CHAINS = [
       example: 'root.near',
       canonical: canonicalNearAccount,
     },
+    explorerNode: 'a NEAR JSON-RPC URL (an archival node for history older than about 2.5 days)',
   },
   {
     slug: 'aptos',

@@ -143,6 +143,36 @@ describe('loadConfig()', () => {
     ])
   })
 
+  test('NEAR is read from NearBlocks and a NEAR RPC node beside it: WDS_EXPLORER_NEAR_RPC is required with it, for it only', () => {
+    expect(
+      loadConfig({
+        env: {
+          WDS_EXPLORER_NEAR: 'https://api.nearblocks.io',
+          WDS_EXPLORER_NEAR_KEY: 'nb-key',
+          WDS_EXPLORER_NEAR_RPC: 'https://a.example, https://b.example',
+        },
+        cwd: '/srv',
+      }).chains,
+    ).toEqual({
+      near: {
+        urls: ['https://api.nearblocks.io'],
+        apiKey: 'nb-key',
+        nodeUrls: ['https://a.example', 'https://b.example'],
+        startBlock: 0,
+      },
+    })
+    expect(
+      problemsOf({
+        WDS_EXPLORER_NEAR: 'https://api.nearblocks.io',
+        WDS_EXPLORER_SUI_RPC: 'https://sui.example',
+        WDS_EXPLORER_APTOS: 'https://api.mainnet.aptoslabs.com/v1',
+      }),
+    ).toEqual([
+      'WDS_EXPLORER_SUI_RPC: unknown setting: sui is read from its explorer alone (WDS_EXPLORER_SUI)',
+      'WDS_EXPLORER_NEAR_RPC: required with WDS_EXPLORER_NEAR: a NEAR JSON-RPC URL (an archival node for history older than about 2.5 days)',
+    ])
+  })
+
   test('rejects a port outside 0..65535 and a start block that is not a whole number', () => {
     expect(problemsOf({ PORT: '70000', WDS_RPC_BSC: 'http://n', WDS_START_BLOCK_BSC: '1.5' })).toEqual([
       'PORT: must be <= 65535 (got 70000)',

@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { SetupError } from '../lib/errors.ts'
 import { BITCOIN_NETWORK_NAMES, useBitcoinNetwork } from './addresses/bitcoin.ts'
-import { CHAINS, findChain, toEnvSuffix } from './chains.ts'
+import { CHAINS, type ChainInfo, findChain, toEnvSuffix } from './chains.ts'
 
 const url = (protocols: readonly string[]) =>
   Type.String({ pattern: `^(?:${protocols.join('|')})://[^\\s]+$`, description: `a ${protocols.join('/')} URL` })
@@ -14,6 +14,8 @@ const ChainEndpointSchema = Type.Object({
   startBlock: Type.Integer({ minimum: 0 }),
   /** The explorer API's or node provider's key (`WDS_EXPLORER_<CHAIN>_KEY`, `WDS_RPC_TRON_KEY`), when it needs one. */
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
+  /** The node beside an explorer, for chains read from both (`WDS_EXPLORER_NEAR_RPC`), in failover order. */
+  nodeUrls: Type.Optional(Type.Array(url(['http', 'https']), { minItems: 1 })),
 })
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -185,14 +187,15 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
   for (const [name, value] of values) {
     if (!name.startsWith('WDS_') || knownNames.has(name)) continue
     const isKey = (name.startsWith('WDS_EXPLORER_') || name.startsWith('WDS_RPC_')) && name.endsWith('_KEY')
-    const settingName = isKey ? name.slice(0, -'_KEY'.length) : name
+    const isNode = name.startsWith('WDS_EXPLORER_') && name.endsWith('_RPC')
+    const settingName = isKey ? name.slice(0, -'_KEY'.length) : isNode ? name.slice(0, -'_RPC'.length) : name
     const setting = CHAIN_SETTINGS.find((s) => settingName.startsWith(s.prefix))
     if (setting === undefined) {
       problems.push(`${name}: unknown setting (see the README's configuration table)`)
       continue
     }
     const suffix = settingName.slice(setting.prefix.length)
-    const chain = CHAINS.find((c) => toEnvSuffix(c.slug) === suffix)
+    const chain: ChainInfo | undefined = CHAINS.find((c) => toEnvSuffix(c.slug) === suffix)
     if (chain === undefined) {
       const known = CHAINS.map((c) => toEnvSuffix(c.slug)).join(', ')
       problems.push(`${name}: unknown chain "${suffix}"; the chains are ${known}`)
@@ -203,10 +206,19 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
       problems.push(`${name}: ${chain.slug} is read through ${wanted}${suffix} instead`)
       continue
     }
+    if (isNode && chain.explorerNode === undefined) {
+      problems.push(`${name}: unknown setting: ${chain.slug} is read from its explorer alone (WDS_EXPLORER_${suffix})`)
+      continue
+    }
     const entry = chains[chain.slug] ?? {}
     chains[chain.slug] = entry
-    const field = isKey ? 'apiKey' : setting.field
-    entry[field] = field === 'urls' ? value.split(',').map((u) => u.trim()) : field === 'startBlock' ? parseInteger(value) : value
+    const field = isKey ? 'apiKey' : isNode ? 'nodeUrls' : setting.field
+    entry[field] =
+      field === 'urls' || field === 'nodeUrls'
+        ? value.split(',').map((u) => u.trim())
+        : field === 'startBlock'
+          ? parseInteger(value)
+          : value
     envNameOf.set(`/chains/${chain.slug}/${field}`, name)
   }
   for (const [slug, entry] of Object.entries(chains)) {
@@ -223,6 +235,12 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
     if (entry.urls === undefined) {
       const prefix = findChain(slug)?.source === 'explorer' ? 'WDS_EXPLORER_' : 'WDS_RPC_'
       problems.push(`${prefix}${toEnvSuffix(slug)}: required when other settings of ${slug} are given`)
+      delete chains[slug]
+      continue
+    }
+    const node = findChain(slug)?.explorerNode
+    if (node !== undefined && entry.nodeUrls === undefined) {
+      problems.push(`WDS_EXPLORER_${toEnvSuffix(slug)}_RPC: required with WDS_EXPLORER_${toEnvSuffix(slug)}: ${node}`)
       delete chains[slug]
     }
   }

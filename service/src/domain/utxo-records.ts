@@ -94,11 +94,6 @@ export function utxoRecords(
   for (const party of parties.values()) party.net = party.outputs - party.inputs + party.fee
 
   const addressed = [...parties.values()].filter((p) => p.wallet !== null)
-  // largest movement first (the most received, the most sent), ties in order of appearance
-  const bySize = (a: Party, b: Party) => {
-    const [x, y] = [a.net < 0n ? -a.net : a.net, b.net < 0n ? -b.net : b.net]
-    return x === y ? a.order - b.order : x > y ? -1 : 1
-  }
   const receivers = addressed.filter((p) => p.net > 0n).sort(bySize)
   const senders = addressed.filter((p) => p.net < 0n).sort(bySize)
   const listed = (list: Party[], self: Party, sign: bigint): Counterparty[] =>
@@ -106,53 +101,63 @@ export function utxoRecords(
       .filter((p) => p !== self)
       .map((p) => ({ address: (sign > 0n ? p.topOutput : p.topInput)?.address as string, value: p.net * sign }))
 
-  const records: UtxoRecord[] = []
-  addressed.forEach((party, k) => {
-    const base = {
-      blockNumber,
-      txIndex: tx.index,
-      txHash: tx.hash,
-      contractAddress: null,
-      tokenId: null,
-      logIndex: null,
-      batchIndex: null,
-      operator: null,
-      wallet: party.wallet as string,
-    }
-    if (party.net > 0n) {
-      records.push({
-        ...base,
-        seq: 2 * k,
-        type: tx.coinbase ? 'reward' : 'native',
-        from: null,
-        to: party.topOutput?.address as string,
-        value: party.net,
-        counterparties: tx.coinbase ? [] : listed(senders, party, -1n),
-      })
-    } else if (party.net < 0n) {
-      records.push({
-        ...base,
-        seq: 2 * k,
-        type: 'native',
-        from: party.topInput?.address as string,
-        to: null,
-        value: -party.net,
-        counterparties: listed(receivers, party, 1n),
-      })
-    }
-    if (party.fee > 0n) {
-      records.push({
-        ...base,
-        seq: 2 * k + 1,
-        type: 'fee',
-        from: party.topInput?.address as string,
-        to: null,
-        value: party.fee,
-        counterparties: null,
-      })
-    }
+  // each record is one object literal of one shape (no spread: the hottest allocation of a UTXO backfill)
+  const record = (
+    party: Party,
+    seq: number,
+    type: UtxoRecord['type'],
+    from: string | null,
+    to: string | null,
+    value: bigint,
+    counterparties: Counterparty[] | null,
+  ): UtxoRecord => ({
+    blockNumber,
+    txIndex: tx.index,
+    txHash: tx.hash,
+    contractAddress: null,
+    tokenId: null,
+    logIndex: null,
+    batchIndex: null,
+    operator: null,
+    wallet: party.wallet as string,
+    seq,
+    type,
+    from,
+    to,
+    value,
+    counterparties,
   })
+  const records: UtxoRecord[] = []
+  for (let k = 0; k < addressed.length; k++) {
+    const party = addressed[k] as Party
+    if (party.net > 0n) {
+      const counterparties = tx.coinbase ? [] : listed(senders, party, -1n)
+      records.push(
+        record(
+          party,
+          2 * k,
+          tx.coinbase ? 'reward' : 'native',
+          null,
+          party.topOutput?.address as string,
+          party.net,
+          counterparties,
+        ),
+      )
+    } else if (party.net < 0n) {
+      records.push(
+        record(party, 2 * k, 'native', party.topInput?.address as string, null, -party.net, listed(receivers, party, 1n)),
+      )
+    }
+    if (party.fee > 0n) records.push(record(party, 2 * k + 1, 'fee', party.topInput?.address as string, null, party.fee, null))
+  }
   return records
+}
+
+/** Largest movement first (the most received, the most sent), ties in order of appearance. */
+function bySize(a: Party, b: Party): number {
+  const x = a.net < 0n ? -a.net : a.net
+  const y = b.net < 0n ? -b.net : b.net
+  return x === y ? a.order - b.order : x > y ? -1 : 1
 }
 
 /** Shares `fee` by input share, largest remainders first, so that the shares sum to `fee`. */

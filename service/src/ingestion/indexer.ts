@@ -151,19 +151,9 @@ export function createIndexer(options: IndexerOptions) {
       }
     }
     fill()
-    while (pending.length > 0 && !signal.aborted) {
-      const { blocks, tokens } = await (pending.shift() as (typeof pending)[number])
-      fill()
-      const first = blocks[0]
-      if (first === undefined) continue
-      if (checkpoint.indexedBlock >= checkpoint.indexedFrom) {
-        if (lastBlock?.number !== checkpoint.indexedBlock) lastBlock = await store.findBlock(chain, checkpoint.indexedBlock)
-        const parent = checkParent(lastBlock, first)
-        if (parent.type !== 'linked') throw new ReorgDetected(`block ${first.number} does not build on the stored block`)
-      }
-      // records that depend on earlier blocks (a UTXO chain's spent outputs) are completed in storage order
-      const completed = source.completeBlocks === undefined ? blocks : await source.completeBlocks(blocks)
-      await store.appendBlocks(chain, checkpoint.indexedBlock, completed, tokens)
+    /** Stores a completed range and moves the checkpoint to its last block. */
+    const storeRange = async (blocks: ChainBlock[], completed: ChainBlock[], tokens: Token[], previous: number) => {
+      await store.appendBlocks(chain, previous, completed, tokens)
       for (const t of tokens) {
         knownTokens.add(t.contractAddress)
         fetchingTokens.delete(t.contractAddress)
@@ -182,6 +172,40 @@ export function createIndexer(options: IndexerOptions) {
         checkpoint.indexedBlock >= headBlock,
       )
     }
+    /**
+     * The range being stored, while the next one is completed: a UTXO source's completion (the
+     * records of a range, JavaScript's work) overlaps the previous range's write (PostgreSQL's).
+     * Sources with nothing to complete store each range before taking the next, as before.
+     */
+    let storing: Promise<void> | undefined
+    /** The last block handed to the store (committed once `storing` resolves). */
+    let queued = lastBlock?.number === checkpoint.indexedBlock ? lastBlock : undefined
+    try {
+      while (pending.length > 0 && !signal.aborted) {
+        const { blocks, tokens } = await (pending.shift() as (typeof pending)[number])
+        fill()
+        const first = blocks[0]
+        if (first === undefined) continue
+        if (queued !== undefined || checkpoint.indexedBlock >= checkpoint.indexedFrom) {
+          queued ??= await store.findBlock(chain, checkpoint.indexedBlock)
+          const parent = checkParent(queued, first)
+          if (parent.type !== 'linked') throw new ReorgDetected(`block ${first.number} does not build on the stored block`)
+        }
+        // records that depend on earlier blocks (a UTXO chain's spent outputs) are completed in storage order
+        const completed = source.completeBlocks === undefined ? blocks : await source.completeBlocks(blocks)
+        await storing
+        const previous = queued?.number ?? checkpoint.indexedBlock
+        const last = blocks.at(-1) as ChainBlock
+        queued = { number: last.number, hash: last.hash, parentHash: last.parentHash, timestamp: last.timestamp }
+        storing = storeRange(blocks, completed, tokens, previous)
+        storing.catch(() => {}) // awaited before the next range is stored, or below
+        if (source.completeBlocks === undefined) await storing
+      }
+    } finally {
+      // a failure while the next range was fetched or completed waits for the range being stored
+      await storing?.catch(() => {})
+    }
+    await storing
   }
 
   /** Backfills, then follows the head until `signal` aborts (or to the head, with stopAtHead). */

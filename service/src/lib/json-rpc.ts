@@ -9,8 +9,8 @@ import type { HttpClient } from './http-client.ts'
 
 export type JsonRpcCall = { method: string; params?: unknown }
 
-/** The error object of a JSON-RPC answer. */
-export type JsonRpcAnswerError = { code: number; message: string; data?: unknown }
+/** The error object of a JSON-RPC answer (NEAR's nodes add a structured `name` and `cause`). */
+export type JsonRpcAnswerError = { code: number; message: string; data?: unknown; name?: unknown; cause?: unknown }
 
 /** A JSON-RPC error answer (`rpcCode` is the node's, e.g. -32601; `code` stays `upstream_error`). */
 export class JsonRpcError extends UpstreamError {
@@ -71,8 +71,20 @@ export function createJsonRpcClient(http: HttpClient, options: JsonRpcClientOpti
     const error = (message as { error?: unknown } | null)?.error
     if (error === undefined || error === null) return undefined
     if (!ok && typeof (error as { code?: unknown }).code !== 'number') return undefined
-    const { code, message: text, data } = (typeof error === 'object' ? error : { message: error }) as Record<string, unknown>
-    return { code: typeof code === 'number' ? code : -32603, message: String(text ?? 'unknown error'), data }
+    const {
+      code,
+      message: text,
+      data,
+      name,
+      cause,
+    } = (typeof error === 'object' ? error : { message: error }) as Record<string, unknown>
+    return {
+      code: typeof code === 'number' ? code : -32603,
+      message: String(text ?? 'unknown error'),
+      data,
+      ...(name === undefined ? {} : { name }),
+      ...(cause === undefined ? {} : { cause }),
+    }
   }
 
   /** One answer's result; throws its error. `ok`: whether its HTTP status was 2xx (if not, only a real error answer is read). */

@@ -14,12 +14,70 @@ export type StoredUtxoTransaction = {
   readonly outputs: UtxoAmount[]
 }
 
+type Position = { blockNumber: number; txIndex: number }
+
+const isAbove = (a: Position, b: Position) =>
+  a.blockNumber > b.blockNumber || (a.blockNumber === b.blockNumber && a.txIndex > b.txIndex)
+
 /**
- * A UTXO chain's outputs (migration 0014): the lookups that value a block's inputs while indexing,
+ * A UTXO chain's outputs (migrations 0017, 0019): the lookups that value a block's inputs while indexing,
  * and the questions asked of a set of addresses (an extended key's): which were ever paid, what they
  * hold at a block, and their transactions rebuilt whole.
  */
 export function createOutputsStore(db: Db) {
+  /**
+   * The newest `limit` transactions before `before` that paid or spent from `addresses` (hash and
+   * position), newest first. Each address's outputs are read newest first from `before` through its
+   * own index (by_address for what it was paid, spent_by_address for what it spent), at most `perList`
+   * of each: every transaction at or above the highest of the last positions of the lists cut short
+   * is then known. When those are too few, the lists are read again, longer. A page of a wallet whose
+   * transactions are spread over its addresses reads about twice its size, whatever the wallet's history.
+   */
+  async function findTouched(
+    chain: string,
+    addresses: readonly string[],
+    page: { fromBlock: number; toBlock: number; before: Position; limit: number },
+  ): Promise<{ hash: string; blockNumber: number; txIndex: number }[]> {
+    for (let perList = Math.max(16, Math.ceil((2 * page.limit) / Math.max(1, addresses.length))); ; perList *= 4) {
+      const { rows } = await db.query<{ list: string; hash: string; block_number: string; tx_index: number }>(
+        `SELECT r.side || a.address AS list, r.hash, r.block_number::text, r.tx_index
+           FROM unnest($2::text[]) AS a(address)
+          CROSS JOIN LATERAL (
+            (SELECT 'o' AS side, tx_hash AS hash, block_number, tx_index FROM outputs
+              WHERE chain = $1 AND address = a.address AND block_number BETWEEN $3 AND $4 AND (block_number, tx_index) < ($5, $6)
+              ORDER BY block_number DESC, tx_index DESC LIMIT $7)
+            UNION ALL
+            (SELECT 's', spent_tx_hash, spent_block_number, spent_tx_index FROM outputs
+              WHERE chain = $1 AND address = a.address AND spent_tx_hash IS NOT NULL
+                AND spent_block_number BETWEEN $3 AND $4 AND (spent_block_number, spent_tx_index) < ($5, $6)
+              ORDER BY spent_block_number DESC, spent_tx_index DESC LIMIT $7)
+          ) AS r`,
+        [chain, addresses, page.fromBlock, page.toBlock, page.before.blockNumber, page.before.txIndex, perList],
+      )
+      const lists = new Map<string, { rows: number; last: Position }>()
+      const found = new Map<string, { hash: string; blockNumber: number; txIndex: number }>()
+      for (const row of rows) {
+        const position = { blockNumber: Number(row.block_number), txIndex: row.tx_index }
+        const list = lists.get(row.list)
+        if (list === undefined) lists.set(row.list, { rows: 1, last: position })
+        else {
+          list.rows++
+          if (isAbove(list.last, position)) list.last = position
+        }
+        found.set(row.hash, { hash: row.hash, ...position })
+      }
+      // the highest last position of the lists cut short: below it, transactions may be missing
+      let known: Position | undefined
+      for (const list of lists.values()) {
+        if (list.rows === perList && (known === undefined || isAbove(list.last, known))) known = list.last
+      }
+      const complete = [...found.values()]
+        .filter((t) => known === undefined || !isAbove(known, t))
+        .sort((a, b) => (isAbove(a, b) ? -1 : isAbove(b, a) ? 1 : 0))
+      if (known === undefined || complete.length >= page.limit) return complete.slice(0, page.limit)
+    }
+  }
+
   return {
     /** Stored outputs by `${txHash}:${outputIndex}`; the ones not stored are missing. */
     async findOutputs(chain: string, refs: readonly OutputRef[]): Promise<Map<string, OutputValue>> {
@@ -33,10 +91,15 @@ export function createOutputsStore(db: Db) {
       return new Map(rows.map((r) => [`${r.tx_hash}:${r.output_index}`, { address: r.address, value: BigInt(r.value) }]))
     },
 
-    /** Which of `addresses` were ever paid (up to `atBlock`). */
+    /**
+     * Which of `addresses` were ever paid (up to `atBlock`): one look at each address's index (a
+     * LATERAL with LIMIT 1, which the planner cannot turn into a pass over every output, as it did
+     * with EXISTS when a few addresses hold most of them).
+     */
     async findUsedAddresses(chain: string, addresses: readonly string[], atBlock: number): Promise<Set<string>> {
       const { rows } = await db.query<{ address: string }>(
-        'SELECT DISTINCT address FROM outputs WHERE chain = $1 AND address = ANY($2) AND block_number <= $3',
+        `SELECT a.address FROM unnest($2::text[]) AS a(address)
+          CROSS JOIN LATERAL (SELECT FROM outputs o WHERE o.chain = $1 AND o.address = a.address AND o.block_number <= $3 LIMIT 1) AS used`,
         [chain, addresses, atBlock],
       )
       return new Set(rows.map((r) => r.address))
@@ -55,59 +118,49 @@ export function createOutputsStore(db: Db) {
     },
 
     /**
-     * Every transaction that paid or spent from `addresses` in blocks [fromBlock, toBlock], with all
-     * its inputs and outputs (of anyone), oldest first.
+     * A page of the transactions that paid or spent from `addresses` in blocks [fromBlock, toBlock],
+     * by keyset: the newest `limit` strictly before `before` (a block and transaction index), each
+     * with all its inputs and outputs (of anyone), newest first. The next page starts before the last
+     * one returned; fewer than `limit` means there are no more.
      */
     async listTransactions(
       chain: string,
       addresses: readonly string[],
-      fromBlock: number,
-      toBlock: number,
+      page: { fromBlock: number; toBlock: number; before: Position; limit: number },
     ): Promise<StoredUtxoTransaction[]> {
-      const { rows } = await db.query<{
-        side: 'in' | 'out'
-        tx_hash: string
-        position: number
-        address: string | null
-        value: string
-        block_number: string
-        tx_index: number
-        block_time: Date
-      }>(
-        `WITH touched AS (
-           SELECT tx_hash AS hash FROM outputs
-            WHERE chain = $1 AND address = ANY($2) AND block_number BETWEEN $3 AND $4
-           UNION
-           SELECT spent_tx_hash FROM outputs
-            WHERE chain = $1 AND address = ANY($2) AND spent_block_number BETWEEN $3 AND $4
-         ), sides AS (
-           SELECT 'out' AS side, o.tx_hash, o.output_index AS position, o.address, o.value, o.block_number, o.tx_index
-             FROM outputs o JOIN touched t ON o.chain = $1 AND o.tx_hash = t.hash
+      const touched = await findTouched(chain, addresses, page)
+      if (touched.length === 0) return []
+      const [{ rows }, { rows: times }] = await Promise.all([
+        // each row names its transaction by its place in the list (not its hash: a third of the bytes)
+        db.query<{ side: 'in' | 'out'; tx: number; address: string | null; value: string }>(
+          `WITH touched AS (SELECT * FROM unnest($2::text[]) WITH ORDINALITY AS t(hash, n))
+           SELECT 'out' AS side, t.n::int AS tx, o.output_index AS position, o.address, o.value::text AS value
+             FROM touched t JOIN outputs o ON o.chain = $1 AND o.tx_hash = t.hash
            UNION ALL
-           SELECT 'in', o.spent_tx_hash, o.spent_input_index, o.address, o.value, o.spent_block_number, o.spent_tx_index
-             FROM outputs o JOIN touched t ON o.chain = $1 AND o.spent_tx_hash = t.hash
-         )
-         SELECT s.side, s.tx_hash, s.position, s.address, s.value::text AS value, s.block_number::text AS block_number,
-                s.tx_index, b.timestamp AS block_time
-           FROM sides s JOIN blocks b ON b.chain = $1 AND b.number = s.block_number
-          ORDER BY s.block_number, s.tx_index, s.side, s.position`,
-        [chain, addresses, fromBlock, toBlock],
+           SELECT 'in', t.n::int, o.spent_input_index, o.address, o.value::text
+             FROM touched t JOIN outputs o ON o.chain = $1 AND o.spent_tx_hash = t.hash
+           ORDER BY side, position`,
+          [chain, touched.map((t) => t.hash)],
+        ),
+        db.query<{ number: string; timestamp: Date }>(
+          'SELECT number::text, timestamp FROM blocks WHERE chain = $1 AND number = ANY($2::bigint[])',
+          [chain, [...new Set(touched.map((t) => t.blockNumber))]],
+        ),
+      ])
+      const timeOf = new Map(times.map((b) => [Number(b.number), b.timestamp]))
+      const transactions = touched.map(
+        (t): StoredUtxoTransaction => ({
+          hash: t.hash,
+          blockNumber: t.blockNumber,
+          blockTime: timeOf.get(t.blockNumber) as Date,
+          index: t.txIndex,
+          coinbase: true,
+          inputs: [],
+          outputs: [],
+        }),
       )
-      const byHash = new Map<string, StoredUtxoTransaction>()
       for (const row of rows) {
-        let tx = byHash.get(row.tx_hash)
-        if (tx === undefined) {
-          tx = {
-            hash: row.tx_hash,
-            blockNumber: Number(row.block_number),
-            blockTime: row.block_time,
-            index: row.tx_index,
-            coinbase: true,
-            inputs: [],
-            outputs: [],
-          }
-          byHash.set(row.tx_hash, tx)
-        }
+        const tx = transactions[row.tx - 1] as StoredUtxoTransaction
         const amount = { address: row.address, value: BigInt(row.value) }
         if (row.side === 'in') {
           tx.inputs.push(amount)
@@ -116,7 +169,7 @@ export function createOutputsStore(db: Db) {
           tx.outputs.push(amount)
         }
       }
-      return [...byHash.values()]
+      return transactions
     },
   }
 }

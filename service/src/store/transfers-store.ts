@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import { type BlockRef, type ChainBlock, recordTypesOf, type Token, type Transfer } from '../domain/records.ts'
+import { type BlockRef, type ChainBlock, recordTypesOf, type SpentOutput, type Token, type Transfer } from '../domain/records.ts'
 import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
@@ -106,7 +106,11 @@ const orNull = (value: string | number | bigint | null) => (value === null ? '\\
 /** JSON of a UTXO record's counterparties (values as decimal strings), or \\N. */
 function counterpartiesColumn(t: Transfer): string {
   if (t.counterparties == null) return '\\N'
-  return JSON.stringify(t.counterparties.map((c) => ({ address: c.address, value: c.value.toString() })))
+  // JSON.stringify's text of [{address, value}] written out directly (no object per counterparty)
+  let json = '['
+  for (const c of t.counterparties)
+    json += `${json.length === 1 ? '' : ','}{"address":${JSON.stringify(c.address)},"value":"${c.value}"}`
+  return `${json}]`
 }
 
 /** A transfer's COPY columns after its block's, as one template (the hottest line of a backfill's writes). */
@@ -114,34 +118,114 @@ function transferColumns(t: Transfer): string {
   return `${t.txIndex}\t${t.seq}\t${t.txHash}\t${t.type}\t${orNull(t.from)}\t${orNull(t.to)}\t${t.value}\t${orNull(t.contractAddress)}\t${orNull(t.tokenId)}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${orNull(t.operator)}\t${counterpartiesColumn(t)}\n`
 }
 
+/** The partition of a chain's outputs (migration 0019). */
+export function outputsPartitionName(chain: string): string {
+  return `outputs_${partitionName(chain).slice('transfers_'.length)}`
+}
+
+/** An output as written: where it was created and, when a block of the same write spends it, by what. */
+type OutputRow = {
+  txHash: string
+  outputIndex: number
+  blockNumber: number
+  txIndex: number
+  address: string | null
+  value: bigint
+  spentByTxHash: string | null
+  spentBlockNumber: number | null
+  spentByTxIndex: number | null
+  inputIndex: number | null
+}
+
+const outputColumns = (o: OutputRow) =>
+  `${o.txHash}\t${o.outputIndex}\t${o.blockNumber}\t${o.txIndex}\t${orNull(o.address)}\t${o.value}\t${orNull(o.spentByTxHash)}\t${orNull(o.spentBlockNumber)}\t${orNull(o.spentByTxIndex)}\t${orNull(o.inputIndex)}\n`
+
 /**
- * A UTXO chain's outputs created and spent by `blocks` (ChainBlock.outputs): created ones first, so
- * that an output spent later in the same range is found. BIP30's two duplicate coinbase transactions
- * replace the earlier, never spendable, outputs of the same id.
+ * A UTXO chain's outputs created and spent by `blocks` (ChainBlock.outputs). An output spent within
+ * the same blocks is written spent, at once; the others are written by COPY and the older outputs
+ * these blocks spend are marked spent by an UPDATE, which must find every one of them.
+ *
+ * Coinbase outputs are upserted instead (a handful per write): BIP30's two duplicate coinbase
+ * transactions (blocks 91842 and 91880 repeat 91812's and 91722's) replace the earlier, never
+ * spendable, outputs of the same id, also when both are in the same blocks.
  */
 async function writeOutputs(client: pg.PoolClient, chain: string, blocks: readonly ChainBlock[]): Promise<void> {
-  const created = blocks.flatMap((b) => (b.outputs?.created ?? []).map((o) => ({ ...o, blockNumber: b.number })))
-  const spent = blocks.flatMap((b) => (b.outputs?.spent ?? []).map((o) => ({ ...o, blockNumber: b.number })))
-  for (let i = 0; i < created.length; i += OUTPUTS_PER_STATEMENT) {
-    const part = created.slice(i, i + OUTPUTS_PER_STATEMENT)
+  const created = new Map<string, OutputRow>()
+  for (const block of blocks) {
+    for (const o of block.outputs?.created ?? []) {
+      const key = `${o.txHash}:${o.outputIndex}`
+      // a duplicate coinbase: the later one takes the earlier one's place
+      created.delete(key)
+      created.set(key, {
+        txHash: o.txHash,
+        outputIndex: o.outputIndex,
+        blockNumber: block.number,
+        txIndex: o.txIndex,
+        address: o.address,
+        value: o.value,
+        spentByTxHash: null,
+        spentBlockNumber: null,
+        spentByTxIndex: null,
+        inputIndex: null,
+      })
+    }
+  }
+  const older: (SpentOutput & { blockNumber: number })[] = []
+  for (const block of blocks) {
+    for (const s of block.outputs?.spent ?? []) {
+      const output = created.get(`${s.txHash}:${s.outputIndex}`)
+      if (output === undefined) {
+        older.push({ ...s, blockNumber: block.number })
+        continue
+      }
+      output.spentByTxHash = s.spentByTxHash
+      output.spentBlockNumber = block.number
+      output.spentByTxIndex = s.spentByTxIndex
+      output.inputIndex = s.inputIndex
+    }
+  }
+  const coinbase: OutputRow[] = []
+  const rest: OutputRow[] = []
+  for (const output of created.values()) (output.txIndex === 0 ? coinbase : rest).push(output)
+  if (rest.length > 0) {
+    await copyRows(
+      client,
+      `COPY ${outputsPartitionName(chain)} (tx_hash, output_index, block_number, tx_index, address, value,
+         spent_tx_hash, spent_block_number, spent_tx_index, spent_input_index, chain) FROM STDIN`,
+      (function* () {
+        const suffix = `\t${chain}\n`
+        for (const output of rest) yield outputColumns(output).slice(0, -1) + suffix
+      })(),
+    )
+  }
+  if (coinbase.length > 0) {
+    const column = <K extends keyof OutputRow>(key: K) => coinbase.map((o) => o[key])
     await client.query(
-      `INSERT INTO outputs (chain, tx_hash, output_index, block_number, tx_index, address, value)
-       SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::int[], $6::text[], $7::bigint[])
+      `INSERT INTO outputs (chain, tx_hash, output_index, block_number, tx_index, address, value,
+         spent_tx_hash, spent_block_number, spent_tx_index, spent_input_index)
+       SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::int[], $6::text[], $7::bigint[],
+         $8::text[], $9::bigint[], $10::int[], $11::int[])
        ON CONFLICT (chain, tx_hash, output_index) DO UPDATE SET block_number = EXCLUDED.block_number,
-         tx_index = EXCLUDED.tx_index, address = EXCLUDED.address, value = EXCLUDED.value`,
+         tx_index = EXCLUDED.tx_index, address = EXCLUDED.address, value = EXCLUDED.value,
+         spent_tx_hash = EXCLUDED.spent_tx_hash, spent_block_number = EXCLUDED.spent_block_number,
+         spent_tx_index = EXCLUDED.spent_tx_index, spent_input_index = EXCLUDED.spent_input_index`,
       [
         chain,
-        part.map((o) => o.txHash),
-        part.map((o) => o.outputIndex),
-        part.map((o) => o.blockNumber),
-        part.map((o) => o.txIndex),
-        part.map((o) => o.address),
-        part.map((o) => o.value.toString()),
+        column('txHash'),
+        column('outputIndex'),
+        column('blockNumber'),
+        column('txIndex'),
+        column('address'),
+        coinbase.map((o) => o.value.toString()),
+        column('spentByTxHash'),
+        column('spentBlockNumber'),
+        column('spentByTxIndex'),
+        column('inputIndex'),
       ],
     )
   }
-  for (let i = 0; i < spent.length; i += OUTPUTS_PER_STATEMENT) {
-    const part = spent.slice(i, i + OUTPUTS_PER_STATEMENT)
+  for (let i = 0; i < older.length; i += OUTPUTS_PER_STATEMENT) {
+    const part = older.slice(i, i + OUTPUTS_PER_STATEMENT)
     const updated = await client.query(
       `UPDATE outputs o SET spent_tx_hash = s.spent_tx_hash, spent_block_number = s.block_number,
          spent_tx_index = s.spent_tx_index, spent_input_index = s.input_index
@@ -172,13 +256,17 @@ export function createTransfersStore(db: Db) {
 
   /** Fresh planner statistics for a chain's partition (a new or grown partition has none, or stale ones). */
   async function analyze(chain: string): Promise<void> {
-    await db.query(`ANALYZE ${partitionName(chain)}`)
+    await db.query(`ANALYZE ${partitionName(chain)}, ${outputsPartitionName(chain)}`)
   }
 
   return {
-    /** Makes the chain's partition and state row; returns its checkpoint (a new chain starts just below `startBlock`). */
+    /**
+     * Makes the chain's partitions (of transfers, and of outputs for a UTXO chain's) and state row;
+     * returns its checkpoint (a new chain starts just below `startBlock`).
+     */
     async openChain(chain: string, startBlock: number): Promise<Checkpoint> {
       await db.query(`CREATE TABLE IF NOT EXISTS ${partitionName(chain)} PARTITION OF transfers FOR VALUES IN ('${chain}')`)
+      await db.query(`CREATE TABLE IF NOT EXISTS ${outputsPartitionName(chain)} PARTITION OF outputs FOR VALUES IN ('${chain}')`)
       await db.query(
         `INSERT INTO chain_states (chain, indexed_from, indexed_block) VALUES ($1, $2, $3)
          ON CONFLICT (chain) DO UPDATE SET indexed_from = coalesce(chain_states.indexed_from, $2),
@@ -195,23 +283,43 @@ export function createTransfersStore(db: Db) {
     },
 
     /**
-     * Builds the chain's wallet-history indexes (newest first by sender and by recipient), once its
-     * first backfill has bulk-loaded the rows, and records that its history can be served.
+     * Builds the chain's wallet-history indexes (newest first by sender and by recipient) and its
+     * outputs' address and spending-transaction indexes (migration 0019), once its first backfill
+     * has bulk-loaded the rows, and records that its history can be served.
      */
     async buildHistoryIndexes(chain: string): Promise<void> {
       const partition = partitionName(chain)
-      await withTransaction(db, async (client) => {
-        await client.query("SET LOCAL maintenance_work_mem = '256MB'")
-        for (const [suffix, column] of [
-          ['by_from', 'from_address'],
-          ['by_to', 'to_address'],
-        ]) {
-          await client.query(
-            `CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} (${column}, block_number DESC, tx_index DESC, seq DESC)`,
-          )
-        }
-        await client.query('UPDATE chain_states SET history_indexed_at = now() WHERE chain = $1', [chain])
-      })
+      const outputs = outputsPartitionName(chain)
+      const build = (statements: string[]) =>
+        withTransaction(db, async (client) => {
+          await client.query("SET LOCAL maintenance_work_mem = '256MB'")
+          for (const statement of statements) await client.query(statement)
+        })
+      // the transfers' and the outputs' indexes are built side by side, on two connections (both
+      // finish before a failure is reported; IF NOT EXISTS skips those built when it is tried again)
+      const built = await Promise.allSettled([
+        build(
+          [
+            ['by_from', 'from_address'],
+            ['by_to', 'to_address'],
+          ].map(
+            ([suffix, column]) =>
+              `CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} (${column}, block_number DESC, tx_index DESC, seq DESC)`,
+          ),
+        ),
+        build(
+          [
+            ['by_address', '(address, block_number DESC, tx_index DESC) WHERE address IS NOT NULL'],
+            [
+              'spent_by_address',
+              '(address, spent_block_number DESC, spent_tx_index DESC) WHERE address IS NOT NULL AND spent_tx_hash IS NOT NULL',
+            ],
+            ['by_spending_tx', '(spent_tx_hash) WHERE spent_tx_hash IS NOT NULL'],
+          ].map(([suffix, definition]) => `CREATE INDEX IF NOT EXISTS ${outputs}_${suffix} ON ${outputs} ${definition}`),
+        ),
+      ])
+      for (const result of built) if (result.status === 'rejected') throw result.reason
+      await db.query('UPDATE chain_states SET history_indexed_at = now() WHERE chain = $1', [chain])
       // the first pages are read right after this: without statistics the planner guesses (issue 13)
       await analyze(chain)
     },

@@ -451,13 +451,32 @@ class Account(Model):
 
 
 @dataclass
+class UsageWindow(Model):
+    """A rate-limit window as the limiter counts it right now; ``limit`` None: unlimited."""
+
+    used: int = 0
+    limit: Optional[int] = None
+    resets_at: str = ""
+
+
+@dataclass
+class CurrentUsage(Model):
+    """The running UTC minute and day from the rate limiter's own counters, read at ``at`` (the server's clock)."""
+
+    at: str = ""
+    minute: Optional[UsageWindow] = nested(UsageWindow)
+    day: Optional[UsageWindow] = nested(UsageWindow)
+
+
+@dataclass
 class Usage(Model):
-    """Requests per day and key (``days`` as the API sends them)."""
+    """Requests per day and key (``days`` as the API sends them), and the running minute and day."""
 
     from_: str = named("from", "")
     to: str = ""
     total: int = 0
     days: list[dict[str, Any]] = field(default_factory=list)
+    current: Optional[CurrentUsage] = nested(CurrentUsage)
 
 
 @dataclass

@@ -65,6 +65,15 @@ export const GUIDE_EXAMPLES: GuideExample[] = [
       '{"address":"0xd8da…6045","chain":"ethereum","asOf":[{"chain":"ethereum","blockNumber":21525000,"timestamp":"2024-12-31T23:59:59.000Z"}],"balances":[{"type":"native","asset":"ETH","balance":"1.234500000000000000","price_usd":3332.09,"value_usd":4113.47,"price_eur":3199.5,…}],"total_value_usd":4113.47,…}',
   },
   {
+    path: '/v1/wallets/{address}/reconciliation',
+    title: 'Reconciliation: the records against the node',
+    explain:
+      "Per asset at a block of an indexed chain: the balance the records add up to, the node's own answer, their difference, and why it is not zero where the chain moves value no record attributes. reconciled is true when every difference is zero.",
+    request: `/v1/wallets/${WALLET}/reconciliation?chain=ethereum`,
+    answer:
+      '{"address":"0xd8da…6045","chain":"ethereum","asOf":{"blockNumber":21525000,…},"indexedFrom":0,"reconciled":true,"assets":[{"type":"native","asset":"ETH","records":"1.234500000000000000","node":"1.234500000000000000","difference":"0","explanation":null},…]}',
+  },
+  {
     path: '/v1/fx/currencies',
     title: 'The 36 fiat currencies',
     explain: 'The currencies the FX endpoints and the currency parameter accept.',

@@ -29,11 +29,12 @@ const decodedOf = new WeakMap<ChainBlock, DecodedBlock>()
 /**
  * A Bitcoin Core node (or a fork with its RPC) as a chain source. `fetchBlocks` reads blocks with
  * `getblock <hash> 3`, which a node older than v23 answers as verbosity 2 (no `prevout`);
- * `completeBlocks`, called in storage order just before a range is stored, values every input from
- * the outputs created earlier in the same range or, for older ones, from the stored outputs
- * (`findOutputs`), never with one `getrawtransaction` per input, and builds the range's records and
- * its created and spent outputs. Nothing is held between calls: everything below the range being
- * completed is stored, so a reorg leaves nothing to forget here.
+ * `completeBlocks`, called in storage order while the range before is being stored, values every
+ * input from the outputs created earlier in the same range or in that range before it (kept from its
+ * own call) or, for older ones, from the stored outputs (`findOutputs`: one query per range), never
+ * with one `getrawtransaction` per input, and builds the range's records and its created and spent
+ * outputs. What is kept is used only by a range whose first block's parent is the kept range's last
+ * block, so a range fetched again after a failure or a reorg reads the store instead.
  */
 export function createBitcoinSource({ chain, rpc, network, logger, findOutputs }: BitcoinSourceOptions): BitcoinSource {
   async function findHash(number: number): Promise<string | undefined> {
@@ -49,26 +50,41 @@ export function createBitcoinSource({ chain, rpc, network, logger, findOutputs }
     return toBlockRef(await rpc.request<RpcBlockHeader>('getblockheader', [hash, true]))
   }
 
-  async function resolveOutputs(blocks: readonly DecodedBlock[]): Promise<Map<string, OutputValue>> {
-    const known = new Map<string, OutputValue>()
+  /**
+   * The outputs the range completed last created, and the hash of its last block: the indexer may
+   * still be storing that range while it has the next one completed, so its outputs are not to be
+   * asked of the store. Used only by the range that builds on it (a range fetched again after a
+   * failure or a reorg does not).
+   */
+  let previousRange: { lastHash: string; created: Map<string, OutputValue> } | undefined
+
+  /** The value and owner of every output the inputs of `blocks` spend (undefined: not indexed). */
+  async function resolveOutputs(blocks: readonly DecodedBlock[]): Promise<(key: string) => OutputValue | undefined> {
+    const carried = previousRange?.lastHash === blocks[0]?.parentHash ? previousRange?.created : undefined
+    const created = new Map<string, OutputValue>()
     const wanted: OutputRef[] = []
     for (const block of blocks) {
       for (const tx of block.transactions) {
         for (const input of tx.inputs) {
+          if (input.prevout !== undefined) continue
           const key = outputKey(input)
-          if (input.prevout === undefined && !known.has(key)) wanted.push(input)
+          if (!created.has(key) && carried?.has(key) !== true) wanted.push(input)
         }
         tx.outputs.forEach((output, outputIndex) => {
-          known.set(outputKey({ txHash: tx.hash, outputIndex }), output)
+          created.set(outputKey({ txHash: tx.hash, outputIndex }), output)
         })
       }
     }
-    if (wanted.length === 0) return known
-    if (findOutputs === undefined) throw new InternalError(`${chain}: inputs to value and no stored outputs to read them from`)
+    const last = blocks.at(-1)
+    previousRange = last === undefined ? undefined : { lastHash: last.hash, created }
+    const stored = new Map<string, OutputValue>()
+    if (wanted.length > 0 && findOutputs === undefined)
+      throw new InternalError(`${chain}: inputs to value and no stored outputs to read them from`)
     for (let i = 0; i < wanted.length; i += LOOKUPS_PER_QUERY) {
-      for (const [key, value] of await findOutputs(wanted.slice(i, i + LOOKUPS_PER_QUERY))) known.set(key, value)
+      for (const [key, value] of await (findOutputs as OutputLookup)(wanted.slice(i, i + LOOKUPS_PER_QUERY)))
+        stored.set(key, value)
     }
-    return known
+    return (key) => created.get(key) ?? carried?.get(key) ?? stored.get(key)
   }
 
   return {
@@ -134,7 +150,7 @@ export function createBitcoinSource({ chain, rpc, network, logger, findOutputs }
         const spent: SpentOutput[] = []
         for (const tx of block.transactions) {
           const inputs = tx.inputs.map((input, inputIndex) => {
-            const value = input.prevout ?? outputs.get(outputKey(input))
+            const value = input.prevout ?? outputs(outputKey(input))
             if (value === undefined) {
               throw new InternalError(
                 `${chain}: output ${input.txHash}:${input.outputIndex} spent in block ${block.number} is not indexed (a UTXO chain is indexed from block 0)`,
@@ -149,7 +165,15 @@ export function createBitcoinSource({ chain, rpc, network, logger, findOutputs }
             })
             return value
           })
-          for (const { wallet: _, ...record } of utxoRecords(block.number, { ...tx, inputs })) transfers.push(record)
+          // a record's wallet is its own address here (it is stored under it): kept on the record rather than copied off
+          for (const record of utxoRecords(block.number, {
+            hash: tx.hash,
+            index: tx.index,
+            coinbase: tx.coinbase,
+            inputs,
+            outputs: tx.outputs,
+          }))
+            transfers.push(record)
           // the genesis block's coinbase can never be spent (it is not in the UTXO set); value-less unspendable outputs change no sum
           if (block.number === 0) continue
           tx.outputs.forEach((output, outputIndex) => {
@@ -162,6 +186,10 @@ export function createBitcoinSource({ chain, rpc, network, logger, findOutputs }
         const { transactions: _, ...ref } = block
         return { ...ref, transfers, outputs: { created, spent } }
       })
+    },
+
+    rollbackTo() {
+      previousRange = undefined
     },
 
     async fetchBalances(_address, _contracts, blockNumber): Promise<Balances> {

@@ -94,7 +94,8 @@ export function decodeBlock(block: RpcBlock, network: BitcoinNetwork): DecodedBl
     }
     const outputs = tx.vout.map((output): DecodedOutput => {
       if (output.ismweb === true) return { address: null, value: 0n, spendable: false }
-      return { ...outputAddress(output.scriptPubKey, network), value: toSatoshis(output.value) }
+      const { address, spendable } = outputAddress(output.scriptPubKey, network)
+      return { address, value: toSatoshis(output.value), spendable }
     })
     return { hash: tx.txid, index, coinbase, inputs, outputs }
   })

@@ -1,8 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { type Counts, resolveLimits, type Windows } from '../../../access/limits.ts'
+import type { Tier } from '../../../domain/tiers.ts'
 import { addDays, DAY_MS } from '../../../lib/dates.ts'
 import { WdsError } from '../../../lib/errors.ts'
+import type { PlansStore } from '../../../store/plans-store.ts'
 import type { UsageStore } from '../../../store/usage-store.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { MAX_DATE_RANGE_DAYS, parseDay } from '../../wallet-query.ts'
@@ -14,8 +17,15 @@ export type DeveloperUsageRoutesOptions = {
   store: Pick<UsageStore, 'usageByDay'>
   /** The portal's JWT check (`Authorization: Bearer`); it refuses the request or identifies the account. */
   requireAccount: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
-  /** The account that `requireAccount` identified. */
-  accountIdOf: (request: FastifyRequest) => string
+  /** The account that `requireAccount` identified (read on every request, so its tier is the current one). */
+  accountOf: (request: FastifyRequest) => { id: string; tier: Tier }
+  /** An Enterprise account's own limits, which replace its tier's once an administrator has set them. */
+  plans: Pick<PlansStore, 'findEnterpriseLimits'>
+  /**
+   * The account's counts in the running UTC minute and day, read without counting from the counters the
+   * rate limiter consumes, on its clock (access-control.ts `currentCounts`).
+   */
+  currentCounts: (accountId: string) => Promise<{ counts: Counts; windows: Windows }>
   /** Writes this process's pending metered counts first, so that its own latest requests show. */
   flushUsage?: () => Promise<void>
   now?: () => Date
@@ -30,6 +40,26 @@ const KeyUsageSchema = Type.Object({
   requests: Type.Integer(),
 })
 
+const CurrentSchema = Type.Object(
+  {
+    at: Type.String({ format: 'date-time', description: 'When the counters were read (the server’s clock)' }),
+    minute: Type.Object({
+      used: Type.Integer({ description: 'Requests counted in the running UTC minute' }),
+      limit: Type.Integer({ description: 'Requests allowed per minute' }),
+      resetsAt: Type.String({ format: 'date-time', description: 'The start of the next minute' }),
+    }),
+    day: Type.Object({
+      used: Type.Integer({ description: 'Requests counted in the running UTC day' }),
+      limit: Type.Union([Type.Integer(), Type.Null()], { description: 'Requests allowed per UTC day; null: unlimited' }),
+      resetsAt: Type.String({ format: 'date-time', description: 'The next 00:00 UTC' }),
+    }),
+  },
+  {
+    description:
+      'The running minute and day as the rate limiter counts them right now (all keys together; with Redis, shared by every replica), against the limits in force: a request past `minute.limit` answers 429 rate_limited, past `day.limit` 429 quota_exceeded.',
+  },
+)
+
 const UsageSchema = Type.Object({
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date' }),
@@ -42,12 +72,13 @@ const UsageSchema = Type.Object({
     }),
     { description: 'Every day of the range, oldest first, days without requests included' },
   ),
+  current: CurrentSchema,
 })
 
 /** `GET /v1/developer/usage`: the account's metered requests per UTC day and per key. */
 export const developerUsageRoutes: FastifyPluginAsyncTypebox<DeveloperUsageRoutesOptions> = async (
   app,
-  { store, requireAccount, accountIdOf, flushUsage, now = () => new Date() },
+  { store, requireAccount, accountOf, plans, currentCounts, flushUsage, now = () => new Date() },
 ) => {
   app.get(
     '/developer/usage',
@@ -55,7 +86,7 @@ export const developerUsageRoutes: FastifyPluginAsyncTypebox<DeveloperUsageRoute
       preHandler: requireAccount,
       schema: {
         summary: 'Requests per day and per key',
-        description: `Requests the account's keys made per UTC day in \`from\`..\`to\` (both included; default: the last ${DEFAULT_USAGE_DAYS} days), as counted for rate limits and billing: every authenticated request the limiter let through. Counts of the last few seconds may not show yet.`,
+        description: `Requests the account's keys made per UTC day in \`from\`..\`to\` (both included; default: the last ${DEFAULT_USAGE_DAYS} days), as counted for rate limits and billing: every authenticated request the limiter let through. Counts of the last few seconds may not show yet. \`current\` is the running minute and day from the rate limiter's own counters, whatever the range.`,
         tags: ['developer'],
         security: [{ bearerAuth: [] }],
         querystring: Type.Object(
@@ -85,14 +116,33 @@ export const developerUsageRoutes: FastifyPluginAsyncTypebox<DeveloperUsageRoute
           { param: 'to' },
         )
       }
+      const account = accountOf(request)
       await flushUsage?.()
-      const byDay = new Map((await store.usageByDay(accountIdOf(request), from, to)).map((day) => [day.day, day]))
+      const [rows, current, enterpriseLimits] = await Promise.all([
+        store.usageByDay(account.id, from, to),
+        currentCounts(account.id),
+        plans.findEnterpriseLimits(account.id),
+      ])
+      const byDay = new Map(rows.map((day) => [day.day, day]))
       const days = Array.from({ length: span }, (_, i) => {
         const date = addDays(from, i)
         const usage = byDay.get(date)
         return { date, requests: usage?.requests ?? 0, keys: usage?.keys ?? [] }
       })
-      return { from, to, total: days.reduce((sum, day) => sum + day.requests, 0), days }
+      // the limits as the limiter computes them for this account's keys (auth.ts)
+      const limits = resolveLimits(account.tier, enterpriseLimits)
+      const { counts, windows } = current
+      return {
+        from,
+        to,
+        total: days.reduce((sum, day) => sum + day.requests, 0),
+        days,
+        current: {
+          at: new Date(windows.nowMs).toISOString(),
+          minute: { used: counts.minute, limit: limits.perMinute, resetsAt: new Date(windows.minute.resetsAtMs).toISOString() },
+          day: { used: counts.day, limit: limits.perDay, resetsAt: new Date(windows.day.resetsAtMs).toISOString() },
+        },
+      }
     },
   )
 }

@@ -1,34 +1,27 @@
 package dev.wds.sdk;
 
-import dev.wds.sdk.Transport.Auth;
-import dev.wds.sdk.Transport.Spec;
 import dev.wds.sdk.models.ApiKey;
 import dev.wds.sdk.models.ApiKeyList;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.util.Map;
 
 /** The account's API keys (portal session needed). */
 public final class Keys {
-  private final Transport transport;
+  private final AsyncKeys async;
 
-  Keys(Transport transport) {
-    this.transport = transport;
+  Keys(AsyncKeys async) {
+    this.async = async;
   }
 
   public ApiKeyList list() {
-    return transport.request(new Spec("GET", "/v1/developer/keys", null, null, Auth.TOKEN, true), ApiKeyList.class);
+    return Transport.await(async.list());
   }
 
   /** A new key; {@code key()} is shown this once. Not retried (a retry could make two keys). */
   public ApiKey create(String name) {
-    Map<String, Object> body = name == null ? Map.of() : Map.of("name", name);
-    return transport.request(new Spec("POST", "/v1/developer/keys", null, body, Auth.TOKEN, false), ApiKey.class);
+    return Transport.await(async.create(name));
   }
 
   /** Revokes a key at once and for good (harmless to repeat, so retried). */
   public ApiKey revoke(String id) {
-    return transport.request(
-        new Spec("DELETE", "/v1/developer/keys/" + URLEncoder.encode(id, StandardCharsets.UTF_8), null, null, Auth.TOKEN, true), ApiKey.class);
+    return Transport.await(async.revoke(id));
   }
 }

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Spliterator;
 import java.util.Spliterators;
-import java.util.function.Function;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
@@ -16,44 +15,42 @@ import java.util.stream.StreamSupport;
  * <pre>{@code
  * for (Transfer t : client.wallets().transfers(address).autoPagingIterable()) System.out.println(t.value());
  * }</pre>
+ *
+ * The synchronous view of an {@link AsyncPage}: the next page is the asynchronous client's, waited for.
  */
 public final class Page<T> {
-  private final ListEnvelope<T> envelope;
-  private final ResponseInfo response;
-  private final Function<String, Page<T>> fetch;
+  private final AsyncPage<T> page;
 
-  Page(ListEnvelope<T> envelope, ResponseInfo response, Function<String, Page<T>> fetch) {
-    this.envelope = envelope;
-    this.response = response;
-    this.fetch = fetch;
+  Page(AsyncPage<T> page) {
+    this.page = page;
   }
 
   /** This page's records, newest first. */
   public List<T> data() {
-    return envelope.transfers();
+    return page.data();
   }
 
   public String cursor() {
-    return envelope.cursor();
+    return page.cursor();
   }
 
   public boolean hasMore() {
-    return envelope.hasMore();
+    return page.hasMore();
   }
 
   /** The whole answer: address, chain, chains, unavailableChains, currency, and fields not known yet. */
   public ListEnvelope<T> envelope() {
-    return envelope;
+    return page.envelope();
   }
 
   public ResponseInfo response() {
-    return response;
+    return page.response();
   }
 
   /** The next page; throws NoSuchElementException on the last one. */
   public Page<T> nextPage() {
     if (!hasMore() || cursor() == null) throw new NoSuchElementException("this is the last page");
-    return fetch.apply(cursor());
+    return new Page<>(Transport.await(page.nextPage()));
   }
 
   /** Every record from this page on, following {@code cursor} until {@code hasMore} is false. */
@@ -64,16 +61,16 @@ public final class Page<T> {
   /** At most {@code maxItems} records from this page on. */
   public Iterable<T> autoPagingIterable(long maxItems) {
     return () -> new Iterator<>() {
-      private Page<T> page = Page.this;
+      private Page<T> current = Page.this;
       private int index = 0;
       private long yielded = 0;
 
       @Override
       public boolean hasNext() {
         if (yielded >= maxItems) return false;
-        while (index >= page.data().size()) {
-          if (!page.hasMore() || page.cursor() == null) return false;
-          page = page.nextPage();
+        while (index >= current.data().size()) {
+          if (!current.hasMore() || current.cursor() == null) return false;
+          current = current.nextPage();
           index = 0;
         }
         return true;
@@ -83,7 +80,7 @@ public final class Page<T> {
       public T next() {
         if (!hasNext()) throw new NoSuchElementException();
         yielded++;
-        return page.data().get(index++);
+        return current.data().get(index++);
       }
     };
   }

@@ -19,11 +19,20 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
-/** Sends requests: the key in X-API-Key, retries with backoff, problem+json to exceptions. */
+/**
+ * Sends requests: the key in X-API-Key, retries with backoff, problem+json to exceptions. Asynchronous
+ * underneath ({@code HttpClient.sendAsync}); the synchronous client waits on the same futures.
+ */
 final class Transport {
   static final ObjectMapper MAPPER =
       new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -53,42 +62,138 @@ final class Transport {
     return http;
   }
 
-  <T> T request(Spec spec, Class<T> type) {
-    Result result = send(spec);
-    T value = read(result.body, MAPPER.getTypeFactory().constructType(type));
-    return withResponse(value, result.info);
+  /** A single answer as {@code type}, with its {@link ResponseInfo} attached. */
+  <T> CompletableFuture<T> requestAsync(Spec spec, Class<T> type) {
+    JavaType javaType = MAPPER.getTypeFactory().constructType(type);
+    return map(send(spec), result -> withResponse(read(result.body, javaType), result.info));
   }
 
-  <T> Page<T> page(String path, Map<String, Object> query, String cursor, Class<T> itemType) {
-    java.util.HashMap<String, Object> withCursor = new java.util.HashMap<>(query);
+  <T> T request(Spec spec, Class<T> type) {
+    return await(requestAsync(spec, type));
+  }
+
+  /** One page of a list endpoint; its {@code nextPage()} asks for the page after it the same way. */
+  <T> CompletableFuture<AsyncPage<T>> pageAsync(String path, Map<String, Object> query, String cursor, Class<T> itemType) {
+    HashMap<String, Object> withCursor = new HashMap<>(query);
     withCursor.put("cursor", cursor);
-    Result result = send(Spec.get(path, withCursor));
     JavaType type = MAPPER.getTypeFactory().constructParametricType(ListEnvelope.class, itemType);
-    ListEnvelope<T> envelope = read(result.body, type);
-    return new Page<>(envelope, result.info, next -> page(path, query, next, itemType));
+    return map(send(Spec.get(path, withCursor)), result -> {
+      ListEnvelope<T> envelope = read(result.body, type);
+      return new AsyncPage<>(envelope, result.info, next -> pageAsync(path, query, next, itemType));
+    });
   }
 
   private record Result(byte[] body, ResponseInfo info) {}
 
-  private Result send(Spec spec) {
-    HttpRequest request = build(spec);
-    int maxRetries = spec.idempotent() ? settings.maxRetries() : 0;
-    for (int retry = 0; ; retry++) {
-      try {
-        return attempt(request);
-      } catch (WdsException error) {
-        Double delay = retry < maxRetries && Retry.shouldRetry(error)
-            ? Retry.retryDelaySeconds(retry, error, settings.maxRetryAfter().toMillis() / 1000.0, ThreadLocalRandom.current()::nextDouble)
-            : null;
-        if (delay == null) throw error;
-        try {
-          Thread.sleep(Math.round(delay * 1000));
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw error;
-        }
-      }
+  /**
+   * Sends a request, retrying it (when idempotent) as {@link Retry} decides; completes with the answer
+   * or the last error itself (never wrapped in a CompletionException). The one retry loop of the SDK:
+   * the synchronous client waits on it ({@link #await}). Cancelling the future cancels the exchange in
+   * flight and any retry still to come.
+   */
+  private CompletableFuture<Result> send(Spec spec) {
+    CompletableFuture<Result> result = new CompletableFuture<>();
+    HttpRequest request;
+    try {
+      request = build(spec);
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+      return result;
     }
+    attempt(request, spec.idempotent() ? settings.maxRetries() : 0, 0, result);
+    return result;
+  }
+
+  private void attempt(HttpRequest request, int maxRetries, int retry, CompletableFuture<Result> result) {
+    if (result.isDone()) return; // cancelled by the caller while waiting to retry
+    CompletableFuture<HttpResponse<byte[]>> exchange;
+    try {
+      exchange = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    } catch (RuntimeException | Error refused) { // e.g. a client already shut down: no answer will come
+      result.completeExceptionally(refused);
+      return;
+    }
+    result.whenComplete((value, failure) -> {
+      if (result.isCancelled()) exchange.cancel(true);
+    });
+    exchange.whenComplete((response, failure) -> {
+      WdsException error;
+      try {
+        if (failure == null) {
+          result.complete(resultOf(response));
+          return;
+        }
+        error = connectionError(unwrap(failure));
+      } catch (WdsException answered) {
+        error = answered;
+      } catch (RuntimeException | Error unexpected) {
+        result.completeExceptionally(unexpected);
+        return;
+      }
+      if (error == null) {
+        result.completeExceptionally(unwrap(failure));
+        return;
+      }
+      Double delay = retry < maxRetries && Retry.shouldRetry(error)
+          ? Retry.retryDelaySeconds(retry, error, settings.maxRetryAfter().toMillis() / 1000.0, ThreadLocalRandom.current()::nextDouble)
+          : null;
+      if (delay == null) {
+        result.completeExceptionally(error);
+        return;
+      }
+      // the next attempt only starts an exchange (sendAsync does not block): run it on the delay's own thread
+      CompletableFuture.delayedExecutor(Math.round(delay * 1000), TimeUnit.MILLISECONDS, Runnable::run)
+          .execute(() -> attempt(request, maxRetries, retry + 1, result));
+    });
+  }
+
+  /**
+   * The value of a future, for the synchronous client: its own error is thrown as it is (with this
+   * thread's stack trace, where the caller can see it); interrupting the thread cancels the request.
+   */
+  static <T> T await(CompletableFuture<T> future) {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      future.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new ApiConnectionException(new WdsException.Init(0, "connection_error", "interrupted", null, null, null, null, null, e));
+    } catch (ExecutionException e) {
+      Throwable cause = unwrap(e);
+      if (cause instanceof RuntimeException runtime) {
+        runtime.fillInStackTrace();
+        throw runtime;
+      }
+      if (cause instanceof Error error) throw error;
+      throw new IllegalStateException(cause);
+    }
+  }
+
+  /** {@code source} mapped by {@code fn}, failing with the error itself; cancelling it cancels {@code source}. */
+  static <A, B> CompletableFuture<B> map(CompletableFuture<A> source, Function<A, B> fn) {
+    CompletableFuture<B> out = new CompletableFuture<>();
+    source.whenComplete((value, failure) -> {
+      if (failure != null) {
+        out.completeExceptionally(unwrap(failure));
+        return;
+      }
+      try {
+        out.complete(fn.apply(value));
+      } catch (RuntimeException | Error e) {
+        out.completeExceptionally(e);
+      }
+    });
+    out.whenComplete((value, failure) -> {
+      if (out.isCancelled()) source.cancel(true);
+    });
+    return out;
+  }
+
+  /** The error inside CompletionException / ExecutionException wrappers. */
+  static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) cause = cause.getCause();
+    return cause;
   }
 
   private HttpRequest build(Spec spec) {
@@ -111,19 +216,20 @@ final class Transport {
     }
   }
 
-  private Result attempt(HttpRequest request) {
-    HttpResponse<byte[]> response;
-    try {
-      response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-    } catch (HttpTimeoutException e) {
-      throw new ApiTimeoutException(new WdsException.Init(0, "timeout", "no answer within " + settings.timeout(), null, null, null, null, null, e));
-    } catch (IOException e) {
-      throw new ApiConnectionException(
-          new WdsException.Init(0, "connection_error", "the connection failed before an answer came", null, null, null, null, null, e));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ApiConnectionException(new WdsException.Init(0, "connection_error", "interrupted", null, null, null, null, null, e));
+  /** No answer came: the error it makes (retried), or null for a failure that is not the connection's. */
+  private WdsException connectionError(Throwable failure) {
+    if (failure instanceof HttpTimeoutException) {
+      return new ApiTimeoutException(new WdsException.Init(0, "timeout", "no answer within " + settings.timeout(), null, null, null, null, null, failure));
     }
+    if (failure instanceof IOException) {
+      return new ApiConnectionException(
+          new WdsException.Init(0, "connection_error", "the connection failed before an answer came", null, null, null, null, null, failure));
+    }
+    return null;
+  }
+
+  /** A 2xx answer as a Result; any other as the WdsException of its problem code (thrown). */
+  private static Result resultOf(HttpResponse<byte[]> response) {
     ResponseInfo info = new ResponseInfo(
         response.statusCode(), response.headers().firstValue("x-request-id").orElse(null), RateLimit.parse(response.headers()));
     if (response.statusCode() >= 200 && response.statusCode() < 300) return new Result(response.body(), info);

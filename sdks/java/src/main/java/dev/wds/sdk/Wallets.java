@@ -4,15 +4,13 @@ import dev.wds.sdk.models.BalanceList;
 import dev.wds.sdk.models.Erc20Transfer;
 import dev.wds.sdk.models.NftTransfer;
 import dev.wds.sdk.models.Transfer;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 
 /** A wallet's transfers and balances. */
 public final class Wallets {
-  private final Transport transport;
+  private final AsyncWallets async;
 
-  Wallets(Transport transport) {
-    this.transport = transport;
+  Wallets(AsyncWallets async) {
+    this.async = async;
   }
 
   /**
@@ -23,7 +21,7 @@ public final class Wallets {
    * }</pre>
    */
   public Page<Transfer> transfers(String address, TransferParams params) {
-    return transport.page(path(address, "transfers"), params.query, params.cursor, Transfer.class);
+    return new Page<>(Transport.await(async.transfers(address, params)));
   }
 
   public Page<Transfer> transfers(String address) {
@@ -32,20 +30,16 @@ public final class Wallets {
 
   /** ERC-20 transfers only, in the token-transfer shape ({@code tokenSymbol}). */
   public Page<Erc20Transfer> erc20Transfers(String address, TokenTransferParams params) {
-    return transport.page(path(address, "erc20-transfers"), params.query, params.cursor, Erc20Transfer.class);
+    return new Page<>(Transport.await(async.erc20Transfers(address, params)));
   }
 
   /** ERC-721 and ERC-1155 transfers, one record per token moved. */
   public Page<NftTransfer> nftTransfers(String address, TokenTransferParams params) {
-    return transport.page(path(address, "nft-transfers"), params.query, params.cursor, NftTransfer.class);
+    return new Page<>(Transport.await(async.nftTransfers(address, params)));
   }
 
   /** Balances now, or at a block or date: {@code client.wallets().balances(address, new BalanceParams().atBlock(1))}. */
   public BalanceList balances(String address, BalanceParams params) {
-    return transport.request(Transport.Spec.get(path(address, "balances"), params.query), BalanceList.class);
-  }
-
-  private static String path(String address, String endpoint) {
-    return "/v1/wallets/" + URLEncoder.encode(address, StandardCharsets.UTF_8) + "/" + endpoint;
+    return Transport.await(async.balances(address, params));
   }
 }

@@ -11,6 +11,9 @@ import java.time.Duration;
  * WdsClient client = WdsClient.fromEnv();
  * client.wallets().transfers("0xabc…", new TransferParams().chain("ethereum")).stream().forEach(t -> System.out.println(t.value()));
  * }</pre>
+ *
+ * Every call blocks until its answer (retries included); {@link #async()} is the same client with
+ * CompletableFutures.
  */
 public final class WdsClient {
   public static final String DEFAULT_BASE_URL = "http://127.0.0.1:8080";
@@ -24,6 +27,7 @@ public final class WdsClient {
   }
 
   private final Transport transport;
+  private final WdsAsyncClient async;
   private final Wallets wallets;
   private final Status status;
   private final Fx fx;
@@ -32,11 +36,12 @@ public final class WdsClient {
 
   private WdsClient(Transport transport) {
     this.transport = transport;
-    this.wallets = new Wallets(transport);
-    this.status = new Status(transport);
-    this.fx = new Fx(transport);
-    this.prices = new Prices(transport);
-    this.developer = new Developer(transport);
+    this.async = new WdsAsyncClient(transport, this);
+    this.wallets = new Wallets(async.wallets());
+    this.status = new Status(async.status());
+    this.fx = new Fx(async.fx());
+    this.prices = new Prices(async.prices());
+    this.developer = new Developer(async.developer());
   }
 
   /** A client configured from WDS_BASE_URL and WDS_API_KEY. */
@@ -47,6 +52,12 @@ public final class WdsClient {
   public static Builder builder() {
     return new Builder();
   }
+
+  /**
+   * The same client with every call returning a CompletableFuture (the same settings, HTTP client,
+   * retries and errors): {@code client.async().status().chains().thenAccept(…)}.
+   */
+  public WdsAsyncClient async() { return async; }
 
   public Wallets wallets() { return wallets; }
   public Status status() { return status; }
@@ -97,6 +108,11 @@ public final class WdsClient {
     /** The longest Retry-After honoured on rate_limited (default 60 s); longer waits fail at once. */
     public Builder maxRetryAfter(Duration maxRetryAfter) { this.maxRetryAfter = maxRetryAfter; return this; }
     public Builder httpClient(HttpClient httpClient) { this.httpClient = httpClient; return this; }
+
+    /** The asynchronous client of these settings: {@code build().async()}. */
+    public WdsAsyncClient buildAsync() {
+      return build().async();
+    }
 
     public WdsClient build() {
       String url = firstNonBlank(baseUrl, System.getenv("WDS_BASE_URL"), DEFAULT_BASE_URL).replaceAll("/+$", "");

@@ -32,6 +32,7 @@ import dev.wds.sdk.models.NftTransfer;
 import dev.wds.sdk.models.Price;
 import dev.wds.sdk.models.PricedAssetList;
 import dev.wds.sdk.models.Transfer;
+import dev.wds.sdk.models.Usage;
 import java.lang.reflect.RecordComponent;
 import java.math.BigInteger;
 import java.time.LocalDate;
@@ -160,7 +161,10 @@ class ServiceTest {
         () -> WdsClient.builder().baseUrl(Harness.BASE_URL).apiKey(second.key()).build().status().chains());
     assertEquals("revoked_api_key", revoked.code());
     WdsClient.builder().baseUrl(Harness.BASE_URL).apiKey(first.key()).build().fx().currencies();
-    assertEquals(1, portal.developer().usage().total());
+    Usage usage = portal.developer().usage();
+    assertEquals(1, usage.total());
+    assertEquals(List.of(10L, 1L, 1000L), List.of(usage.current().minute().limit(), usage.current().day().used(), usage.current().day().limit()));
+    assertTrue(usage.current().minute().resetsAt().compareTo(usage.current().at()) > 0);
     assertEquals(Map.of("perMinute", 10, "perDay", 1000), portal.developer().billing().plan().get("limits"));
     assertEquals(401, assertThrows(WdsException.class, () -> client.developer().account()).status());
   }

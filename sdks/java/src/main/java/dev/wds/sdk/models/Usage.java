@@ -7,12 +7,16 @@ import dev.wds.sdk.ResponseInfo;
 import java.util.List;
 import java.util.Map;
 
-/** Requests per day and key. Fields the SDK does not know yet are kept in {@code extra}. */
+/**
+ * Requests per day and key, and the running minute and day from the rate limiter's own counters. Fields
+ * the SDK does not know yet are kept in {@code extra}.
+ */
 public record Usage(
     String from,
     String to,
     long total,
     List<Map<String, Object>> days,
+    CurrentUsage current,
     @JsonIgnore ResponseInfo response,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> extra)
     implements Model, HasResponse {
