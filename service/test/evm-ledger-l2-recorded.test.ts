@@ -310,7 +310,10 @@ describe('Celo (viem formatter tests): an L1-era transaction', () => {
     })
     const block = Number(celoTx.blockNumber)
     expect(block).toBe(16_628_100)
-    expect(await source.explainDifferences?.(block, block)).toEqual([{ asset: null, reason: expect.stringMatching(/L1 era/) }])
+    expect(await source.explainDifferences?.(block, block)).toEqual([
+      { asset: null, reason: expect.stringMatching(/L1 era/) },
+      { asset: '*', reason: expect.stringMatching(/feeCurrency/) },
+    ])
     expect(await source.explainDifferences?.(31_056_500, 31_056_600)).not.toContainEqual({
       asset: null,
       reason: expect.stringMatching(/L1 era/),

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { type Address, encodeFunctionData, type Hash, type Hex, parseAbi } from 'viem'
+import { type Address, encodeAbiParameters, encodeFunctionData, type Hash, type Hex, keccak256, parseAbi } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../src/lib/logger.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
 import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
+import { compileFixtures } from './helpers/contracts.ts'
 import { evmSourceFor, indexToHead } from './helpers/indexing.ts'
 import { clientsFor } from './helpers/scripted-chain.ts'
 
@@ -29,7 +30,9 @@ let bob: Address
 let carol: Address
 let viaToken: Hash
 let middle: number
-let head: number
+let stable: Address
+let beforeDebit: number
+const DEBITED = 12_345n
 
 async function get(path: string) {
   const response = await fetch(`${t.baseUrl}${path}`, { headers: { 'x-api-key': key } })
@@ -76,7 +79,30 @@ beforeAll(async () => {
   middle = Number(await clientsFor(node).public.getBlockNumber())
   await send(bob, CELO_TOKEN, 0n, transferData(carol, ETHER / 2n))
   await send(carol, alice, ETHER / 4n, undefined)
-  head = Number(await clientsFor(node).public.getBlockNumber())
+  // a fee-currency token: bob holds some by a recorded mint; then a CIP-64 fee is debited from him. anvil
+  // has no fee currencies, so the debit is made as debitGasFees makes it as far as the records can tell:
+  // the balance changes with no Transfer log (anvil_setStorageAt on TestToken's balanceOf slot 4)
+  const { TestToken } = await compileFixtures()
+  const deployed = await clientsFor(node).wallet.deployContract({
+    account: alice,
+    abi: TestToken.abi,
+    bytecode: TestToken.bytecode,
+    args: ['Celo Dollar', 'cUSD', 18],
+    chain: null,
+  })
+  stable = (await clientsFor(node).public.waitForTransactionReceipt({ hash: deployed })).contractAddress as Address
+  await send(
+    alice,
+    stable,
+    0n,
+    encodeFunctionData({ abi: parseAbi(['function mint(address to, uint256 value)']), functionName: 'mint', args: [bob, ETHER] }),
+  )
+  beforeDebit = Number(await clientsFor(node).public.getBlockNumber())
+  // anvil_setStorageAt changes the newest block's state: leave block `beforeDebit` behind first
+  await node.rpc('evm_mine')
+  const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [bob, 4n]))
+  await node.rpc('anvil_setStorageAt', [stable, slot, `0x${(ETHER - DEBITED).toString(16).padStart(64, '0')}`])
+  await node.rpc('evm_mine')
 
   t = await createServedTestApp(
     { chains: { celo: { urls: [node.url], startBlock: 0 }, linea: { urls: [node.url], startBlock: 0 } } },
@@ -117,19 +143,18 @@ describe('Celo token duality on anvil --celo', () => {
         contractAddress: null,
       },
     ])
-    expect(body.transfers.filter((r: Row) => r.type === 'erc20')).toEqual([])
+    expect(body.transfers.filter((r: Row) => r.contractAddress === CELO_TOKEN)).toEqual([])
   })
 
-  test('indexed as celo: every account and the token contract reconcile with zero difference, before and after', async () => {
+  test('indexed as celo: every account and the token contract reconcile with zero difference, at two blocks', async () => {
     for (const address of [alice, bob, carol, CELO_TOKEN]) {
-      for (const atBlock of [middle, head]) {
+      for (const atBlock of [middle, beforeDebit]) {
         const { status, body } = await get(`/v1/wallets/${address}/reconciliation?chain=celo&atBlock=${atBlock}`)
-        expect({ status, address, atBlock, reconciled: body.reconciled, assets: body.assets.length }).toEqual({
+        expect({ status, address, atBlock, reconciled: body.reconciled }).toEqual({
           status: 200,
           address,
           atBlock,
           reconciled: true,
-          assets: 1,
         })
         expect(body.assets[0]).toMatchObject({
           type: 'native',
@@ -137,9 +162,32 @@ describe('Celo token duality on anvil --celo', () => {
           difference: '0.000000000000000000',
           explanation: null,
         })
-        expect(body.assets[0].records).toBe(body.assets[0].node)
+        for (const asset of body.assets)
+          expect({ address, atBlock, ...asset }).toEqual({ address, atBlock, ...asset, records: asset.node })
+        // CELO is never an ERC-20 asset of its own: the coin once
+        expect(body.assets.map((a: { contractAddress: string | null }) => a.contractAddress)).not.toContain(CELO_TOKEN)
       }
     }
+  })
+
+  test('a fee paid in an ERC-20 (emulated debit): the token difference is shown, explained by Celo fee currencies; a plain chain knows no reason', async () => {
+    const celo = await get(`/v1/wallets/${bob}/reconciliation?chain=celo`)
+    const token = celo.body.assets.find((a: { contractAddress: string | null }) => a.contractAddress === stable.toLowerCase())
+    expect(token).toMatchObject({
+      records: '1.000000000000000000',
+      difference: '-0.000000000000012345',
+      explanation: expect.stringMatching(/feeCurrency/),
+    })
+    expect(celo.body.assets[0]).toMatchObject({ type: 'native', difference: '0.000000000000000000' })
+    expect(celo.body.reconciled).toBe(false)
+    const plain = await get(`/v1/wallets/${bob}/reconciliation?chain=linea`)
+    const plainToken = plain.body.assets.find(
+      (a: { contractAddress: string | null }) => a.contractAddress === stable.toLowerCase(),
+    )
+    expect(plainToken).toMatchObject({
+      difference: '-0.000000000000012345',
+      explanation: expect.stringMatching(/records miss a movement/),
+    })
   })
 
   test('indexed with a plain profile: the CELO moved by the token is missing from the coin, and the difference says so', async () => {
