@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { decodeTokenTransfers, decodeTransactionTransfers } from '../src/chains/evm/decode.ts'
-import { createEvmSource } from '../src/chains/evm/evm-source.ts'
+import { assembleBlocks, createEvmSource } from '../src/chains/evm/evm-source.ts'
 import { feeOf } from '../src/chains/evm/fees.ts'
 import { profileOf } from '../src/chains/evm/profiles/index.ts'
 import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
-import type { Hex, RpcLog, RpcReceipt, RpcTransaction } from '../src/chains/evm/rpc-types.ts'
+import type { Hex, RpcBlock, RpcLog, RpcReceipt, RpcTransaction } from '../src/chains/evm/rpc-types.ts'
 import type { ChainBlock, Transfer } from '../src/domain/records.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createRecording, type RecordedBlock, type RecordedReceipt, startRpcReplayer } from './helpers/rpc-replayer.ts'
@@ -40,8 +40,9 @@ async function fetchThroughSource(
   recording: ReturnType<typeof createRecording>,
   blockReceipts: boolean,
   block: number,
+  traces: 'geth' | 'none' = 'none',
 ): Promise<{ fetched: ChainBlock; explained: readonly { asset: string | null; reason: string }[] }> {
-  const replayer = await startRpcReplayer(recording, { traces: 'none', blockReceipts })
+  const replayer = await startRpcReplayer(recording, { traces, blockReceipts })
   try {
     const source = createEvmSource({ chain, rpc: createRpcClient({ urls: [replayer.url], logger }), logger })
     const [fetched] = (await source.fetchBlocks(block, block)) as [ChainBlock]
@@ -73,9 +74,10 @@ describe('Polygon PoS block 67,836,608: a state-sync transaction (Bor system cal
   const trace = rpcTest<unknown[]>('polygon-pos_debug_traceTransaction_test-01.json')
   let fetched: ChainBlock
   let explained: readonly { asset: string | null; reason: string }[]
+  let recording: ReturnType<typeof createRecording>
 
   beforeAll(async () => {
-    const recording = createRecording()
+    recording = createRecording()
     // Only this transaction of the block's 88 was recorded: the block is its header fields around it
     // (parent hash and time not recorded).
     recording.blocks.push({
@@ -123,6 +125,15 @@ describe('Polygon PoS block 67,836,608: a state-sync transaction (Bor system cal
     ])
     // the StateCommitted event of the state receiver 0x…1001 moves nothing
     expect(receipt.logs.map((log) => log.address)).toContain('0x0000000000000000000000000000000000001001')
+  })
+
+  test('a node whose block trace leaves the state-sync transaction out (its own trace is empty) is read the same; on another chain that is a truncated answer, refused', async () => {
+    recording.gethTraces.set(67_836_608, trace)
+    const traced = await fetchThroughSource('polygon', recording, false, 67_836_608, 'geth')
+    expect(traced.fetched.transfers).toEqual(fetched.transfers)
+    await expect(fetchThroughSource('ethereum', recording, false, 67_836_608, 'geth')).rejects.toThrow(
+      /0 traces for 1 transactions/,
+    )
   })
 
   test('native POL moved by state sync is what a reconciliation difference is explained by on Polygon', () => {
@@ -175,6 +186,17 @@ describe('Arbitrum Sepolia block 185,232,421 (whole block: 7 transactions, recei
     expect(fetched.transfers.filter((t) => t.type === 'erc20').length).toBe(logs.length)
     expect(logs.length).toBe(41)
     expect(fetched.transfers.filter((t) => t.contractAddress === null && t.type !== 'fee')).toEqual([])
+  })
+
+  test('a block trace that leaves out an ordinary transaction is refused, also on a chain with untraced system transactions', () => {
+    const left = receipts[1]?.transactionHash as string
+    const traces = (untraced: string[]) => [
+      { internal: [], calls: new Map(), reverted: new Set<string>(), rewards: [], untraced: new Set(untraced) },
+    ]
+    const assemble = (chain: string, untraced: string[]) =>
+      assembleBlocks([block as unknown as RpcBlock], [receipts], traces(untraced), profileOf(chain))
+    expect(() => assemble('polygon', [left])).toThrow(/leave out .* not a system transaction/)
+    expect(assemble('polygon', [])[0]?.transfers.length).toBe(fetched.transfers.length)
   })
 
   test('what the records cannot see on Arbitrum (ArbOS deposits, retryables, retries) explains a difference', () => {

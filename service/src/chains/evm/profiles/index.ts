@@ -93,6 +93,10 @@ const PROFILES: readonly EvmChainProfile[] = [
     // maticnetwork/bor core/bor_fee_log.go: LogTransfer/LogFeeTransfer at 0x…1010 repeat native moves with
     // before/after balances; they are not ERC-20 Transfer logs, and the contract's own Transfer logs repeat POL moves
     nativeAliases: [{ contract: '0x0000000000000000000000000000000000001010', mode: 'repeats' }],
+    // state-sync transactions (from and to the zero address, appended to the block) have no trace: RT
+    // polygon-pos/debug_traceTransaction/test_01.json answers []; Bor's block tracer leaves them out unless
+    // borTraceEnabled (maticnetwork/bor eth/tracers/api.go)
+    untracedSender: '0x0000000000000000000000000000000000000000',
     unattributed: [
       {
         asset: 'native',
@@ -100,7 +104,12 @@ const PROFILES: readonly EvmChainProfile[] = [
           'bridge deposits arrive by state sync: system calls outside the transaction list (synthetic receipts in Bor; PIP-74 0x7F transactions) that the records do not read yet',
       },
     ],
-    sources: ['docs.polygon.technology Bor state sync', 'maticnetwork/bor core/bor_fee_log.go', 'PIP-74'],
+    sources: [
+      'docs.polygon.technology Bor state sync',
+      'maticnetwork/bor core/bor_fee_log.go',
+      'PIP-74',
+      'RT polygon-pos (a state-sync transaction, its receipt and its empty trace)',
+    ],
   },
   {
     chain: 'arbitrum',

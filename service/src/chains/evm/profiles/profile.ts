@@ -25,6 +25,11 @@ export type EvmChainProfile = {
    * mint is a `deposit` record, kept when the deposit reverts; its call value moves as usual.
    */
   readonly depositTxType?: string
+  /**
+   * Transactions from this address have no trace (Bor's state-sync transactions, from the zero address):
+   * a block's callTracer answer may leave them out, and only theirs.
+   */
+  readonly untracedSender?: string
   /** Block `withdrawals` (EIP-4895, amounts in Gwei): `native` records, `token` (Gnosis pays GNO, not the coin), or none. */
   readonly withdrawals: 'native' | 'token' | 'none'
   /** `trace_block` `reward` entries (block and uncle rewards before the merge) become `reward` records. */
