@@ -196,7 +196,7 @@ const PROFILES: readonly EvmChainProfile[] = [
       {
         asset: ANY_TOKEN,
         reason:
-          'a fee paid in an ERC-20 (CIP-64 feeCurrency) is debited from the sender and credited to the fee recipients by debitGasFees/creditGasFees, system calls around the transaction: where their token moves are not among the logs of the transaction, no record holds them (an adapter, e.g. for USDC, debits the token behind it)',
+          'if this token is one of the fee currencies Celo governance lists (FeeCurrencyDirectory; FeeCurrencyWhitelist in the L1 era), fees paid in it (CIP-64 feeCurrency) are debited from the sender and credited to the fee recipients by debitGasFees/creditGasFees, system calls around the transaction: where their token moves are not among its logs, no record holds them (an adapter, e.g. for USDC, debits the token behind it); if it is not, the records miss a movement: please report it with the block range',
       },
     ],
     sources: [
