@@ -27,10 +27,14 @@ async function get(path: string, key: string, signal?: AbortSignal) {
   return { status: response.status, code: body.code, headers: response.headers, ms: performance.now() - started }
 }
 
-/** Statements the service is running (pg_stat_activity keeps only a query's first 1 kB: no match on its text). */
-async function activeServiceQueries(): Promise<number> {
+/**
+ * Statements of the service running for more than 100 ms: a heavy read, not the key lookups and usage
+ * writes around it (pg_stat_activity keeps only a query's first 1 kB, so its text cannot tell).
+ */
+async function longServiceQueries(): Promise<number> {
   const { rows } = await admin.query<{ count: number }>(
-    `SELECT count(*)::int AS count FROM pg_stat_activity WHERE state = 'active' AND application_name = 'wds-test'`,
+    `SELECT count(*)::int AS count FROM pg_stat_activity
+      WHERE state = 'active' AND application_name = 'wds-test' AND now() - query_start > interval '100 milliseconds'`,
   )
   return rows[0]?.count ?? 0
 }
@@ -102,7 +106,7 @@ describe('bounded work', () => {
       (error: Error) => error,
     )
     // the moment the statement runs, the client goes
-    await expect.poll(() => activeServiceQueries(), { interval: 2, timeout: 5_000 }).toBeGreaterThan(0)
+    await expect.poll(() => longServiceQueries(), { interval: 2, timeout: 5_000 }).toBeGreaterThan(0)
     hangUp.abort()
     expect(await request).toBeInstanceOf(Error)
     await expect
@@ -116,9 +120,11 @@ describe('bounded work', () => {
 
   test("one abusive account's flood does not move another account's median by more than 5× (2 cores)", async () => {
     const victim = keys[4] as string
-    const sample = async () => {
+    let abusive = 0
+    // 40 requests, and while there is a flood, as many as it takes for the flood to have sent 20 heavy ones
+    const sample = async (flood = false) => {
       const times: number[] = []
-      for (let i = 0; i < 40; i++) {
+      for (let i = 0; i < 40 || (flood && abusive <= 20); i++) {
         const answer = await get(LIGHT, victim)
         expect([answer.status, answer.code]).toEqual([200, undefined])
         times.push(answer.ms)
@@ -127,7 +133,6 @@ describe('bounded work', () => {
     }
     const alone = await sample()
     let flooding = true
-    let abusive = 0
     const flood = Array.from({ length: 8 }, async () => {
       while (flooding) {
         const answer = await get(HEAVY, keys[3] as string)
@@ -137,7 +142,7 @@ describe('bounded work', () => {
         if (answer.status === 429) await new Promise((resolve) => setTimeout(resolve, 1_000))
       }
     })
-    const underFlood = await sample()
+    const underFlood = await sample(true)
     flooding = false
     await Promise.all(flood)
     console.info(
