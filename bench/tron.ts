@@ -3,7 +3,8 @@
  * served by the local java-tron-shaped node, in one run
  *   (i)  the WDS indexer end to end (Tron source → decoding → ingestion → a fresh embedded PostgreSQL),
  *   (ii) a bare client reading the same two endpoints (getblockbylimitnext, gettransactioninfobyblocknum)
- *        with the same concurrency and JSON.parse only (no decoding, no database).
+ *        with the same concurrency (8 requests in flight, the source's limit) and JSON.parse only (no
+ *        decoding, no database).
  * Writes bench/results/tron.json and prints both rates and their ratio.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -59,39 +60,48 @@ function generateChain(): ScriptedTronChain {
 
 async function bareRead(url: string, head: number): Promise<{ seconds: number; bytes: number }> {
   let bytes = 0
-  const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${url}${path}`, {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json' },
+  const limit = createLimit(CONCURRENCY)
+  const post = (path: string, body: unknown) =>
+    limit(async () => {
+      const response = await fetch(`${url}${path}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      })
+      const text = await response.text()
+      bytes += text.length
+      return JSON.parse(text) as { block?: { block_header: { raw_data: { number: number } } }[] }
     })
-    const text = await response.text()
-    bytes += text.length
-    return JSON.parse(text) as { block?: { block_header: { raw_data: { number: number } } }[] }
-  }
   const started = performance.now()
-  const tasks: (() => Promise<unknown>)[] = []
+  const ranges: Promise<unknown>[] = []
   for (let start = 1; start <= head; start += 100) {
-    tasks.push(async () => {
-      const answer = await post('/wallet/getblockbylimitnext', { startNum: start, endNum: Math.min(head + 1, start + 100) })
-      const infos = (answer.block ?? []).map(
-        (b) => () => post('/wallet/gettransactioninfobyblocknum', { num: b.block_header.raw_data.number }),
-      )
-      await runAll(infos)
-    })
+    ranges.push(
+      post('/wallet/getblockbylimitnext', { startNum: start, endNum: Math.min(head + 1, start + 100) }).then((answer) =>
+        Promise.all(
+          (answer.block ?? []).map((b) => post('/wallet/gettransactioninfobyblocknum', { num: b.block_header.raw_data.number })),
+        ),
+      ),
+    )
   }
-  await runAll(tasks)
+  await Promise.all(ranges)
   return { seconds: (performance.now() - started) / 1000, bytes }
 }
 
-/** Runs tasks CONCURRENCY at a time. */
-async function runAll(tasks: (() => Promise<unknown>)[]): Promise<void> {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: Math.min(CONCURRENCY, tasks.length) }, async () => {
-      while (next < tasks.length) await (tasks[next++] as () => Promise<unknown>)()
-    }),
-  )
+/** At most `size` requests in flight, as the Tron source allows itself (the order they are asked in is kept). */
+function createLimit(size: number) {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= size) await new Promise<void>((resolve) => waiting.push(resolve))
+    else running++
+    try {
+      return await task()
+    } finally {
+      const next = waiting.shift()
+      if (next === undefined) running--
+      else next()
+    }
+  }
 }
 
 const generated = performance.now()
