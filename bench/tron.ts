@@ -123,6 +123,8 @@ try {
     logger,
     startBlock: 1,
     stopAtHead: true,
+    // the source's ranges, as `wds index` (main/indexing.ts) passes them
+    ...(source.ranges === undefined ? {} : { rangeSize: source.ranges.blocks, rangesInFlight: source.ranges.inFlight }),
   })
   const started = performance.now()
   await indexer.run(new AbortController().signal)

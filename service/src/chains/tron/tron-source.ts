@@ -17,6 +17,11 @@ import {
 
 /** getblockbylimitnext answers at most 100 blocks. */
 const BLOCKS_PER_CALL = 100
+/**
+ * A range is one getblockbylimitnext call and one store transaction. Two of 100 blocks in flight
+ * hold as many blocks in memory as the indexer's 4 of 50, and indexed bench:tron 15-30% faster (half the commits).
+ */
+const RANGES = { blocks: BLOCKS_PER_CALL, inFlight: 2 } as const
 /** Requests a source has in flight at once (TronGrid allows ~15-30 a second with a key). */
 const DEFAULT_CONCURRENCY = 8
 /** Tries to read an account's balances within one block (a block every 3 s) before giving up. */
@@ -141,6 +146,7 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
 
   return {
     chain,
+    ranges: RANGES,
 
     async getGenesisBlockId() {
       const genesis = await post<NodeBlock>('/wallet/getblockbynum', { num: 0 })
