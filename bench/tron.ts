@@ -4,11 +4,14 @@
  *   (i)  the WDS indexer end to end (Tron source → decoding → ingestion → a fresh embedded PostgreSQL),
  *   (ii) a bare client reading the same two endpoints (getblockbylimitnext, gettransactioninfobyblocknum)
  *        with the same concurrency (8 requests in flight, the source's limit) and JSON.parse only (no
- *        decoding, no database).
+ *        decoding, no database), once before and once after (i), after a first read to warm up the
+ *        node's and the client's code; its rate is of their mean time.
+ * On shared cores the load of other work changes within a run: `machine.loadAverage` is the 1-minute
+ * load average before and after.
  * Writes bench/results/tron.json and prints both rates and their ratio.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { connectChainSource } from '../service/src/chains/sources.ts'
 import { findChain } from '../service/src/config/chains.ts'
@@ -126,15 +129,21 @@ try {
     // the source's ranges, as `wds index` (main/indexing.ts) passes them
     ...(source.ranges === undefined ? {} : { rangeSize: source.ranges.blocks, rangesInFlight: source.ranges.inFlight }),
   })
+  const [loadBefore = 0] = loadavg()
+  // one bare read unmeasured, so that the node's and the HTTP client's code is compiled before either side is timed;
+  // then the bare read before and after the indexer: a neighbour's load that changes during the run weighs on both sides
+  await bareRead(node.url, chain.head)
+  const bareBefore = await bareRead(node.url, chain.head)
   const started = performance.now()
   await indexer.run(new AbortController().signal)
   const indexSeconds = (performance.now() - started) / 1000
   await database.drop()
-  const bare = await bareRead(node.url, chain.head)
+  const bareAfter = await bareRead(node.url, chain.head)
+  const bare = { seconds: (bareBefore.seconds + bareAfter.seconds) / 2, bytes: bareAfter.bytes }
   const result = {
     benchmark: 'tron',
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, model: cpus()[0]?.model },
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage: [round(loadBefore, 2), round(loadavg()[0] ?? 0, 2)] },
     chain: { blocks: chain.head, txsPerBlock: TXS_PER_BLOCK, generateSeconds: round(generateSeconds, 2) },
     indexer: {
       seconds: round(indexSeconds, 2),
@@ -144,6 +153,7 @@ try {
     },
     bareRead: {
       seconds: round(bare.seconds, 2),
+      runs: [round(bareBefore.seconds, 2), round(bareAfter.seconds, 2)],
       blocksPerSecond: round(chain.head / bare.seconds),
       megabytes: round(bare.bytes / 1e6, 1),
     },
