@@ -3,11 +3,15 @@
  * served by the local java-tron-shaped node, in one run
  *   (i)  the WDS indexer end to end (Tron source → decoding → ingestion → a fresh embedded PostgreSQL),
  *   (ii) a bare client reading the same two endpoints (getblockbylimitnext, gettransactioninfobyblocknum)
- *        with the same concurrency and JSON.parse only (no decoding, no database).
+ *        with the same concurrency (8 requests in flight, the source's limit) and JSON.parse only (no
+ *        decoding, no database), once before and once after (i), after a first read to warm up the
+ *        node's and the client's code; its rate is of their mean time.
+ * On shared cores the load of other work changes within a run: `machine.loadAverage` is the 1-minute
+ * load average before and after.
  * Writes bench/results/tron.json and prints both rates and their ratio.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { connectChainSource } from '../service/src/chains/sources.ts'
 import { findChain } from '../service/src/config/chains.ts'
@@ -59,39 +63,48 @@ function generateChain(): ScriptedTronChain {
 
 async function bareRead(url: string, head: number): Promise<{ seconds: number; bytes: number }> {
   let bytes = 0
-  const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${url}${path}`, {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json' },
+  const limit = createLimit(CONCURRENCY)
+  const post = (path: string, body: unknown) =>
+    limit(async () => {
+      const response = await fetch(`${url}${path}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      })
+      const text = await response.text()
+      bytes += text.length
+      return JSON.parse(text) as { block?: { block_header: { raw_data: { number: number } } }[] }
     })
-    const text = await response.text()
-    bytes += text.length
-    return JSON.parse(text) as { block?: { block_header: { raw_data: { number: number } } }[] }
-  }
   const started = performance.now()
-  const tasks: (() => Promise<unknown>)[] = []
+  const ranges: Promise<unknown>[] = []
   for (let start = 1; start <= head; start += 100) {
-    tasks.push(async () => {
-      const answer = await post('/wallet/getblockbylimitnext', { startNum: start, endNum: Math.min(head + 1, start + 100) })
-      const infos = (answer.block ?? []).map(
-        (b) => () => post('/wallet/gettransactioninfobyblocknum', { num: b.block_header.raw_data.number }),
-      )
-      await runAll(infos)
-    })
+    ranges.push(
+      post('/wallet/getblockbylimitnext', { startNum: start, endNum: Math.min(head + 1, start + 100) }).then((answer) =>
+        Promise.all(
+          (answer.block ?? []).map((b) => post('/wallet/gettransactioninfobyblocknum', { num: b.block_header.raw_data.number })),
+        ),
+      ),
+    )
   }
-  await runAll(tasks)
+  await Promise.all(ranges)
   return { seconds: (performance.now() - started) / 1000, bytes }
 }
 
-/** Runs tasks CONCURRENCY at a time. */
-async function runAll(tasks: (() => Promise<unknown>)[]): Promise<void> {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: Math.min(CONCURRENCY, tasks.length) }, async () => {
-      while (next < tasks.length) await (tasks[next++] as () => Promise<unknown>)()
-    }),
-  )
+/** At most `size` requests in flight, as the Tron source allows itself (the order they are asked in is kept). */
+function createLimit(size: number) {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= size) await new Promise<void>((resolve) => waiting.push(resolve))
+    else running++
+    try {
+      return await task()
+    } finally {
+      const next = waiting.shift()
+      if (next === undefined) running--
+      else next()
+    }
+  }
 }
 
 const generated = performance.now()
@@ -113,16 +126,24 @@ try {
     logger,
     startBlock: 1,
     stopAtHead: true,
+    // the source's ranges, as `wds index` (main/indexing.ts) passes them
+    ...(source.ranges === undefined ? {} : { rangeSize: source.ranges.blocks, rangesInFlight: source.ranges.inFlight }),
   })
+  const [loadBefore = 0] = loadavg()
+  // one bare read unmeasured, so that the node's and the HTTP client's code is compiled before either side is timed;
+  // then the bare read before and after the indexer: a neighbour's load that changes during the run weighs on both sides
+  await bareRead(node.url, chain.head)
+  const bareBefore = await bareRead(node.url, chain.head)
   const started = performance.now()
   await indexer.run(new AbortController().signal)
   const indexSeconds = (performance.now() - started) / 1000
   await database.drop()
-  const bare = await bareRead(node.url, chain.head)
+  const bareAfter = await bareRead(node.url, chain.head)
+  const bare = { seconds: (bareBefore.seconds + bareAfter.seconds) / 2, bytes: bareAfter.bytes }
   const result = {
     benchmark: 'tron',
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, model: cpus()[0]?.model },
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage: [round(loadBefore, 2), round(loadavg()[0] ?? 0, 2)] },
     chain: { blocks: chain.head, txsPerBlock: TXS_PER_BLOCK, generateSeconds: round(generateSeconds, 2) },
     indexer: {
       seconds: round(indexSeconds, 2),
@@ -132,6 +153,7 @@ try {
     },
     bareRead: {
       seconds: round(bare.seconds, 2),
+      runs: [round(bareBefore.seconds, 2), round(bareAfter.seconds, 2)],
       blocksPerSecond: round(chain.head / bare.seconds),
       megabytes: round(bare.bytes / 1e6, 1),
     },

@@ -213,6 +213,20 @@ describe('Tron amounts and addresses', () => {
     })
   })
 
+  test('parseNodeJson() finds int64 amounts wherever a number may start, and parses answers without any as JSON.parse does', () => {
+    expect([
+      parseNodeJson('[12345678901234567890, -12345678901234567890]'),
+      parseNodeJson('{\n  "fee":\n    12345678901234567890\n}'),
+      parseNodeJson('12345678901234567890'),
+      parseNodeJson('{"blockID":"0000000000000000d698","n":123456789012345,"data":"00000000000000000000000041"}'),
+    ]).toEqual([
+      ['12345678901234567890', '-12345678901234567890'],
+      { fee: '12345678901234567890' },
+      '12345678901234567890',
+      { blockID: '0000000000000000d698', n: 123456789012345, data: '00000000000000000000000041' },
+    ])
+  })
+
   test('canonicalTronAddress() checks the base58check checksum and turns hex 41… into T…', () => {
     const addresses = new Set<string>()
     for (const file of ['blockatlas/txs_response.json', 'blockatlas/token_txs_response.json']) {

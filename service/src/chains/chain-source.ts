@@ -18,6 +18,11 @@ export type ChainSource = {
    */
   fetchBlocks(from: number, to: number): Promise<ChainBlock[]>
   /**
+   * The ranges this source is read in best, where they differ from the indexer's (50 blocks, 4 in
+   * flight): a node that serves a batch of blocks in one call, for one.
+   */
+  readonly ranges?: { readonly blocks: number; readonly inFlight: number }
+  /**
    * For families whose records depend on earlier blocks (a UTXO chain's spent outputs): called on each
    * fetched range in the order ranges are stored, to complete its records, while the range before it
    * may still be being stored (every range before that one is stored).

@@ -80,6 +80,9 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
             progress,
             startBlock: source.startBlock,
             stopAtHead,
+            ...(chainSource.ranges === undefined
+              ? {}
+              : { rangeSize: chainSource.ranges.blocks, rangesInFlight: chainSource.ranges.inFlight }),
             pollIntervalMs: pollIntervalMs ?? headPollIntervalMs(slug),
             ...(config.reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks: config.reorgWindowBlocks }),
           })

@@ -80,7 +80,11 @@ function succeeded(tx: NodeTransaction, info: NodeTransactionInfo): boolean {
 
 type TxPlace = { blockNumber: number; txIndex: number; txHash: string }
 
-const row = (
+/**
+ * One record. Every field is written out, in the same order, so that all records share one object
+ * shape: a spread of `place` with fields after it cost a quarter of the decode time.
+ */
+function row(
   place: TxPlace,
   seq: number,
   type: Transfer['type'],
@@ -88,20 +92,25 @@ const row = (
   to: string | null,
   value: bigint,
   contractAddress: string | null = null,
-  extra: { logIndex?: number; tokenId?: bigint } = {},
-): Transfer => ({
-  ...place,
-  seq,
-  type,
-  from,
-  to,
-  value,
-  contractAddress,
-  tokenId: extra.tokenId ?? null,
-  logIndex: extra.logIndex ?? null,
-  batchIndex: type === 'trc20' || type === 'trc721' || type === 'trc10' ? 0 : null,
-  operator: null,
-})
+  logIndex: number | null = null,
+  tokenId: bigint | null = null,
+): Transfer {
+  return {
+    blockNumber: place.blockNumber,
+    txIndex: place.txIndex,
+    seq,
+    txHash: place.txHash,
+    type,
+    from,
+    to,
+    value,
+    contractAddress,
+    tokenId,
+    logIndex,
+    batchIndex: type === 'trc20' || type === 'trc721' || type === 'trc10' ? 0 : null,
+    operator: null,
+  }
+}
 
 /** The value a transaction's own contract moves: TRX and TRC-10, sent directly or with a contract call. */
 function decodeContract(place: TxPlace, contract: NodeContract, info: NodeTransactionInfo): Transfer[] {
@@ -179,9 +188,9 @@ function decodeLogs(place: TxPlace, info: NodeTransactionInfo): Transfer[] {
     const data = (log.data ?? '').replace(/^0x/, '')
     const seq = SEQ_LOG_BASE + logIndex
     if (topics.length === 3 && /^[0-9a-fA-F]{64}$/.test(data)) {
-      out.push(row(place, seq, 'trc20', from, to, BigInt(`0x${data}`), contract, { logIndex }))
+      out.push(row(place, seq, 'trc20', from, to, BigInt(`0x${data}`), contract, logIndex))
     } else if (topics.length === 4 && data === '' && /^[0-9a-f]{64}$/.test(topics[3] ?? '')) {
-      out.push(row(place, seq, 'trc721', from, to, 1n, contract, { logIndex, tokenId: BigInt(`0x${topics[3]}`) }))
+      out.push(row(place, seq, 'trc721', from, to, 1n, contract, logIndex, BigInt(`0x${topics[3]}`)))
     }
   })
   return out

@@ -77,8 +77,16 @@ export type NodeConstantResult = { result?: { result?: boolean; message?: string
  * writes int64 amounts (sun, TRC-10 units) as bare numbers, which JSON.parse would round above 2^53.
  */
 export function parseNodeJson(text: string): unknown {
+  // most answers hold no such integer: looking for one is far cheaper than rewriting every string
+  if (!MAYBE_BIG_INTEGER.test(text)) return JSON.parse(text)
   return JSON.parse(text.replace(BIG_INTEGER_OR_STRING, (match) => (match.startsWith('"') ? match : `"${match}"`)))
 }
+
+/**
+ * Where a number of 16+ digits could start: a JSON number follows `:`, `,`, `[` or the start of the text.
+ * Text inside strings may match too (then the exact rewrite below runs); a bare integer never escapes it.
+ */
+const MAYBE_BIG_INTEGER = /(?:^|[:,[])\s*-?\d{16}/
 
 /** A JSON string (left alone), or an integer literal of 16+ digits outside any string. */
 const BIG_INTEGER_OR_STRING = /"(?:[^"\\]|\\.)*"|(?<![\d.eE+-])-?\d{16,}(?![\d.eE])/g

@@ -17,6 +17,11 @@ import {
 
 /** getblockbylimitnext answers at most 100 blocks. */
 const BLOCKS_PER_CALL = 100
+/**
+ * A range is one getblockbylimitnext call and one store transaction. Two of 100 blocks in flight
+ * hold as many blocks in memory as the indexer's 4 of 50, and indexed bench:tron 15-30% faster (half the commits).
+ */
+const RANGES = { blocks: BLOCKS_PER_CALL, inFlight: 2 } as const
 /** Requests a source has in flight at once (TronGrid allows ~15-30 a second with a key). */
 const DEFAULT_CONCURRENCY = 8
 /** Tries to read an account's balances within one block (a block every 3 s) before giving up. */
@@ -47,9 +52,13 @@ export type TronSourceOptions = {
 export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CONCURRENCY }: TronSourceOptions): TronSource {
   const limit = createLimiter(concurrency)
 
-  /** A POST to the node; java-tron reports some failures as 200 with `{"Error": "…"}`. */
-  async function post<T>(path: string, body: Record<string, unknown> = {}): Promise<T> {
-    const answer = await limit(() => http.json<T & { Error?: string }>({ method: 'POST', path, body }))
+  /**
+   * A POST to the node; java-tron reports some failures as 200 with `{"Error": "…"}`. A `bulk` read (the
+   * blocks and receipts of a range) waits behind every other request: a token's metadata, which a range
+   * waits for, and the balances an API request waits for are not queued behind the next ranges' reads.
+   */
+  async function post<T>(path: string, body: Record<string, unknown> = {}, bulk = false): Promise<T> {
+    const answer = await limit(() => http.json<T & { Error?: string }>({ method: 'POST', path, body }), bulk)
     if (answer !== null && typeof answer === 'object' && 'Error' in answer && typeof answer.Error === 'string') {
       throw new RetryableError(`${path}: the node answered "${answer.Error}"`)
     }
@@ -61,7 +70,7 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
     for (let start = from; start <= to; start += BLOCKS_PER_CALL) {
       const end = Math.min(to, start + BLOCKS_PER_CALL - 1)
       calls.push(
-        post<{ block?: NodeBlock[] }>('/wallet/getblockbylimitnext', { startNum: start, endNum: end + 1 }).then(
+        post<{ block?: NodeBlock[] }>('/wallet/getblockbylimitnext', { startNum: start, endNum: end + 1 }, true).then(
           (a) => a.block ?? [],
         ),
       )
@@ -79,9 +88,11 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
   /** Every transaction's receipt of a block, in one call; a block without transactions needs none. */
   async function fetchInfos(block: NodeBlock): Promise<NodeTransactionInfo[]> {
     if ((block.transactions ?? []).length === 0) return []
-    const answer = await post<NodeTransactionInfo[] | Record<string, never>>('/wallet/gettransactioninfobyblocknum', {
-      num: block.block_header?.raw_data.number ?? 0,
-    })
+    const answer = await post<NodeTransactionInfo[] | Record<string, never>>(
+      '/wallet/gettransactioninfobyblocknum',
+      { num: block.block_header?.raw_data.number ?? 0 },
+      true,
+    )
     return Array.isArray(answer) ? answer : []
   }
 
@@ -141,6 +152,7 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
 
   return {
     chain,
+    ranges: RANGES,
 
     async getGenesisBlockId() {
       const genesis = await post<NodeBlock>('/wallet/getblockbynum', { num: 0 })
@@ -228,18 +240,19 @@ function cleanText(text: string | undefined): string | null {
   return clean === '' ? null : clean.slice(0, 128)
 }
 
-/** Runs at most `size` of the given tasks at once. */
+/** Runs at most `size` of the given tasks at once, in the order given, bulk tasks after all others waiting. */
 function createLimiter(size: number) {
   let running = 0
   const waiting: (() => void)[] = []
-  return async <T>(task: () => Promise<T>): Promise<T> => {
+  const waitingBulk: (() => void)[] = []
+  return async <T>(task: () => Promise<T>, bulk = false): Promise<T> => {
     // a finished task hands its slot straight to the next one waiting
-    if (running >= size) await new Promise<void>((resolve) => waiting.push(resolve))
+    if (running >= size) await new Promise<void>((resolve) => (bulk ? waitingBulk : waiting).push(resolve))
     else running++
     try {
       return await task()
     } finally {
-      const next = waiting.shift()
+      const next = waiting.shift() ?? waitingBulk.shift()
       if (next === undefined) running--
       else next()
     }
