@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type BlockfrostTx, type BlockfrostUtxos, stakeAddressOf } from '../src/chains/explorers/cardano.ts'
-import { connectExplorerSource } from '../src/chains/sources.ts'
-import { findChain } from '../src/config/chains.ts'
-import { createLogger } from '../src/lib/logger.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
 import { ADA, blockfrost, blockfrostExample as example, cardanoHash as hash } from './helpers/blockfrost.ts'
-import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
+import type { ExplorerCall, ExplorerServer } from './helpers/explorer-server.ts'
 
 /**
  * Cardano through the production path against a local Blockfrost answering with the examples of
@@ -14,7 +11,6 @@ import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './h
  * wallets, failed scripts, withdrawals, paging and failures.
  */
 
-const logger = createLogger('silent')
 const chain = blockfrost()
 
 const addressExample = example<{ address: string; stake_address: string; amount: { unit: string; quantity: string }[] }>(
@@ -127,37 +123,23 @@ function answer(call: ExplorerCall) {
 
 describe('Cardano through the API on a local Blockfrost', () => {
   let server: ExplorerServer
-  let t: TestApp
-  let key: string
-  const get = async (path: string) => {
-    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
-    return { status: response.statusCode, body: response.json() }
-  }
+  let app: ExplorerTestApp
+  const get = (path: string) => app.get(path)
   const calls = (pattern: RegExp) => server.calls.filter((c) => pattern.test(c.path)).length
-  const ageSyncs = () => t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
+  /** Time passes: every wallet read is older than the freshness window. */
+  const ageSyncs = () => app.ageSyncs()
   const rows = (body: { transfers: Record<string, unknown>[] }) =>
     body.transfers.map((r) => [r.txHash, r.type, r.direction, r.value, r.asset, r.from, r.to])
 
   beforeAll(async () => {
-    server = await startExplorerServer(answer)
-    const source = connectExplorerSource(findChain('cardano') ?? expect.fail('no cardano'), {
-      urls: [server.url],
-      apiKey: 'mainnetTestProjectId',
-      logger,
-      callsPerSecond: 10_000,
-      http: { retryBaseMs: 1, maxAttempts: 3 },
+    app = await startExplorerTestApp({
+      upstreams: { cardano: { answer, apiKey: 'mainnetTestProjectId' } },
+      freshForMs: 60_000,
     })
-    t = await createTestApp(
-      { chains: { cardano: { urls: [server.url], startBlock: 0 } } },
-      { explorers: { findExplorer: async (chain) => (chain === 'cardano' ? source : undefined), freshForMs: 60_000 } },
-    )
-    key = (await t.createKey('cardano@example.com', 'pro')).key
+    server = app.servers.cardano as ExplorerServer
   })
 
-  afterAll(async () => {
-    await t?.close()
-    await server?.close()
-  })
+  afterAll(() => app?.close())
 
   test('stakeAddressOf() gives the stake address Blockfrost states for a base address, and one for all of a key’s addresses', () => {
     // (the /addresses example's own stake_address is an unrelated example value)
@@ -183,7 +165,7 @@ describe('Cardano through the API on a local Blockfrost', () => {
   })
 
   test('the stored records carry their counterparties', async () => {
-    const { rows: stored } = await t.db.query<{ seq: string; counterparties: unknown }>(
+    const { rows: stored } = await app.t.db.query<{ seq: string; counterparties: unknown }>(
       `SELECT seq, counterparties FROM transfers WHERE chain = 'cardano' AND tx_hash = $1 AND type = 'native' ORDER BY seq`,
       [hash(2)],
     )
