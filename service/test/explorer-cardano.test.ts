@@ -29,29 +29,13 @@ const [K1, K2, K3, K4] = stakeAddresses as [string, string, string, string]
 const NUT = chain.nut
 const FINAL = latest.height - 15
 
-const { addTx } = chain
+const { addTx, addPayment } = chain
 // the recorded example: B pays 42 ADA and 12 nutcoin back to itself
 chain.setTx({ ...recordedTx, hash: recordedUtxos.hash, withdrawal_count: 0 }, recordedUtxos)
 // X pays A 10 ADA and 5 nutcoin, fee 0.2
-addTx(
-  hash(1),
-  1000,
-  [{ address: X, ada: 50n * ADA, nut: 5n }],
-  [
-    { address: A, ada: 10n * ADA, nut: 5n },
-    { address: X, ada: 39_800_000n },
-  ],
-)
+addPayment(hash(1), 1000, { from: X, to: A, spent: 50n * ADA, ada: 10n * ADA, nut: 5n, fee: 200_000n })
 // A pays Y 7 ADA with change back to A, fee 0.18
-addTx(
-  hash(2),
-  2000,
-  [{ address: A, ada: 42n * ADA }],
-  [
-    { address: Y, ada: 7n * ADA },
-    { address: A, ada: 34_820_000n },
-  ],
-)
+addPayment(hash(2), 2000, { from: A, to: Y, spent: 42n * ADA, ada: 7n * ADA, fee: 180_000n })
 // a script of A's fails: its collateral (5 ADA) is spent into a 4.6 ADA collateral return
 addTx(
   hash(3),
@@ -79,37 +63,14 @@ addTx(
   { withdrawals: [{ address: K, amount: String(3n * ADA) }] },
 )
 // X pays K4 5 ADA, fee 0.17
-addTx(
-  hash(5),
-  5000,
-  [{ address: X, ada: 20n * ADA }],
-  [
-    { address: K4, ada: 5n * ADA },
-    { address: X, ada: 14_830_000n },
-  ],
-)
+addPayment(hash(5), 5000, { from: X, to: K4, spent: 20n * ADA, ada: 5n * ADA, fee: 170_000n })
 // A receives 1 ADA in a block not yet final
-addTx(
-  hash(6),
-  latest.height - 3,
-  [{ address: X, ada: 2n * ADA }],
-  [
-    { address: A, ada: 1n * ADA },
-    { address: X, ada: 800_000n },
-  ],
-)
+addPayment(hash(6), latest.height - 3, { from: X, to: A, spent: 2n * ADA, ada: 1n * ADA, fee: 200_000n })
 // 250 payments of 1 ADA from X to B, for paging
 const PAGED = 250
-for (let n = 0; n < PAGED; n++)
-  addTx(
-    hash(1000 + n),
-    10_000 + n,
-    [{ address: X, ada: 3n * ADA }],
-    [
-      { address: B, ada: 1n * ADA },
-      { address: X, ada: 1_800_000n },
-    ],
-  )
+for (let n = 0; n < PAGED; n++) {
+  addPayment(hash(1000 + n), 10_000 + n, { from: X, to: B, spent: 3n * ADA, ada: 1n * ADA, fee: 200_000n })
+}
 
 /** The example answers for the example address and stake key; the rest is the generated chain's. */
 function answer(call: ExplorerCall) {
@@ -224,15 +185,7 @@ describe('Cardano through the API on a local Blockfrost', () => {
 
   test('later, only what is newer is read: one listing page from where it stopped and the new transaction', async () => {
     await ageSyncs()
-    addTx(
-      hash(7),
-      6000,
-      [{ address: X, ada: 4n * ADA }],
-      [
-        { address: A, ada: 2n * ADA },
-        { address: X, ada: 1_800_000n },
-      ],
-    )
+    addPayment(hash(7), 6000, { from: X, to: A, spent: 4n * ADA, ada: 2n * ADA, fee: 200_000n })
     server.resetCalls()
     const { body } = await get(`/v1/wallets/${A}/transfers?chain=cardano&limit=1`)
     expect(rows(body)).toEqual([[hash(7), 'native', 'in', '2.000000', 'ADA', X, A]])
