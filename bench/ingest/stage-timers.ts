@@ -121,8 +121,10 @@ export function createStageTimers() {
         Object.fromEntries(
           [...map.entries()].sort((a, b) => b[1].ms - a[1].ms).map(([k, v]) => [k, { calls: v.calls, seconds: seconds(v.ms) }]),
         )
-      // findKnownTokens runs in the fetch chain of each range (withTokens), not in the loop
-      const loopMs = [...store.entries()].filter(([k]) => k !== 'findKnownTokens').reduce((n, [, s]) => n + s.ms, 0)
+      // findKnownTokens runs in the fetch chain of each range (withTokens), and balance checkpoints are
+      // written beside the appends (ingestion/balance-checkpoints.ts): neither is in the loop
+      const offLoop = new Set(['findKnownTokens', 'writeBalanceCheckpoint'])
+      const loopMs = [...store.entries()].filter(([k]) => !offLoop.has(k)).reduce((n, [, s]) => n + s.ms, 0)
       const appendMs = store.get('appendBlocks')?.ms ?? 0
       return {
         wallSeconds: seconds(wallMs),

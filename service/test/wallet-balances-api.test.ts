@@ -11,7 +11,9 @@ import { clientsFor, playScriptedHistory, type ScriptedChain } from './helpers/s
  * Balances through the HTTP API on a scripted anvil history, compared with what the node itself
  * answers (eth_getBalance, balanceOf) at the same blocks. The same node is indexed twice: as
  * `ethereum` from block 0 (the genesis allocations are the opening balances) and as `optimism` from
- * block 12 (everything before is the opening balance).
+ * block 12 (everything before is the opening balance). Both with a reorg window of 2 blocks and a
+ * balance checkpoint every 3 final blocks, every other one full and tracking the addresses that moved
+ * twice, so that the balances at most blocks compared are read from checkpoints (migration 0020).
  */
 
 const logger = createLogger('silent')
@@ -60,7 +62,14 @@ beforeAll(async () => {
     ['ethereum', 0],
     ['optimism', START_BLOCK_LATE],
   ] as const) {
-    await indexToHead(t.db, chain, anvil.url, { startBlock, logger })
+    await indexToHead(t.db, chain, anvil.url, {
+      startBlock,
+      logger,
+      reorgWindowBlocks: 2,
+      balanceCheckpointBlocks: 3,
+      balanceCheckpointFullEvery: 2,
+      balanceTrackedMovements: 2,
+    })
   }
   baseUrl = t.baseUrl
   key = (await t.createKey('balances@example.com', 'pro')).key
@@ -132,6 +141,20 @@ describe('balances equal what the node answers at the same block', () => {
       }
     }
     expect(compared).toBe(2 * 6 * blocks.length)
+    // the balances above were read through checkpoints: each chain has them up to its head less the window
+    const { rows } = await t.db.query<{ chain: string; heights: number; last: number }>(
+      `SELECT chain, count(*)::int AS heights, max(block_number)::int AS last FROM balance_checkpoint_heights
+        GROUP BY chain ORDER BY chain`,
+    )
+    expect(rows).toEqual([
+      { chain: 'ethereum', heights: expect.any(Number), last: expect.any(Number) },
+      { chain: 'optimism', heights: expect.any(Number), last: expect.any(Number) },
+    ])
+    for (const row of rows) {
+      expect(row.heights).toBeGreaterThanOrEqual(3)
+      expect(row.last).toBeGreaterThan(script.head - 2 - 3)
+      expect(row.last).toBeLessThanOrEqual(script.head - 2)
+    }
   })
 
   test('the head by default; zero balances left out; opening balances asked of the node once per address', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import { type AccessOptions, createAccessControl } from '../access/access-control.ts'
 import { redactUrl } from '../access/auth.ts'
 import { createMemoryThrottle, type Throttle } from '../access/throttle.ts'
@@ -94,6 +94,21 @@ export type AppDeps = {
     limits?: PortalLimits
     now?: () => Date
   }
+  /**
+   * Whether the bundled market data is in (a first start loads it in the background, after listening);
+   * until then FX, prices and `includePrices` answer 503 `warming_up`. Unset: always.
+   */
+  marketReady?: () => boolean
+}
+
+/** How long a caller is told to wait while the bundled market data loads (it takes a few seconds). */
+const WARMING_RETRY_AFTER_SECONDS = 5
+
+/** The requests that need market data: the FX and price endpoints, and any page with prices. */
+function needsMarketData(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url ?? ''
+  if (route.startsWith('/v1/fx') || route.startsWith('/v1/prices')) return true
+  return String((request.query as Record<string, unknown> | undefined)?.includePrices) === 'true'
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -103,6 +118,7 @@ const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'])
 
 export async function buildApp(deps: AppDeps) {
   const { config, db, logger, stores, onDemand, fxBook, pricer, portal, implementedChains, rateLimits = {} } = deps
+  const marketReady = deps.marketReady ?? (() => true)
   const availability = { configured: new Set(Object.keys(config.chains)), implemented: implementedChains }
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, availability, new Date()) })
   const http = { ...HTTP_DEFAULTS, ...config }
@@ -192,6 +208,16 @@ export async function buildApp(deps: AppDeps) {
   const reconciliation = createWalletReconciliation({ balances: stores.balances, history: stores.walletTransfers, onDemand })
   await app.register(
     async (v1) => {
+      // before the key is checked: a caller learns nothing from it, and no request of theirs is counted
+      v1.addHook('onRequest', async (request) => {
+        if (!marketReady() && needsMarketData(request)) {
+          throw new WdsError(
+            'warming_up',
+            'the bundled FX rates and prices are still loading (first start); try again in a few seconds',
+            { headers: { 'retry-after': String(WARMING_RETRY_AFTER_SECONDS) } },
+          )
+        }
+      })
       v1.addHook('onRequest', access.authenticate)
       v1.addHook('onRequest', access.rateLimit)
       v1.addHook('onRequest', access.limitConcurrency)

@@ -1,5 +1,5 @@
 import type { ChainInfo } from '../config/chains.ts'
-import type { OnDemand, UnattributedValue } from '../domain/on-demand.ts'
+import { ANY_TOKEN, type OnDemand, type UnattributedValue } from '../domain/on-demand.ts'
 import { NATIVE_ASSET } from '../domain/records.ts'
 import { formatUnits } from '../lib/decimal.ts'
 import { WdsError } from '../lib/errors.ts'
@@ -105,7 +105,9 @@ export function createWalletReconciliation(deps: { balances: BalancesStore; hist
 }
 
 function explain(unattributed: readonly UnattributedValue[], asset: string | null): string {
-  const reasons = unattributed.filter((gap) => gap.asset === asset).map((gap) => gap.reason)
+  const reasons = unattributed
+    .filter((gap) => gap.asset === asset || (asset !== null && gap.asset === ANY_TOKEN))
+    .map((gap) => gap.reason)
   return reasons.length === 0 ? UNKNOWN_DIFFERENCE : reasons.join('; ')
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { CHAINS, findChain, isChainSlug, matchesAddressFormat, toEnvSuffix } from './chains.ts'
+import { CHAINS, findChain, headPollIntervalMs, isChainSlug, matchesAddressFormat, toEnvSuffix } from './chains.ts'
 
 /** SPEC 2.5, copied row by row: (chain ID or null, slug, coverage). */
 const SPEC_CHAINS: [number | null, string, string][] = [
@@ -98,5 +98,14 @@ describe('CHAINS', () => {
     expect(findChain('eth')).toBeUndefined()
     expect(toEnvSuffix('polygon-zkevm')).toBe('POLYGON_ZKEVM')
     expect(new Set(CHAINS.map((c) => toEnvSuffix(c.slug))).size).toBe(29)
+  })
+})
+
+describe('head poll interval', () => {
+  test('is a quarter of the chain’s block time, within 100 to 500 ms', () => {
+    expect(headPollIntervalMs('arbitrum')).toBe(100)
+    expect(headPollIntervalMs('bsc')).toBe(188)
+    expect(headPollIntervalMs('ethereum')).toBe(500)
+    expect(headPollIntervalMs('not-a-chain')).toBe(500)
   })
 })

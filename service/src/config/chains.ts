@@ -259,6 +259,40 @@ export function findChain(slug: string): ChainInfo | undefined {
   return BY_SLUG.get(slug)
 }
 
+/**
+ * Typical time between blocks, by chain (issue 13): a chain's indexer looks for a new head every
+ * quarter of it, between 100 ms and 500 ms, so that a new block is served well within a second
+ * (Arbitrum's 0.25 s blocks are not Ethereum's 12 s). Chains not listed are polled every 500 ms.
+ */
+export const BLOCK_TIMES_MS: Readonly<Record<string, number>> = {
+  ethereum: 12_000,
+  bsc: 750,
+  polygon: 2_000,
+  arbitrum: 250,
+  optimism: 2_000,
+  base: 2_000,
+  avalanche: 2_000,
+  fantom: 1_000,
+  gnosis: 5_000,
+  linea: 2_000,
+  zksync: 1_000,
+  scroll: 3_000,
+  mantle: 2_000,
+  blast: 2_000,
+  celo: 1_000,
+  'polygon-zkevm': 5_000,
+  manta: 2_000,
+  zora: 2_000,
+  mode: 2_000,
+  bitcoin: 600_000,
+  tron: 3_000,
+}
+
+/** How often a chain's indexer at the head asks for a new block: a quarter of its block time, within [100, 500] ms. */
+export function headPollIntervalMs(slug: string): number {
+  return Math.min(500, Math.max(100, Math.round((BLOCK_TIMES_MS[slug] ?? 2_000) / 4)))
+}
+
 /** `polygon-zkevm` → `POLYGON_ZKEVM`: the suffix of the chain's environment settings (DESIGN §3). */
 export function toEnvSuffix(slug: string): string {
   return slug.toUpperCase().replaceAll('-', '_')

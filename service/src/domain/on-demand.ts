@@ -42,8 +42,11 @@ export type OnDemand = {
   ): Promise<NodeBalances>
 }
 
-/** Value a chain moves that no record attributes, for one asset (`asset` null: the coin). */
+/** Value a chain moves that no record attributes, for one asset (`asset` null: the coin; ANY_TOKEN: every token). */
 export type UnattributedValue = { readonly asset: string | null; readonly reason: string }
+
+/** The asset of an unattributed movement that may touch any token (Celo fees paid in an ERC-20). */
+export const ANY_TOKEN = '*'
 
 export type NodeBalances = {
   readonly balances: ReadonlyMap<string, bigint>

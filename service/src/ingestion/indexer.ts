@@ -5,6 +5,7 @@ import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { Checkpoint, TransfersStore } from '../store/transfers-store.ts'
+import { createBalanceCheckpoints } from './balance-checkpoints.ts'
 import type { ProgressReporter } from './progress.ts'
 import { checkParent, findForkPoint, MAX_REORG_DEPTH_BLOCKS, planRanges, ReorgTooDeepError } from './reorg-window.ts'
 
@@ -24,6 +25,14 @@ export type IndexerOptions = {
   stopAtHead?: boolean
   /** How far back a reorg is followed; a deeper one stalls the chain (WDS_REORG_WINDOW). */
   reorgWindowBlocks?: number
+  /** A balance checkpoint each time the final block advances this many blocks (BALANCE_CHECKPOINT_BLOCKS)… */
+  balanceCheckpointBlocks?: number
+  /** …or this many rows were appended since the last one (BALANCE_CHECKPOINT_ROWS). */
+  balanceCheckpointRows?: number
+  /** Every this many balance checkpoints, a full one (BALANCE_CHECKPOINT_FULL_EVERY)… */
+  balanceCheckpointFullEvery?: number
+  /** …tracking the addresses that moved this many times since the previous (BALANCE_TRACKED_MOVEMENTS). */
+  balanceTrackedMovements?: number
 }
 
 /** Thrown when the rows fetched no longer build on what is stored: reconcile with the chain, then go on. */
@@ -58,6 +67,17 @@ export function createIndexer(options: IndexerOptions) {
   let lastBlock: BlockRef | undefined
   const totals = { blocks: 0, transfers: 0, reorgs: 0 }
   const knownTokens = new Set<string>()
+  // balances read from checkpoints of final history: below the reorg window, so a reorg never reaches them
+  const balanceCheckpoints = createBalanceCheckpoints({
+    chain,
+    store,
+    logger,
+    finalityBlocks: reorgWindowBlocks,
+    ...(options.balanceCheckpointBlocks === undefined ? {} : { everyBlocks: options.balanceCheckpointBlocks }),
+    ...(options.balanceCheckpointRows === undefined ? {} : { everyRows: options.balanceCheckpointRows }),
+    ...(options.balanceCheckpointFullEvery === undefined ? {} : { fullEvery: options.balanceCheckpointFullEvery }),
+    ...(options.balanceTrackedMovements === undefined ? {} : { trackedMovements: options.balanceTrackedMovements }),
+  })
 
   async function reconcileTip(current: BlockRef): Promise<void> {
     if (checkpoint.indexedBlock < checkpoint.indexedFrom) return
@@ -77,6 +97,7 @@ export function createIndexer(options: IndexerOptions) {
     })
     const removed = await store.rollbackTo(chain, ancestor)
     source.rollbackTo?.(ancestor)
+    await balanceCheckpoints.rolledBack(ancestor)
     totals.reorgs++
     logger.warn(
       { chain, common_ancestor: ancestor, reorg_depth: checkpoint.indexedBlock - ancestor, removed_transfers: removed.transfers },
@@ -141,6 +162,7 @@ export function createIndexer(options: IndexerOptions) {
       const { number, hash, parentHash, timestamp } = blocks.at(-1) as ChainBlock
       lastBlock = { number, hash, parentHash, timestamp }
       checkpoint = { ...checkpoint, indexedBlock: lastBlock.number }
+      balanceCheckpoints.appended(checkpoint.indexedBlock, transfers)
       totals.blocks += blocks.length
       totals.transfers += transfers
       const headBlock = Math.max(target, head?.number ?? target)
@@ -186,6 +208,53 @@ export function createIndexer(options: IndexerOptions) {
     await storing
   }
 
+  /** Backfills, then follows the head until `signal` aborts (or to the head, with stopAtHead). */
+  async function follow(signal: AbortSignal): Promise<void> {
+    checkpoint = await store.openChain(chain, startBlock)
+    await balanceCheckpoints.open()
+    const stall = await store.findStall(chain)
+    if (stall !== undefined) {
+      logger.error({ chain, reason: stall }, 'the chain is stalled; not indexing it')
+      return
+    }
+    logger.info({ chain, indexed_from: checkpoint.indexedFrom, indexed_block: checkpoint.indexedBlock }, 'indexer started')
+    for (let failures = 0; !signal.aborted; ) {
+      try {
+        head = await source.getHead()
+        await store.recordHead(chain, head)
+        await reconcileTip(head)
+        if (checkpoint.indexedBlock < head.number) {
+          await catchUp(head.number, signal)
+        } else {
+          if (!checkpoint.historyIndexed) await buildHistoryIndexes()
+          if (options.stopAtHead) return
+          await sleep(pollIntervalMs, signal)
+        }
+        failures = 0
+      } catch (error) {
+        if (signal.aborted) break
+        if (error instanceof ReorgDetected) {
+          logger.warn({ chain, reason: error.message }, 'reorg detected while indexing')
+          continue
+        }
+        if (error instanceof ReorgTooDeepError) {
+          // trying again finds the same: stop this chain, and say what to do
+          const message = stallMessage(chain, error)
+          logger.error(
+            { chain, block: error.block, reorg_window: error.windowBlocks },
+            'reorg deeper than the window; indexing stalled',
+          )
+          await store.stallChain(chain, message)
+          return
+        }
+        const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 30_000 })
+        logger.error({ chain, ...errorFields(error), retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
+        await store.recordError(chain, describeError(error, chain)).catch(() => {})
+        await sleep(delay, signal)
+      }
+    }
+  }
+
   return {
     chain,
     totals,
@@ -194,47 +263,10 @@ export function createIndexer(options: IndexerOptions) {
     },
 
     async run(signal: AbortSignal): Promise<void> {
-      checkpoint = await store.openChain(chain, startBlock)
-      const stall = await store.findStall(chain)
-      if (stall !== undefined) {
-        logger.error({ chain, reason: stall }, 'the chain is stalled; not indexing it')
-        return
-      }
-      logger.info({ chain, indexed_from: checkpoint.indexedFrom, indexed_block: checkpoint.indexedBlock }, 'indexer started')
-      for (let failures = 0; !signal.aborted; ) {
-        try {
-          head = await source.getHead()
-          await store.recordHead(chain, head)
-          await reconcileTip(head)
-          if (checkpoint.indexedBlock < head.number) {
-            await catchUp(head.number, signal)
-          } else {
-            if (!checkpoint.historyIndexed) await buildHistoryIndexes()
-            if (options.stopAtHead) return
-            await sleep(pollIntervalMs, signal)
-          }
-          failures = 0
-        } catch (error) {
-          if (signal.aborted) break
-          if (error instanceof ReorgDetected) {
-            logger.warn({ chain, reason: error.message }, 'reorg detected while indexing')
-            continue
-          }
-          if (error instanceof ReorgTooDeepError) {
-            // trying again finds the same: stop this chain, and say what to do
-            const message = stallMessage(chain, error)
-            logger.error(
-              { chain, block: error.block, reorg_window: error.windowBlocks },
-              'reorg deeper than the window; indexing stalled',
-            )
-            await store.stallChain(chain, message)
-            return
-          }
-          const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 30_000 })
-          logger.error({ chain, ...errorFields(error), retry_in_ms: Math.round(delay) }, 'indexing failed; retrying')
-          await store.recordError(chain, describeError(error, chain)).catch(() => {})
-          await sleep(delay, signal)
-        }
+      try {
+        await follow(signal)
+      } finally {
+        await balanceCheckpoints.settled()
       }
     },
   }

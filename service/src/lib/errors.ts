@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   upstream_error: 502,
   chain_unavailable: 503,
   not_ready: 503,
+  warming_up: 503,
   query_timeout: 503,
   overloaded: 503,
 } as const
@@ -54,12 +55,19 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   upstream_error: 'Upstream error',
   chain_unavailable: 'Chain unavailable',
   not_ready: 'Not ready',
+  warming_up: 'Warming up',
   query_timeout: 'Query timeout',
   overloaded: 'Overloaded',
 }
 
 /** Codes a caller may simply try again later (after Retry-After when given): the failure is not theirs. */
-const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'upstream_error', 'chain_unavailable', 'not_ready'])
+const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set([
+  'rate_limited',
+  'upstream_error',
+  'chain_unavailable',
+  'not_ready',
+  'warming_up',
+])
 
 export type WdsErrorOptions = {
   /** The request parameter that was wrong, for 4xx caused by one parameter. */

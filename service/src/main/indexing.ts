@@ -1,7 +1,7 @@
 import type { ChainSource } from '../chains/chain-source.ts'
 import type { ExplorerSource } from '../chains/explorers/explorer-source.ts'
 import { ChainMismatchError, connectChainSource, connectExplorerSource, isChainImplemented } from '../chains/sources.ts'
-import { CHAINS, findChain } from '../config/chains.ts'
+import { CHAINS, findChain, headPollIntervalMs } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createIndexer, describeError, errorFields } from '../ingestion/indexer.ts'
 import type { ProgressReporter } from '../ingestion/progress.ts'
@@ -80,7 +80,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
             progress,
             startBlock: source.startBlock,
             stopAtHead,
-            ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
+            pollIntervalMs: pollIntervalMs ?? headPollIntervalMs(slug),
             ...(config.reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks: config.reorgWindowBlocks }),
           })
           await indexer.run(controller.signal)

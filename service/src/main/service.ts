@@ -102,13 +102,24 @@ export async function startService(
     poolWaitMs: config.poolWaitMs,
   })
   const balances = createBalancesStore(apiDb)
-  // FX answers offline: the bundled ECB history goes in on first start (an empty fx_rates table).
-  await loadBundledFxRates(createFxRatesStore(database.db), logger)
-  await loadBundledPrices(createAssetPricesStore(database.db), logger)
   const fxRates = createFxRatesStore(apiDb)
   const assetPrices = createAssetPricesStore(apiDb)
   const fxBook = createFxBook(fxRates)
   const pricer = createPricer({ prices: assetPrices, fxBook })
+  // FX and prices answer offline: the bundled ECB history and daily prices go in on first start (empty
+  // tables), in the background so that the service listens at once; market answers wait for them.
+  let marketReady = false
+  const marketLoad = (async () => {
+    try {
+      await loadBundledFxRates(createFxRatesStore(database.db), logger)
+      await loadBundledPrices(createAssetPricesStore(database.db), logger)
+    } catch (error) {
+      logger.error({ err: error }, 'could not load the bundled market data; FX and prices answer from what is stored')
+    } finally {
+      pricer.invalidate()
+      marketReady = true
+    }
+  })()
   const app = await buildApp({
     config,
     db: apiDb,
@@ -138,6 +149,7 @@ export async function startService(
     }),
     fxBook,
     pricer,
+    marketReady: () => marketReady,
     portal: {
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
       jwtSecret: await loadJwtSecret(config),
@@ -171,6 +183,7 @@ export async function startService(
       marketSync.abort()
       await marketSchedule
       await indexing?.stop()
+      await marketLoad
       await database.close()
     })()
     return stopped

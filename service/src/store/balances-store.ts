@@ -6,27 +6,88 @@ const COIN_TYPES = recordTypesOf('coin')
 const TOKEN_TYPES = recordTypesOf('token')
 
 /**
+ * Net movements per asset of address $2 on chain $1 over ($3, $4], from the balance checkpoints
+ * (migration 0021) whose sums start after $3. In `r`: `f` is the last full checkpoint at or below $4 and
+ * `c` the last checkpoint of any kind there, `f_last` and `l` the chain's last ones ($3 when there is
+ * none); `sum_from` is where the address's rows must be summed from for $4 (`c` when the address is
+ * tracked after `f`: its hot checkpoints cover (f, c]; else `f`), `list_from` the same for the assets
+ * it moved after $4 (listed with 0).
+ */
+const ASSET = `CASE WHEN type = ANY($6) THEN contract_address ELSE '' END`
+const BALANCE_TYPE = '(type = ANY($5) OR type = ANY($6))'
+// each side of the address's rows apart, so that each reads its own wallet-history index by (address, block)
+const SUM_MOVEMENTS = `
+  WITH h AS (
+    SELECT coalesce((SELECT max(block_number) FROM balance_checkpoint_heights
+                      WHERE chain = $1 AND after_block = $3 AND full_checkpoint AND block_number <= $4), $3) AS f,
+           coalesce((SELECT max(block_number) FROM balance_checkpoint_heights
+                      WHERE chain = $1 AND after_block = $3 AND block_number <= $4), $3) AS c,
+           coalesce((SELECT max(block_number) FROM balance_checkpoint_heights
+                      WHERE chain = $1 AND after_block = $3 AND full_checkpoint), $3) AS f_last,
+           coalesce((SELECT max(block_number) FROM balance_checkpoint_heights WHERE chain = $1 AND after_block = $3), $3) AS l
+  ), r AS (
+    SELECT h.f, h.c, h.f_last, h.l,
+           CASE WHEN coalesce((SELECT $2 = ANY(x.tracked) FROM balance_checkpoint_heights x
+                                WHERE x.chain = $1 AND x.block_number = h.f AND x.full_checkpoint), false)
+                THEN h.c ELSE h.f END AS sum_from,
+           CASE WHEN coalesce((SELECT $2 = ANY(x.tracked) FROM balance_checkpoint_heights x
+                                WHERE x.chain = $1 AND x.block_number = h.f_last AND x.full_checkpoint), false)
+                THEN h.l ELSE h.f_last END AS list_from
+      FROM h
+  ), movements AS (
+    SELECT asset, coalesce(sum(delta) FILTER (WHERE block_number <= (SELECT f FROM r)), 0) AS net
+      FROM balance_checkpoints WHERE chain = $1 AND address = $2 AND block_number > $3
+     GROUP BY asset
+    UNION ALL
+    SELECT asset, delta FROM balance_hot_checkpoints
+     WHERE chain = $1 AND address = $2 AND block_number > (SELECT f FROM r) AND block_number <= (SELECT c FROM r)
+    UNION ALL
+    SELECT asset, 0 FROM balance_hot_checkpoints
+     WHERE chain = $1 AND address = $2 AND block_number > (SELECT f_last FROM r)
+    UNION ALL
+    SELECT ${ASSET}, value FROM transfers
+     WHERE chain = $1 AND to_address = $2 AND ${BALANCE_TYPE}
+       AND block_number > (SELECT sum_from FROM r) AND block_number <= $4
+    UNION ALL
+    SELECT ${ASSET}, -value FROM transfers
+     WHERE chain = $1 AND from_address = $2 AND ${BALANCE_TYPE}
+       AND block_number > (SELECT sum_from FROM r) AND block_number <= $4
+    UNION ALL
+    SELECT ${ASSET}, 0 FROM transfers
+     WHERE chain = $1 AND to_address = $2 AND ${BALANCE_TYPE} AND block_number > greatest((SELECT list_from FROM r), $4)
+    UNION ALL
+    SELECT ${ASSET}, 0 FROM transfers
+     WHERE chain = $1 AND from_address = $2 AND ${BALANCE_TYPE} AND block_number > greatest((SELECT list_from FROM r), $4)
+  )
+  SELECT asset, sum(net)::text AS net FROM movements GROUP BY asset`
+
+/**
  * Balances as sums of the indexed rows: what came in minus what went out, the coin (native,
  * internal and fee rows) and each ERC-20 token, over a block range of one chain.
  */
 export function createBalancesStore(db: Db) {
   return {
     /**
-     * Net movement per asset of `address` in blocks (`afterBlock`, `atBlock`], read in one scan of its
-     * rows after `afterBlock`: every ERC-20 it moved anywhere in the indexed range is listed, with 0
-     * when it moved only after `atBlock` (it may still hold an opening balance of it).
+     * Net movement per asset of `address` in blocks (`afterBlock`, `atBlock`]: every ERC-20 it moved
+     * anywhere in the indexed range is listed, with 0 when it moved only after `atBlock` (it may still
+     * hold an opening balance of it).
+     *
+     * Read from the chain's balance checkpoints (migration 0021) when their sums start at `afterBlock`
+     * (the opening block, as every caller passes): the address's full checkpoints (one row per asset and
+     * full interval it moved in), its hot checkpoints since the last full one when it is tracked, and its
+     * rows after the last checkpoint (tracked) or the last full one (not tracked: it moved less than the
+     * tracking threshold in the full interval before). Whatever the wallet's size, the rows read are
+     * those of at most one checkpoint interval, or a few from an address that is not tracked.
      */
     async sumMovements(chain: string, address: string, afterBlock: number, atBlock: number): Promise<Map<string, bigint>> {
-      const { rows } = await db.query<{ asset: string; net: string }>(
-        `SELECT CASE WHEN type = ANY($6) THEN contract_address ELSE '' END AS asset,
-                (coalesce(sum(value) FILTER (WHERE to_address = $2 AND block_number <= $4), 0)
-                 - coalesce(sum(value) FILTER (WHERE from_address = $2 AND block_number <= $4), 0))::text AS net
-           FROM transfers
-          WHERE chain = $1 AND (from_address = $2 OR to_address = $2)
-            AND (type = ANY($5) OR type = ANY($6)) AND block_number > $3
-          GROUP BY 1`,
-        [chain, address, afterBlock, atBlock, COIN_TYPES, TOKEN_TYPES],
-      )
+      const { rows } = await db.query<{ asset: string; net: string }>(SUM_MOVEMENTS, [
+        chain,
+        address,
+        afterBlock,
+        atBlock,
+        COIN_TYPES,
+        TOKEN_TYPES,
+      ])
       return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
     },
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import type { BlockRef, ChainBlock, SpentOutput, Token, Transfer } from '../domain/records.ts'
+import { type BlockRef, type ChainBlock, recordTypesOf, type SpentOutput, type Token, type Transfer } from '../domain/records.ts'
 import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
@@ -42,6 +42,62 @@ function* batchLines(lines: Iterable<string>, size = 1000): Generator<string> {
   }
   if (chunk !== '') yield chunk
 }
+
+/** A partition is analysed again each time the rows this process appended to it double (from 100,000). */
+const FIRST_ANALYZE_ROWS = 100_000
+
+/** The record types a balance adds up (as in balances-store.ts): the coin's and the fungible tokens'. */
+const COIN_TYPES = recordTypesOf('coin')
+const TOKEN_TYPES = recordTypesOf('token')
+
+/** The movements of the partition's rows in blocks ($2, $3]: each row's receiving side (+) and sending side (-). */
+const MOVES = (partition: string, addressFilter: (column: string) => string) => `
+    SELECT to_address AS address, CASE WHEN type = ANY($6) THEN contract_address ELSE '' END AS asset, value AS delta
+      FROM ${partition}
+     WHERE block_number > $2 AND block_number <= $3 AND ${addressFilter('to_address')} AND (type = ANY($5) OR type = ANY($6))
+    UNION ALL
+    SELECT from_address, CASE WHEN type = ANY($6) THEN contract_address ELSE '' END, -value
+      FROM ${partition}
+     WHERE block_number > $2 AND block_number <= $3 AND ${addressFilter('from_address')} AND (type = ANY($5) OR type = ANY($6))`
+
+/**
+ * A full balance checkpoint (migration 0021) at height $3 of chain $1: each (address, asset) moved in
+ * blocks ($2, $3] ($2: the previous full checkpoint, or the opening block $4) with its net movement
+ * there, and the addresses that moved at least $7 times there, tracked until the next full checkpoint.
+ * One statement over the partition's rows of those blocks (its block-range BRIN index finds them).
+ */
+const WRITE_FULL_CHECKPOINT = (partition: string) => `
+  WITH moves AS (${MOVES(partition, (column) => `${column} IS NOT NULL`)}
+  ), moved AS (
+    SELECT address, asset, sum(delta) AS delta, count(*) AS movements FROM moves GROUP BY address, asset
+  ), written AS (
+    INSERT INTO balance_checkpoints (chain, address, asset, block_number, delta)
+    SELECT $1, address, asset, $3, delta FROM moved
+    RETURNING 1
+  ), tracked AS (
+    SELECT address FROM moved GROUP BY address HAVING sum(movements) >= $7
+  )
+  INSERT INTO balance_checkpoint_heights (chain, block_number, after_block, full_checkpoint, tracked, movements, keys_written)
+  SELECT $1, $3, $4, true, coalesce((SELECT array_agg(address ORDER BY address) FROM tracked), '{}'),
+         (SELECT coalesce(sum(movements), 0) FROM moved), (SELECT count(*) FROM written)
+  RETURNING movements, keys_written`
+
+/**
+ * A checkpoint between full ones at height $3 of chain $1: the net movement in blocks ($2, $3] ($2: the
+ * previous checkpoint) of each key of the tracked addresses $7, and nobody else's.
+ */
+const WRITE_HOT_CHECKPOINT = (partition: string) => `
+  WITH moves AS (${MOVES(partition, (column) => `${column} = ANY($7)`)}
+  ), moved AS (
+    SELECT address, asset, sum(delta) AS delta, count(*) AS movements FROM moves GROUP BY address, asset
+  ), written AS (
+    INSERT INTO balance_hot_checkpoints (chain, address, asset, block_number, delta)
+    SELECT $1, address, asset, $3, delta FROM moved
+    RETURNING 1
+  )
+  INSERT INTO balance_checkpoint_heights (chain, block_number, after_block, full_checkpoint, movements, keys_written)
+  SELECT $1, $3, $4, false, (SELECT coalesce(sum(movements), 0) FROM moved), (SELECT count(*) FROM written)
+  RETURNING movements, keys_written`
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
 
@@ -195,6 +251,14 @@ async function writeOutputs(client: pg.PoolClient, chain: string, blocks: readon
 const OUTPUTS_PER_STATEMENT = 20_000
 
 export function createTransfersStore(db: Db) {
+  /** Rows appended per chain by this process since its partition was last analysed, and the next threshold. */
+  const growth = new Map<string, { appended: number; analyzeAt: number }>()
+
+  /** Fresh planner statistics for a chain's partition (a new or grown partition has none, or stale ones). */
+  async function analyze(chain: string): Promise<void> {
+    await db.query(`ANALYZE ${partitionName(chain)}, ${outputsPartitionName(chain)}`)
+  }
+
   return {
     /**
      * Makes the chain's partitions (of transfers, and of outputs for a UTXO chain's) and state row;
@@ -256,6 +320,8 @@ export function createTransfersStore(db: Db) {
       ])
       for (const result of built) if (result.status === 'rejected') throw result.reason
       await db.query('UPDATE chain_states SET history_indexed_at = now() WHERE chain = $1', [chain])
+      // the first pages are read right after this: without statistics the planner guesses (issue 13)
+      await analyze(chain)
     },
 
     async findBlock(chain: string, number: number): Promise<BlockRef | undefined> {
@@ -329,11 +395,24 @@ export function createTransfersStore(db: Db) {
           )
         }
       })
+      // a backfill grows the partition far faster than autovacuum's analyse threshold follows
+      let rows = 0
+      for (const block of blocks) rows += block.transfers.length
+      const grown = growth.get(chain) ?? { appended: 0, analyzeAt: FIRST_ANALYZE_ROWS }
+      grown.appended += rows
+      growth.set(chain, grown)
+      if (grown.appended >= grown.analyzeAt) {
+        grown.analyzeAt *= 2
+        await analyze(chain)
+      }
     },
 
     /** Removes every block above `ancestor` with its transfers, and moves the checkpoint back to it, in one transaction. */
     async rollbackTo(chain: string, ancestor: number): Promise<{ blocks: number; transfers: number }> {
       return withTransaction(db, async (client) => {
+        // first: a balance checkpoint being written (its transaction share-locks this row) commits before
+        // the rows and checkpoints above the ancestor go, or finds the chain rolled back and writes nothing
+        await client.query('SELECT 1 FROM chain_states WHERE chain = $1 FOR UPDATE', [chain])
         const transfers = await client.query(`DELETE FROM ${partitionName(chain)} WHERE block_number > $1`, [ancestor])
         // a UTXO chain's outputs: those created above the ancestor go, those spent above it are unspent again
         await client.query('DELETE FROM outputs WHERE chain = $1 AND block_number > $2', [chain, ancestor])
@@ -343,6 +422,16 @@ export function createTransfersStore(db: Db) {
           [chain, ancestor],
         )
         const blocks = await client.query('DELETE FROM blocks WHERE chain = $1 AND number > $2', [chain, ancestor])
+        // balance checkpoints are of final blocks, which a reorg within the window never reaches; a rewind
+        // (or a rollback from a lagging node's lower tip) can, and takes those above the ancestor with it
+        const heights = await client.query('DELETE FROM balance_checkpoint_heights WHERE chain = $1 AND block_number > $2', [
+          chain,
+          ancestor,
+        ])
+        if ((heights.rowCount ?? 0) > 0) {
+          await client.query('DELETE FROM balance_checkpoints WHERE chain = $1 AND block_number > $2', [chain, ancestor])
+          await client.query('DELETE FROM balance_hot_checkpoints WHERE chain = $1 AND block_number > $2', [chain, ancestor])
+        }
         const { rows } = await client.query<{ timestamp: Date }>(
           'SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2',
           [chain, ancestor],
@@ -352,6 +441,90 @@ export function createTransfersStore(db: Db) {
           [chain, ancestor, rows[0]?.timestamp ?? null],
         )
         return { blocks: blocks.rowCount ?? 0, transfers: transfers.rowCount ?? 0 }
+      })
+    },
+
+    /**
+     * The height of the chain's last balance checkpoint, or its opening block (max(0, indexed_from - 1))
+     * when it has none; undefined for a chain never opened.
+     */
+    async findLastBalanceCheckpoint(chain: string): Promise<number | undefined> {
+      const { rows } = await db.query<{ height: string | null }>(
+        `SELECT coalesce(
+                  (SELECT max(h.block_number) FROM balance_checkpoint_heights h
+                    WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1)),
+                  greatest(0, s.indexed_from - 1))::text AS height
+           FROM chain_states s WHERE s.chain = $1 AND s.indexed_from IS NOT NULL`,
+        [chain],
+      )
+      const height = rows[0]?.height
+      return height === undefined || height === null ? undefined : Number(height)
+    },
+
+    /**
+     * Writes the chain's balance checkpoint at `height` (migration 0021), in bulk from the rows since the
+     * checkpoint before it: a full one when `fullEvery - 1` others followed the last full one, else one of
+     * the addresses the last full one tracks. The caller passes a final height (deeper than the reorg
+     * window); one at or below the last checkpoint, or above the indexed block, writes nothing (undefined).
+     */
+    async writeBalanceCheckpoint(
+      chain: string,
+      height: number,
+      policy: { fullEvery: number; trackedMovements: number },
+    ): Promise<{ full: boolean; movements: number; keys: number } | undefined> {
+      return withTransaction(db, async (client) => {
+        await client.query('SET LOCAL synchronous_commit = off')
+        // The chain's state row, share-locked: appends (which update it) go on beside this transaction,
+        // a rollback (which locks it first, for update) waits for it or runs before it.
+        const { rows } = await client.query<{
+          after_block: string
+          indexed_block: string | null
+          previous: string | null
+          last_full: string | null
+        }>(
+          `SELECT greatest(0, indexed_from - 1)::text AS after_block, indexed_block::text AS indexed_block,
+                  (SELECT max(h.block_number) FROM balance_checkpoint_heights h
+                    WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1))::text AS previous,
+                  (SELECT max(h.block_number) FROM balance_checkpoint_heights h
+                    WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1) AND h.full_checkpoint)::text AS last_full
+             FROM chain_states s WHERE chain = $1 AND indexed_from IS NOT NULL FOR KEY SHARE`,
+          [chain],
+        )
+        const state = rows[0]
+        if (state === undefined || state.indexed_block === null || height > Number(state.indexed_block)) return undefined
+        const afterBlock = Number(state.after_block)
+        const previous = state.previous === null ? afterBlock : Number(state.previous)
+        if (height <= previous) return undefined
+        const lastFull = state.last_full === null ? afterBlock : Number(state.last_full)
+        const { rows: since } = await client.query<{ others: string; tracked: string[] | null }>(
+          `SELECT count(*)::text AS others,
+                  (SELECT tracked FROM balance_checkpoint_heights WHERE chain = $1 AND block_number = $2 AND full_checkpoint) AS tracked
+             FROM balance_checkpoint_heights WHERE chain = $1 AND block_number > $2`,
+          [chain, lastFull],
+        )
+        const full = Number(since[0]?.others ?? 0) + 1 >= policy.fullEvery
+        const partition = partitionName(chain)
+        const written = full
+          ? await client.query<{ movements: string; keys_written: string }>(WRITE_FULL_CHECKPOINT(partition), [
+              chain,
+              lastFull,
+              height,
+              afterBlock,
+              COIN_TYPES,
+              TOKEN_TYPES,
+              policy.trackedMovements,
+            ])
+          : await client.query<{ movements: string; keys_written: string }>(WRITE_HOT_CHECKPOINT(partition), [
+              chain,
+              previous,
+              height,
+              afterBlock,
+              COIN_TYPES,
+              TOKEN_TYPES,
+              since[0]?.tracked ?? [],
+            ])
+        const row = written.rows[0]
+        return { full, movements: Number(row?.movements ?? 0), keys: Number(row?.keys_written ?? 0) }
       })
     },
 

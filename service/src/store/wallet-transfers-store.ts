@@ -54,6 +54,9 @@ const COLUMNS = `chain, block_number AS "blockNumber", block_time AS "blockTime"
   contract_address AS "contractAddress", token_id::text AS "tokenId", log_index AS "logIndex",
   batch_index AS "batchIndex", operator, counterparties`
 
+/** Bounds the token metadata held in memory (it is cleared, not evicted, past this). */
+const MAX_CACHED_TOKENS = 100_000
+
 const ORDER = 'block_number DESC, tx_index DESC, seq DESC'
 
 /**
@@ -62,6 +65,8 @@ const ORDER = 'block_number DESC, tx_index DESC, seq DESC'
  * to oneself is read from the sending side only, so it appears once.
  */
 export function createWalletTransfersStore(db: Db) {
+  /** Tokens whose metadata is complete, by `chain:contract`. */
+  const completeTokens = new Map<string, Token>()
   /** The timestamp of a stored block. */
   async function findBlockTime(chain: string, blockNumber: number): Promise<Date | undefined> {
     const { rows } = await db.query<{ timestamp: Date }>('SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2', [
@@ -106,15 +111,31 @@ export function createWalletTransfersStore(db: Db) {
       return rows
     },
 
-    /** Name, symbol and decimals of these token contracts, where known. */
+    /**
+     * Name, symbol and decimals of these token contracts, where known. A token known in full is held
+     * in memory: its row never changes once complete (writers only fill in what is missing).
+     */
     async findTokens(chain: string, contractAddresses: readonly string[]): Promise<Map<string, Token>> {
-      if (contractAddresses.length === 0) return new Map()
+      const found = new Map<string, Token>()
+      const missing: string[] = []
+      for (const contract of contractAddresses) {
+        const known = completeTokens.get(`${chain}:${contract}`)
+        if (known === undefined) missing.push(contract)
+        else found.set(contract, known)
+      }
+      if (missing.length === 0) return found
       const { rows } = await db.query<Token>(
         `SELECT contract_address AS "contractAddress", name, symbol, decimals FROM tokens
          WHERE chain = $1 AND contract_address = ANY($2)`,
-        [chain, contractAddresses],
+        [chain, missing],
       )
-      return new Map(rows.map((row) => [row.contractAddress, row]))
+      if (completeTokens.size > MAX_CACHED_TOKENS) completeTokens.clear()
+      for (const row of rows) {
+        found.set(row.contractAddress, row)
+        if (row.name !== null && row.symbol !== null && row.decimals !== null)
+          completeTokens.set(`${chain}:${row.contractAddress}`, row)
+      }
+      return found
     },
 
     /** Whether each chain's history can be served (its wallet-history indexes are built) and up to which block. */
@@ -136,23 +157,16 @@ export function createWalletTransfersStore(db: Db) {
       side: 'atOrAfter' | 'before',
       range: { from: number; to: number },
     ): Promise<number | undefined> {
-      // The first block whose time is >= `time`, in [from, to + 1] (to + 1: none). A block number
-      // with no stored block (explorer chains store only their wallets' blocks) counts as the next
-      // stored block above it: times still never decrease along the search.
-      let low = range.from
-      let high = range.to + 1
-      while (low < high) {
-        const middle = Math.floor((low + high) / 2)
-        const { rows } = await db.query<{ timestamp: Date }>(
-          'SELECT timestamp FROM blocks WHERE chain = $1 AND number >= $2 AND number <= $3 ORDER BY number LIMIT 1',
-          [chain, middle, range.to],
-        )
-        const at = rows[0]?.timestamp.getTime()
-        if (at === undefined || at >= time.getTime()) high = middle
-        else low = middle + 1
-      }
-      if (side === 'atOrAfter') return low <= range.to ? low : undefined
-      return low - 1 >= range.from ? low - 1 : undefined
+      // One descent of blocks_by_time (migration 0020). A block number with no stored block (explorer
+      // chains store only their wallets' blocks) holds no rows, so the stored blocks alone decide.
+      const sql =
+        side === 'atOrAfter'
+          ? `SELECT number FROM blocks WHERE chain = $1 AND timestamp >= $2 AND number BETWEEN $3 AND $4
+              ORDER BY timestamp, number LIMIT 1`
+          : `SELECT number FROM blocks WHERE chain = $1 AND timestamp < $2 AND number BETWEEN $3 AND $4
+              ORDER BY timestamp DESC, number DESC LIMIT 1`
+      const { rows } = await db.query<{ number: string }>(sql, [chain, time, range.from, range.to])
+      return rows[0] === undefined ? undefined : Number(rows[0].number)
     },
   }
 }

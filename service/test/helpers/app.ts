@@ -36,6 +36,7 @@ export async function createTestApp(
     rateLimits,
     smtpUrl,
     stripe,
+    marketReady,
     portal = {},
     bounds,
     databaseUrl,
@@ -47,6 +48,8 @@ export async function createTestApp(
     /** Where the portal's mail goes; unset: to the log. */
     smtpUrl?: string
     stripe?: StripeBilling
+    /** Whether the bundled market data is in (unset: always). */
+    marketReady?: () => boolean
     /** The portal's abuse-limit counters, limits and clock; unset: in memory, PORTAL_LIMITS, the real clock. */
     portal?: Pick<AppDeps['portal'], 'throttle' | 'limits' | 'now'>
     /** The statement timeout and pool wait of the app's pool (the service's API pool has both). */
@@ -98,6 +101,7 @@ export async function createTestApp(
       explorers: explorers === undefined ? undefined : { store: createExplorerWalletsStore(database.db), ...explorers },
     }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
+    ...(marketReady === undefined ? {} : { marketReady }),
     fxBook,
     pricer: createPricer({ prices: stores.assetPrices, fxBook }),
     portal: { mailer: createMailer({ smtpUrl, from: 'WDS <no-reply@wds.test>', logger }), jwtSecret, stripe, ...portal },

@@ -19,7 +19,21 @@ export async function indexToHead(
     startBlock = 0,
     rangeSize = 5,
     logger = createLogger('silent'),
-  }: { startBlock?: number; rangeSize?: number; logger?: Logger } = {},
+    reorgWindowBlocks,
+    balanceCheckpointBlocks,
+    balanceCheckpointFullEvery,
+    balanceTrackedMovements,
+  }: {
+    startBlock?: number
+    rangeSize?: number
+    logger?: Logger
+    /** Unset: the indexer's (MAX_REORG_DEPTH_BLOCKS); balance checkpoints are written this deep. */
+    reorgWindowBlocks?: number
+    /** Blocks between balance checkpoints, full ones among them, the tracking threshold; unset: the indexer's. */
+    balanceCheckpointBlocks?: number
+    balanceCheckpointFullEvery?: number
+    balanceTrackedMovements?: number
+  } = {},
 ) {
   const indexer = createIndexer({
     chain,
@@ -29,6 +43,10 @@ export async function indexToHead(
     startBlock,
     rangeSize,
     stopAtHead: true,
+    ...(reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks }),
+    ...(balanceCheckpointBlocks === undefined ? {} : { balanceCheckpointBlocks }),
+    ...(balanceCheckpointFullEvery === undefined ? {} : { balanceCheckpointFullEvery }),
+    ...(balanceTrackedMovements === undefined ? {} : { balanceTrackedMovements }),
   })
   await indexer.run(new AbortController().signal)
   return indexer.totals

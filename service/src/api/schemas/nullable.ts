@@ -13,6 +13,15 @@ export function Nullable<T extends TSchema>(schema: T) {
 }
 
 /**
+ * One of these strings, as `{"type": "string", "enum": [...]}` rather than an `anyOf` of constants:
+ * the response serialiser then writes it as a string instead of validating it against each constant
+ * (the documentation lists the same values).
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+}
+
+/**
  * The optional `price_<ccy>` / `value_<ccy>` fields (and `total_value_<ccy>` with `totals`) of every
  * supported currency but USD, declared one by one: the serialiser writes declared fields directly,
  * where a `patternProperties` rule would make it test every key of every record.

@@ -1,8 +1,8 @@
 import { type TSchema, Type } from 'typebox'
 import { ALL_RECORD_TYPES, NFT_TYPES } from '../../domain/records.ts'
-import { Nullable, otherCurrencyFields } from './nullable.ts'
+import { Nullable, otherCurrencyFields, StringEnum } from './nullable.ts'
 
-const Direction = Type.Union([Type.Literal('in'), Type.Literal('out')], { description: 'Relative to the queried address' })
+const Direction = StringEnum(['in', 'out'], { description: 'Relative to the queried address' })
 
 export const TransferSchema = Type.Object(
   {
@@ -14,13 +14,10 @@ export const TransferSchema = Type.Object(
     txHash: Type.String(),
     blockNumber: Type.Integer(),
     timestamp: Type.String({ format: 'date-time' }),
-    type: Type.Union(
-      ALL_RECORD_TYPES.map((t) => Type.Literal(t)),
-      {
-        description:
-          'The movement: native, internal, fee, a token standard (erc20, trc20, spl…) or deposit, withdrawal, reward (a coinbase output too), yield',
-      },
-    ),
+    type: StringEnum(ALL_RECORD_TYPES, {
+      description:
+        'The movement: native, internal, fee, a token standard (erc20, trc20, spl…) or deposit, withdrawal, reward (a coinbase output too), yield',
+    }),
     from: Nullable(Type.String({ description: 'null where value has no sender (a coinbase, a reward, a withdrawal)' })),
     to: Nullable(Type.String({ description: 'null for fee records' })),
     value: Type.String({
@@ -94,7 +91,7 @@ export const NftTransferSchema = Type.Object(
     to: Type.String(),
     contractAddress: Type.String(),
     tokenId: Type.String({ description: 'Decimal string' }),
-    tokenStandard: Type.Union(NFT_TYPES.map((t) => Type.Literal(t))),
+    tokenStandard: StringEnum(NFT_TYPES),
     amount: Type.String({ description: 'Decimal string; "1" for ERC-721' }),
     operator: Nullable(Type.String({ description: 'ERC-1155 operator; null for ERC-721' })),
     collectionName: Nullable(Type.String()),

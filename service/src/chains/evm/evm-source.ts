@@ -143,7 +143,7 @@ export function createEvmSource({ chain, rpc, logger, profile = profileOf(chain)
       blocks.map((b) => ({ method: 'debug_traceBlockByNumber', params: [b.number, { tracer: 'callTracer' }] })),
       BLOCKS_PER_BATCH,
     )
-    return answers.map((results, i) => tracesFromCallTracer(blocks[i] as RpcBlock, results ?? []))
+    return answers.map((results, i) => tracesFromCallTracer(blocks[i] as RpcBlock, results ?? [], profile))
   }
 
   return {
@@ -283,8 +283,10 @@ export type BlockTraces = {
   reverted: ReadonlySet<string>
   /** trace_block `reward` entries, which belong to no transaction. */
   rewards: readonly ParityTrace[]
+  /** Transactions the callTracer answer left out (the profile's untraced sender's only: checked on assembly). */
+  untraced: ReadonlySet<string>
 }
-const NO_TRACES: BlockTraces = { internal: [], calls: new Map(), reverted: new Set(), rewards: [] }
+const NO_TRACES: BlockTraces = { internal: [], calls: new Map(), reverted: new Set(), rewards: [], untraced: new Set() }
 
 function tracesFromParity(block: RpcBlock, traces: ParityTrace[]): BlockTraces {
   const byTx = new Map<string, ParityTrace[]>()
@@ -311,11 +313,17 @@ function tracesFromParity(block: RpcBlock, traces: ParityTrace[]): BlockTraces {
     const txHash = lower(txHashOf(tx))
     return decodeParityTraces({ blockNumber, txIndex, txHash }, byTx.get(txHash) ?? [])
   })
-  return { internal, calls, reverted, rewards }
+  return { internal, calls, reverted, rewards, untraced: new Set() }
 }
 
-function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[]): BlockTraces {
-  if (results.length !== block.transactions.length) {
+function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[], profile: EvmChainProfile): BlockTraces {
+  // A chain whose system transactions have no trace (Polygon's state sync) may get fewer results than
+  // transactions: they are matched by hash, and the transactions left out are checked on assembly.
+  const byHash =
+    results.length < block.transactions.length && profile.untracedSender !== undefined && results.every((r) => r.txHash)
+      ? new Map(results.map((r) => [lower(r.txHash as string), r]))
+      : undefined
+  if (results.length !== block.transactions.length && byHash === undefined) {
     throw new TransportError(
       `block ${quantity(block.number)}: ${results.length} traces for ${block.transactions.length} transactions`,
     )
@@ -323,19 +331,26 @@ function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[]): Bloc
   const blockNumber = quantity(block.number)
   const calls = new Map<string, TopCall>()
   const reverted = new Set<string>()
+  const untraced = new Set<string>()
   const internal = block.transactions.flatMap((tx, txIndex) => {
     const txHash = lower(txHashOf(tx))
-    const result = results[txIndex]
+    const result = byHash === undefined ? results[txIndex] : byHash.get(txHash)
     if (result?.txHash !== undefined && lower(result.txHash) !== txHash) {
       throw new TransportError(`block ${blockNumber}: trace ${txIndex} is of ${result.txHash}, not ${txHash}`)
     }
-    if (result === undefined) return []
+    if (result === undefined) {
+      untraced.add(txHash)
+      return []
+    }
     const top = result.result
     if (top.error !== undefined && top.error !== null && top.error !== '') reverted.add(txHash)
     if (top.value !== undefined) calls.set(txHash, { from: top.from, to: top.to ?? null, value: top.value })
     return decodeCallFrames({ blockNumber, txIndex, txHash }, top)
   })
-  return { internal, calls, reverted, rewards: [] }
+  if (byHash !== undefined && byHash.size + untraced.size !== block.transactions.length) {
+    throw new TransportError(`block ${blockNumber}: traces of transactions the block does not hold`)
+  }
+  return { internal, calls, reverted, rewards: [], untraced }
 }
 
 /** Whether blocks fetched with transaction hashes only can be assembled: every fee priced, every transaction traced. */
@@ -385,6 +400,9 @@ export function assembleBlocks(
     const transfers: Transfer[] = []
     for (const tx of transactionsOf(block, blockTraces)) {
       const hash = lower(tx.hash)
+      if (blockTraces.untraced.has(hash) && lower(tx.from) !== profile.untracedSender) {
+        throw new TransportError(`block ${ref.number}: the traces leave out ${tx.hash}, which is not a system transaction`)
+      }
       const receipt = receiptByHash.get(hash)
       if (receipt === undefined) throw new TransportError(`block ${ref.number}: no receipt for ${tx.hash}`)
       if (receipt.blockHash !== undefined && lower(receipt.blockHash) !== ref.hash) {

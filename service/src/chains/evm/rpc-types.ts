@@ -26,6 +26,8 @@ export type RpcTransaction = {
   type?: Hex
   /** OP-stack deposits: the value minted to `from` on L2. */
   mint?: Hex | null
+  /** Celo (CIP-64 and the L1 era's fee-currency types): the ERC-20 the fee is paid in; absent or null: CELO. */
+  feeCurrency?: Hex | null
 }
 
 export type RpcReceipt = {

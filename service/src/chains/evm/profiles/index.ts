@@ -1,3 +1,4 @@
+import { ANY_TOKEN } from '../../../domain/on-demand.ts'
 import type { EvmChainProfile } from './profile.ts'
 
 export type { EvmChainProfile, NativeAlias, NativeLedger, Unattributed } from './profile.ts'
@@ -9,7 +10,7 @@ export { unattributedIn } from './profile.ts'
  * BS = blockscout/blockscout, RT = erigontech/rpc-tests `integration/…`.
  */
 
-const GAS_ONLY = { l1Fee: false, operatorFee: false, blobGas: false } as const
+const GAS_ONLY = { l1Fee: false, operatorFee: false, blobGas: false, feeCurrency: false } as const
 
 /** gasUsed × effectiveGasPrice (the transaction's gasPrice before London), nothing else. */
 export const PLAIN: Omit<EvmChainProfile, 'chain'> = {
@@ -31,7 +32,7 @@ const OP_STACK_SOURCES = [
 function opStack(chain: string, extra: Partial<EvmChainProfile> = {}): EvmChainProfile {
   return {
     chain,
-    fee: { l1Fee: true, operatorFee: true, blobGas: false },
+    fee: { l1Fee: true, operatorFee: true, blobGas: false, feeCurrency: false },
     depositTxType: '0x7e',
     withdrawals: 'none',
     blockRewards: false,
@@ -47,7 +48,7 @@ const MERGE_BLOCK = 15_537_394
 const ethereum: EvmChainProfile = {
   chain: 'ethereum',
   // EIP-4844: a blob transaction pays blobGasUsed × blobGasPrice (burned) besides its gas
-  fee: { l1Fee: false, operatorFee: false, blobGas: true },
+  fee: { l1Fee: false, operatorFee: false, blobGas: true, feeCurrency: false },
   // EIP-4895: withdrawals credit `address` with `amount` Gwei after the block's transactions, with no transaction
   withdrawals: 'native',
   // RT mainnet/trace_block/test_01.json (block 4,417,196): `reward` entries, rewardType block and uncle
@@ -92,6 +93,10 @@ const PROFILES: readonly EvmChainProfile[] = [
     // maticnetwork/bor core/bor_fee_log.go: LogTransfer/LogFeeTransfer at 0x…1010 repeat native moves with
     // before/after balances; they are not ERC-20 Transfer logs, and the contract's own Transfer logs repeat POL moves
     nativeAliases: [{ contract: '0x0000000000000000000000000000000000001010', mode: 'repeats' }],
+    // state-sync transactions (from and to the zero address, appended to the block) have no trace: RT
+    // polygon-pos/debug_traceTransaction/test_01.json answers []; Bor's block tracer leaves them out unless
+    // borTraceEnabled (maticnetwork/bor eth/tracers/api.go)
+    untracedSender: '0x0000000000000000000000000000000000000000',
     unattributed: [
       {
         asset: 'native',
@@ -99,7 +104,12 @@ const PROFILES: readonly EvmChainProfile[] = [
           'bridge deposits arrive by state sync: system calls outside the transaction list (synthetic receipts in Bor; PIP-74 0x7F transactions) that the records do not read yet',
       },
     ],
-    sources: ['docs.polygon.technology Bor state sync', 'maticnetwork/bor core/bor_fee_log.go', 'PIP-74'],
+    sources: [
+      'docs.polygon.technology Bor state sync',
+      'maticnetwork/bor core/bor_fee_log.go',
+      'PIP-74',
+      'RT polygon-pos (a state-sync transaction, its receipt and its empty trace)',
+    ],
   },
   {
     chain: 'arbitrum',
@@ -169,8 +179,9 @@ const PROFILES: readonly EvmChainProfile[] = [
   {
     chain: 'celo',
     ...PLAIN,
-    // L2 since block 31,056,500: OP-stack fees and deposits
-    fee: { l1Fee: true, operatorFee: true, blobGas: false },
+    // L2 since block 31,056,500: OP-stack fees and deposits. CIP-64: a transaction naming a feeCurrency pays its
+    // fee in that ERC-20 through debitGasFees/creditGasFees, not in CELO (celo-org/celo-proposals CIP-64)
+    fee: { l1Fee: true, operatorFee: true, blobGas: false, feeCurrency: true },
     depositTxType: '0x7e',
     // specs.celo.org token duality: the CELO token contract moves the native balance through the 0xfd precompile
     // with zero call value and emits Transfer; native sends (call value) emit none: its Transfer logs are native moves
@@ -180,7 +191,12 @@ const PROFILES: readonly EvmChainProfile[] = [
         asset: 'native',
         toBlock: 31_056_499,
         reason:
-          'in the L1 era, epoch rewards were paid at epoch blocks with logs that belong to no transaction (BS apps/indexer/lib/indexer/fetcher/celo/epoch_logs.ex), and fees paid in an ERC-20 (CIP-64 feeCurrency) or to a gateway are not read',
+          'in the L1 era, epoch rewards were paid at epoch blocks with logs that belong to no transaction (BS apps/indexer/lib/indexer/fetcher/celo/epoch_logs.ex), and gateway fees (gatewayFee to gatewayFeeRecipient) are not read',
+      },
+      {
+        asset: ANY_TOKEN,
+        reason:
+          'if this token is one of the fee currencies Celo governance lists (FeeCurrencyDirectory; FeeCurrencyWhitelist in the L1 era), fees paid in it (CIP-64 feeCurrency) are debited from the sender and credited to the fee recipients by debitGasFees/creditGasFees, system calls around the transaction: where their token moves are not among its logs, no record holds them (an adapter, e.g. for USDC, debits the token behind it); if it is not, the records miss a movement: please report it with the block range',
       },
     ],
     sources: [
@@ -231,7 +247,7 @@ const PROFILES: readonly EvmChainProfile[] = [
     chain: 'scroll',
     ...PLAIN,
     // docs.scroll.io transaction fees: L2 fee + the receipt's l1Fee; L1 messages pay none
-    fee: { l1Fee: true, operatorFee: false, blobGas: false },
+    fee: { l1Fee: true, operatorFee: false, blobGas: false, feeCurrency: false },
     sources: ['docs.scroll.io, transaction fees'],
   },
   { chain: 'linea', ...PLAIN, sources: ['docs.linea.build gas fees: L1 cost is in the gas price'] },

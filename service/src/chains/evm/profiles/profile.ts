@@ -14,12 +14,22 @@ export type EvmChainProfile = {
     readonly operatorFee: boolean
     /** EIP-4844 blob gas: `blobGasUsed × blobGasPrice` from the receipt. */
     readonly blobGas: boolean
+    /**
+     * CIP-64 (Celo): a transaction naming a `feeCurrency` pays its fee in that ERC-20, not in the coin, so it
+     * makes no coin fee record (the token's debit is explained, not recorded: see `unattributed`).
+     */
+    readonly feeCurrency: boolean
   }
   /**
    * A transaction type that mints `mint` to its sender and pays no fee (OP-stack deposits, 0x7e): the
    * mint is a `deposit` record, kept when the deposit reverts; its call value moves as usual.
    */
   readonly depositTxType?: string
+  /**
+   * Transactions from this address have no trace (Bor's state-sync transactions, from the zero address):
+   * a block's callTracer answer may leave them out, and only theirs.
+   */
+  readonly untracedSender?: string
   /** Block `withdrawals` (EIP-4895, amounts in Gwei): `native` records, `token` (Gnosis pays GNO, not the coin), or none. */
   readonly withdrawals: 'native' | 'token' | 'none'
   /** `trace_block` `reward` entries (block and uncle rewards before the merge) become `reward` records. */
@@ -49,7 +59,7 @@ export type NativeLedger = { readonly contract: string; readonly bootloader: str
 export type NativeAlias = { readonly contract: string; readonly mode: 'repeats' | 'moves' }
 
 export type Unattributed = {
-  /** `native`, or the lower-case contract of the token concerned. */
+  /** `native`, the lower-case contract of the token concerned, or ANY_TOKEN (`*`): whichever token it is. */
   readonly asset: 'native' | string
   /** The blocks concerned (inclusive); absent: every block. */
   readonly fromBlock?: number

@@ -44,6 +44,18 @@ describe('profiles', () => {
     expect(feeOf(profileOf('polygon-zkevm'), tx({ gasPrice: '0x77359400' }), receipt())).toBe(GAS_FEE)
   })
 
+  test('a Celo transaction naming a feeCurrency (CIP-64) makes no coin fee: it pays in that ERC-20 (spec only: no recorded one)', () => {
+    const cusd = '0x765de816845861e75a25fca122bb6898b8b1282a'
+    const cip64 = tx({ type: '0x7b', feeCurrency: cusd })
+    expect(decodeTransactionTransfers(7, cip64, receipt({ type: '0x7b', l1Fee: '0x64' }), false, profileOf('celo'))).toEqual([])
+    // no feeCurrency, or the zero address: CELO pays, with the L1 fee
+    for (const fields of [{}, { feeCurrency: null }, { feeCurrency: '0x0000000000000000000000000000000000000000' as const }]) {
+      expect(feeOf(profileOf('celo'), tx({ type: '0x7b', ...fields }), receipt({ l1Fee: '0x64' }))).toBe(GAS_FEE + 100n)
+    }
+    // a chain without fee currencies charges the coin whatever the transaction says
+    expect(feeOf(profileOf('base'), cip64, receipt())).toBe(GAS_FEE)
+  })
+
   test('an OP-stack deposit pays no fee and its mint is a deposit from no one, kept when it reverts', () => {
     const deposit = tx({ type: '0x7e', mint: '0xde0b6b3a7640000', value: '0x10' })
     const rows = decodeTransactionTransfers(7, deposit, receipt({ type: '0x7E', status: '0x0' }), false, profileOf('optimism'))
