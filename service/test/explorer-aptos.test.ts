@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { APT_COIN, transactionMovements } from '../src/chains/explorers/aptos.ts'
 import type { SuiTransaction } from '../src/chains/explorers/sui.ts'
-import { connectExplorerSource } from '../src/chains/sources.ts'
-import { findChain } from '../src/config/chains.ts'
-import { createLogger } from '../src/lib/logger.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
 import {
   APT,
   aptosChain,
@@ -15,7 +11,8 @@ import {
   APTOS_SWAP as swap,
   aptosUserTx as userTx,
 } from './helpers/aptos.ts'
-import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
+import type { ExplorerCall, ExplorerServer } from './helpers/explorer-server.ts'
 
 /**
  * Aptos through the production path (connectExplorerSource → fullnode REST and Indexer GraphQL over
@@ -28,8 +25,6 @@ import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './h
  * shape — for the swap, consistent with its documented `Swapped` event (16989240 sold, 16980317
  * bought) —, as are the other transactions, in the documented REST shape.
  */
-
-const logger = createLogger('silent')
 
 const W = long(0xa11ce)
 const V = long(0xb0b)
@@ -139,46 +134,23 @@ describe('Aptos records from the documented transactions', () => {
 
 describe('Aptos through the API on a local fullnode and indexer', () => {
   let server: ExplorerServer
-  let suiServer: ExplorerServer
-  let t: TestApp
-  let key: string
-  const get = async (path: string) => {
-    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
-    return { status: response.statusCode, body: response.json() }
-  }
+  let app: ExplorerTestApp
+  const get = (path: string) => app.get(path)
   const rows = (body: { transfers: Record<string, unknown>[] }) =>
     body.transfers.map((r) => [r.txHash, r.type, r.direction, r.value, r.asset, r.from, r.to])
-  const ageSyncs = () => t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
+  /** Time passes: every wallet read is older than the freshness window. */
+  const ageSyncs = () => app.ageSyncs()
   const { hashOf } = chain
 
   beforeAll(async () => {
-    server = await startExplorerServer((call) => chain.answer(call))
-    suiServer = await startExplorerServer(sui)
-    const options = { logger, callsPerSecond: 10_000, http: { retryBaseMs: 1, maxAttempts: 3 } }
-    const aptosSource = connectExplorerSource(findChain('aptos') ?? expect.fail('no aptos'), { urls: [server.url], ...options })
-    const suiSource = connectExplorerSource(findChain('sui') ?? expect.fail('no sui'), { urls: [suiServer.url], ...options })
-    t = await createTestApp(
-      {
-        chains: {
-          aptos: { urls: [server.url], startBlock: 0 },
-          sui: { urls: [suiServer.url], startBlock: 0 },
-        },
-      },
-      {
-        explorers: {
-          findExplorer: async (chain) => (chain === 'aptos' ? aptosSource : chain === 'sui' ? suiSource : undefined),
-          freshForMs: 60_000,
-        },
-      },
-    )
-    key = (await t.createKey('aptos@example.com', 'pro')).key
+    app = await startExplorerTestApp({
+      upstreams: { aptos: { answer: (call) => chain.answer(call) }, sui: { answer: sui } },
+      freshForMs: 60_000,
+    })
+    server = app.servers.aptos as ExplorerServer
   })
 
-  afterAll(async () => {
-    await t?.close()
-    await server?.close()
-    await suiServer?.close()
-  })
+  afterAll(() => app?.close())
 
   test('the documented failed transaction: the fee payer’s fee, no record for its sender', async () => {
     const payer = await get(`/v1/wallets/${SPONSOR}/transfers?chain=aptos`)

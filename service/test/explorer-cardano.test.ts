@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type BlockfrostTx, type BlockfrostUtxos, stakeAddressOf } from '../src/chains/explorers/cardano.ts'
-import { connectExplorerSource } from '../src/chains/sources.ts'
-import { findChain } from '../src/config/chains.ts'
-import { createLogger } from '../src/lib/logger.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
 import { ADA, blockfrost, blockfrostExample as example, cardanoHash as hash } from './helpers/blockfrost.ts'
-import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
+import type { ExplorerCall, ExplorerServer } from './helpers/explorer-server.ts'
 
 /**
  * Cardano through the production path against a local Blockfrost answering with the examples of
@@ -14,7 +11,6 @@ import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './h
  * wallets, failed scripts, withdrawals, paging and failures.
  */
 
-const logger = createLogger('silent')
 const chain = blockfrost()
 
 const addressExample = example<{ address: string; stake_address: string; amount: { unit: string; quantity: string }[] }>(
@@ -33,29 +29,13 @@ const [K1, K2, K3, K4] = stakeAddresses as [string, string, string, string]
 const NUT = chain.nut
 const FINAL = latest.height - 15
 
-const { addTx } = chain
+const { addTx, addPayment } = chain
 // the recorded example: B pays 42 ADA and 12 nutcoin back to itself
 chain.setTx({ ...recordedTx, hash: recordedUtxos.hash, withdrawal_count: 0 }, recordedUtxos)
 // X pays A 10 ADA and 5 nutcoin, fee 0.2
-addTx(
-  hash(1),
-  1000,
-  [{ address: X, ada: 50n * ADA, nut: 5n }],
-  [
-    { address: A, ada: 10n * ADA, nut: 5n },
-    { address: X, ada: 39_800_000n },
-  ],
-)
+addPayment(hash(1), 1000, { from: X, to: A, spent: 50n * ADA, ada: 10n * ADA, nut: 5n, fee: 200_000n })
 // A pays Y 7 ADA with change back to A, fee 0.18
-addTx(
-  hash(2),
-  2000,
-  [{ address: A, ada: 42n * ADA }],
-  [
-    { address: Y, ada: 7n * ADA },
-    { address: A, ada: 34_820_000n },
-  ],
-)
+addPayment(hash(2), 2000, { from: A, to: Y, spent: 42n * ADA, ada: 7n * ADA, fee: 180_000n })
 // a script of A's fails: its collateral (5 ADA) is spent into a 4.6 ADA collateral return
 addTx(
   hash(3),
@@ -83,37 +63,14 @@ addTx(
   { withdrawals: [{ address: K, amount: String(3n * ADA) }] },
 )
 // X pays K4 5 ADA, fee 0.17
-addTx(
-  hash(5),
-  5000,
-  [{ address: X, ada: 20n * ADA }],
-  [
-    { address: K4, ada: 5n * ADA },
-    { address: X, ada: 14_830_000n },
-  ],
-)
+addPayment(hash(5), 5000, { from: X, to: K4, spent: 20n * ADA, ada: 5n * ADA, fee: 170_000n })
 // A receives 1 ADA in a block not yet final
-addTx(
-  hash(6),
-  latest.height - 3,
-  [{ address: X, ada: 2n * ADA }],
-  [
-    { address: A, ada: 1n * ADA },
-    { address: X, ada: 800_000n },
-  ],
-)
+addPayment(hash(6), latest.height - 3, { from: X, to: A, spent: 2n * ADA, ada: 1n * ADA, fee: 200_000n })
 // 250 payments of 1 ADA from X to B, for paging
 const PAGED = 250
-for (let n = 0; n < PAGED; n++)
-  addTx(
-    hash(1000 + n),
-    10_000 + n,
-    [{ address: X, ada: 3n * ADA }],
-    [
-      { address: B, ada: 1n * ADA },
-      { address: X, ada: 1_800_000n },
-    ],
-  )
+for (let n = 0; n < PAGED; n++) {
+  addPayment(hash(1000 + n), 10_000 + n, { from: X, to: B, spent: 3n * ADA, ada: 1n * ADA, fee: 200_000n })
+}
 
 /** The example answers for the example address and stake key; the rest is the generated chain's. */
 function answer(call: ExplorerCall) {
@@ -127,37 +84,23 @@ function answer(call: ExplorerCall) {
 
 describe('Cardano through the API on a local Blockfrost', () => {
   let server: ExplorerServer
-  let t: TestApp
-  let key: string
-  const get = async (path: string) => {
-    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
-    return { status: response.statusCode, body: response.json() }
-  }
+  let app: ExplorerTestApp
+  const get = (path: string) => app.get(path)
   const calls = (pattern: RegExp) => server.calls.filter((c) => pattern.test(c.path)).length
-  const ageSyncs = () => t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
+  /** Time passes: every wallet read is older than the freshness window. */
+  const ageSyncs = () => app.ageSyncs()
   const rows = (body: { transfers: Record<string, unknown>[] }) =>
     body.transfers.map((r) => [r.txHash, r.type, r.direction, r.value, r.asset, r.from, r.to])
 
   beforeAll(async () => {
-    server = await startExplorerServer(answer)
-    const source = connectExplorerSource(findChain('cardano') ?? expect.fail('no cardano'), {
-      urls: [server.url],
-      apiKey: 'mainnetTestProjectId',
-      logger,
-      callsPerSecond: 10_000,
-      http: { retryBaseMs: 1, maxAttempts: 3 },
+    app = await startExplorerTestApp({
+      upstreams: { cardano: { answer, apiKey: 'mainnetTestProjectId' } },
+      freshForMs: 60_000,
     })
-    t = await createTestApp(
-      { chains: { cardano: { urls: [server.url], startBlock: 0 } } },
-      { explorers: { findExplorer: async (chain) => (chain === 'cardano' ? source : undefined), freshForMs: 60_000 } },
-    )
-    key = (await t.createKey('cardano@example.com', 'pro')).key
+    server = app.servers.cardano as ExplorerServer
   })
 
-  afterAll(async () => {
-    await t?.close()
-    await server?.close()
-  })
+  afterAll(() => app?.close())
 
   test('stakeAddressOf() gives the stake address Blockfrost states for a base address, and one for all of a key’s addresses', () => {
     // (the /addresses example's own stake_address is an unrelated example value)
@@ -183,7 +126,7 @@ describe('Cardano through the API on a local Blockfrost', () => {
   })
 
   test('the stored records carry their counterparties', async () => {
-    const { rows: stored } = await t.db.query<{ seq: string; counterparties: unknown }>(
+    const { rows: stored } = await app.t.db.query<{ seq: string; counterparties: unknown }>(
       `SELECT seq, counterparties FROM transfers WHERE chain = 'cardano' AND tx_hash = $1 AND type = 'native' ORDER BY seq`,
       [hash(2)],
     )
@@ -242,15 +185,7 @@ describe('Cardano through the API on a local Blockfrost', () => {
 
   test('later, only what is newer is read: one listing page from where it stopped and the new transaction', async () => {
     await ageSyncs()
-    addTx(
-      hash(7),
-      6000,
-      [{ address: X, ada: 4n * ADA }],
-      [
-        { address: A, ada: 2n * ADA },
-        { address: X, ada: 1_800_000n },
-      ],
-    )
+    addPayment(hash(7), 6000, { from: X, to: A, spent: 4n * ADA, ada: 2n * ADA, fee: 200_000n })
     server.resetCalls()
     const { body } = await get(`/v1/wallets/${A}/transfers?chain=cardano&limit=1`)
     expect(rows(body)).toEqual([[hash(7), 'native', 'in', '2.000000', 'ADA', X, A]])

@@ -1,18 +1,13 @@
 import { bech32 } from '@scure/base'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { connectExplorerSource } from '../src/chains/sources.ts'
-import { findChain } from '../src/config/chains.ts'
-import { createLogger } from '../src/lib/logger.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
 import { COSMOS_SEND, cosmosLcd, cosmosSend, loadRecordedCosmosTx } from './helpers/cosmos-lcd.ts'
-import { type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
+import type { ExplorerServer } from './helpers/explorer-server.ts'
 
 /**
  * Cosmos Hub through the production path against a local LCD answering with staketaxcsv's recorded
  * mainnet tx_responses, checked against the rows staketaxcsv's test_atom.py expects.
  */
-
-const logger = createLogger('silent')
 
 const SEND = COSMOS_SEND.hash
 const SENDER = COSMOS_SEND.sender
@@ -41,31 +36,15 @@ const lcd = cosmosLcd({
 
 describe('Cosmos Hub through the API on a local LCD', () => {
   let server: ExplorerServer
-  let t: TestApp
-  let key: string
-  const get = async (path: string) => {
-    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
-    return { status: response.statusCode, body: response.json() }
-  }
+  let app: ExplorerTestApp
+  const get = (path: string) => app.get(path)
 
   beforeAll(async () => {
-    server = await startExplorerServer((call) => lcd.answer(call))
-    const source = connectExplorerSource(findChain('cosmos') ?? expect.fail('no cosmos'), {
-      urls: [server.url],
-      logger,
-      callsPerSecond: 10_000,
-    })
-    t = await createTestApp(
-      { chains: { cosmos: { urls: [server.url], startBlock: 0 } } },
-      { explorers: { findExplorer: async (chain) => (chain === 'cosmos' ? source : undefined) } },
-    )
-    key = (await t.createKey('cosmos@example.com', 'pro')).key
+    app = await startExplorerTestApp({ upstreams: { cosmos: { answer: (call) => lcd.answer(call) } } })
+    server = app.servers.cosmos as ExplorerServer
   })
 
-  afterAll(async () => {
-    await t?.close()
-    await server?.close()
-  })
+  afterAll(() => app?.close())
 
   const rows = (body: { transfers: Record<string, unknown>[] }) =>
     body.transfers.map((r) => [r.type, r.direction, r.value, r.asset ?? r.contractAddress])

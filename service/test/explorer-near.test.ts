@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { NearTxStatus } from '../src/chains/explorers/near.ts'
 import { transactionMovements } from '../src/chains/explorers/near.ts'
-import { connectExplorerSource } from '../src/chains/sources.ts'
-import { findChain } from '../src/config/chains.ts'
-import { createLogger } from '../src/lib/logger.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
-import { type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
+import type { ExplorerServer } from './helpers/explorer-server.ts'
 import {
   nearCall as call,
   NEAR_FEE as FEE,
@@ -29,7 +26,6 @@ import {
  * are the other transactions, in the documented `tx` shape.
  */
 
-const logger = createLogger('silent')
 const FINAL = NEAR_FINAL // 169553183
 
 const W = 'alice.near'
@@ -141,43 +137,29 @@ describe('NEAR records from the documented transaction', () => {
 describe('NEAR through the API on a local NearBlocks and NEAR RPC node', () => {
   let explorer: ExplorerServer
   let rpc: ExplorerServer
-  let t: TestApp
-  let key: string
-  const get = async (path: string) => {
-    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
-    return { status: response.statusCode, body: response.json() }
-  }
+  let app: ExplorerTestApp
+  const get = (path: string) => app.get(path)
   const rows = (body: { transfers: Record<string, unknown>[] }) =>
     body.transfers.map((r) => [r.txHash, r.type, r.direction, r.value, r.asset, r.from, r.to])
-  const ageSyncs = () => t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
+  /** Time passes: every wallet read is older than the freshness window. */
+  const ageSyncs = () => app.ageSyncs()
   const resetCalls = () => {
     explorer.resetCalls()
     rpc.resetCalls()
   }
 
   beforeAll(async () => {
-    explorer = await startExplorerServer((c) => chain.nearblocks(c))
-    rpc = await startExplorerServer((c) => chain.node(c))
-    const source = connectExplorerSource(findChain('near') ?? expect.fail('no near'), {
-      urls: [explorer.url],
-      nodeUrls: [rpc.url],
-      apiKey: 'nearblocks-test-key',
-      logger,
-      callsPerSecond: 10_000,
-      http: { retryBaseMs: 1, maxAttempts: 3 },
+    app = await startExplorerTestApp({
+      upstreams: {
+        near: { answer: (c) => chain.nearblocks(c), nodeAnswer: (c) => chain.node(c), apiKey: 'nearblocks-test-key' },
+      },
+      freshForMs: 60_000,
     })
-    t = await createTestApp(
-      { chains: { near: { urls: [explorer.url], nodeUrls: [rpc.url], startBlock: 0 } } },
-      { explorers: { findExplorer: async (chain) => (chain === 'near' ? source : undefined), freshForMs: 60_000 } },
-    )
-    key = (await t.createKey('near@example.com', 'pro')).key
+    explorer = app.servers.near as ExplorerServer
+    rpc = app.nodes.near as ExplorerServer
   })
 
-  afterAll(async () => {
-    await t?.close()
-    await explorer?.close()
-    await rpc?.close()
-  })
+  afterAll(() => app?.close())
 
   test('the documented transfer from both sides: the same 1 NEAR record (one id), the fee only the signer’s', async () => {
     const sender = await get('/v1/wallets/sender.testnet/transfers?chain=near')

@@ -1,11 +1,8 @@
 import { encodeAddress } from '@polkadot/util-crypto'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { SubscanTransfer } from '../src/chains/explorers/polkadot.ts'
-import { connectExplorerSource } from '../src/chains/sources.ts'
-import { findChain } from '../src/config/chains.ts'
-import { createLogger } from '../src/lib/logger.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
-import { type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
+import type { ExplorerServer } from './helpers/explorer-server.ts'
 import { loadRecordedSubscanTransfers, polkadotAddress, subscanApi, subscanTransfer } from './helpers/subscan.ts'
 
 /**
@@ -18,7 +15,6 @@ const W = polkadotAddress('HZaz6cUo8wJ9zjwoDtA3ZzYkrCLfDYU8b3uPmYttKFFvvRK')
 const E = polkadotAddress('EonK7NScfhd7ZRfgnLhm4cKRFJWK1z59zPximUZRg8VjHQj')
 const P = encodeAddress(new Uint8Array(32).fill(7), 0)
 const FINAL = 3_000_000
-const logger = createLogger('silent')
 
 const rows: SubscanTransfer[] = loadRecordedSubscanTransfers()
 const generated = (n: number, block: number, extra: Partial<SubscanTransfer> = {}) =>
@@ -32,36 +28,22 @@ const subscan = subscanApi({ rows, final: FINAL, balances: { [W]: '1234.56789012
 
 describe('Polkadot through the API on a local Subscan', () => {
   let server: ExplorerServer
-  let t: TestApp
-  let key: string
-  const get = async (path: string) => {
-    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
-    return { status: response.statusCode, body: response.json() }
-  }
-  const ageSyncs = () => t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
+  let app: ExplorerTestApp
+  const get = (path: string) => app.get(path)
+  /** Time passes: every wallet read is older than the freshness window. */
+  const ageSyncs = () => app.ageSyncs()
   const brief = (body: { transfers: Record<string, unknown>[] }) =>
     body.transfers.map((r) => [r.blockNumber, r.type, r.direction, r.value])
 
   beforeAll(async () => {
-    server = await startExplorerServer((call) => subscan.answer(call))
-    const source = connectExplorerSource(findChain('polkadot') ?? expect.fail('no polkadot'), {
-      urls: [server.url],
-      apiKey: 'subscan-test-key',
-      logger,
-      callsPerSecond: 10_000,
-      http: { retryBaseMs: 1, maxAttempts: 3 },
+    app = await startExplorerTestApp({
+      upstreams: { polkadot: { answer: (call) => subscan.answer(call), apiKey: 'subscan-test-key' } },
+      freshForMs: 60_000,
     })
-    t = await createTestApp(
-      { chains: { polkadot: { urls: [server.url], startBlock: 0 } } },
-      { explorers: { findExplorer: async (chain) => (chain === 'polkadot' ? source : undefined), freshForMs: 60_000 } },
-    )
-    key = (await t.createKey('polkadot@example.com', 'pro')).key
+    server = app.servers.polkadot as ExplorerServer
   })
 
-  afterAll(async () => {
-    await t?.close()
-    await server?.close()
-  })
+  afterAll(() => app?.close())
 
   test('the recorded account: 12 in, 3 out and a transfer to itself, a fee for each it signed, in DOT’s 10 decimals', async () => {
     const { status, body } = await get(`/v1/wallets/${W}/transfers?chain=polkadot&limit=100`)

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { transactionMovements, walletTransfers } from '../src/chains/explorers/solana.ts'
-import { connectExplorerSource } from '../src/chains/sources.ts'
-import { findChain } from '../src/config/chains.ts'
-import { createLogger } from '../src/lib/logger.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
-import { type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
+import type { ExplorerServer } from './helpers/explorer-server.ts'
 import { generatedTransfer, loadRecordedSolanaTransactions, solanaRpc } from './helpers/solana-rpc.ts'
 
 /**
@@ -14,7 +11,6 @@ import { generatedTransfer, loadRecordedSolanaTransactions, solanaRpc } from './
  * failures and caching on generated transactions of the same shape.
  */
 
-const logger = createLogger('silent')
 const recorded = loadRecordedSolanaTransactions()
 const RAYDIUM_SWAP = '5dk9JQExmdT635xMYA1RvdMTt7thpFoUXAi1MgtMzpEnADiq7TMMjpTG3wN8RHJ3ZqfuvtjsbDV5SHAWqRwiu51F'
 const RAYDIUM_WALLET = 'Bdky9P44ETXheH3KTTURodpeaV7QdPJyofS4brK1656o'
@@ -95,15 +91,12 @@ describe('Solana records from recorded mainnet transactions (staketaxcsv)', () =
 describe('Solana through the API on a local JSON-RPC server', () => {
   let server: ExplorerServer
   let rpc: ReturnType<typeof solanaRpc>
-  let t: TestApp
-  let key: string
+  let app: ExplorerTestApp
   /** Time passes: every wallet read is older than the freshness window, so the next request asks the explorer again. */
-  const ageSyncs = () => t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
+  /** Time passes: every wallet read is older than the freshness window. */
+  const ageSyncs = () => app.ageSyncs()
 
-  const get = async (path: string) => {
-    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
-    return { status: response.statusCode, body: response.json(), headers: response.headers }
-  }
+  const get = (path: string) => app.get(path)
   const upstreamCalls = (method?: string) => server.calls.filter((c) => method === undefined || c.rpcMethod === method).length
 
   beforeAll(async () => {
@@ -114,24 +107,16 @@ describe('Solana through the API on a local JSON-RPC server', () => {
       transactions: new Map([...recorded, ...generated.map((g) => [g.transaction.signatures[0] as string, g] as const)]),
       lamports: new Map([[RAYDIUM_WALLET, 1_234_567_890n]]),
     })
-    server = await startExplorerServer((call) => rpc.answer(call))
-    const source = connectExplorerSource(findChain('solana') ?? expect.fail('no solana'), {
-      urls: [server.url],
-      logger,
-      callsPerSecond: 10_000,
+    app = await startExplorerTestApp({
+      upstreams: { solana: { answer: (call) => rpc.answer(call) } },
+      freshForMs: 60_000,
       http: { retryBaseMs: 5, maxAttempts: 3 },
+      otherChains: { ethereum: { urls: ['http://127.0.0.1:1'], startBlock: 0 } },
     })
-    t = await createTestApp(
-      { chains: { solana: { urls: [server.url], startBlock: 0 }, ethereum: { urls: ['http://127.0.0.1:1'], startBlock: 0 } } },
-      { explorers: { findExplorer: async (chain) => (chain === 'solana' ? source : undefined), freshForMs: 60_000 } },
-    )
-    key = (await t.createKey('solana@example.com', 'pro')).key
+    server = app.servers.solana as ExplorerServer
   })
 
-  afterAll(async () => {
-    await t?.close()
-    await server?.close()
-  })
+  afterAll(() => app?.close())
 
   test('/transfers serves the recorded swap as the expected records, in SOL and token decimals', async () => {
     const { status, body } = await get(`/v1/wallets/${RAYDIUM_WALLET}/transfers?chain=solana`)

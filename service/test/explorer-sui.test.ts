@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { connectExplorerSource } from '../src/chains/sources.ts'
-import { findChain } from '../src/config/chains.ts'
-import { createLogger } from '../src/lib/logger.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
-import { type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
+import type { ExplorerServer } from './helpers/explorer-server.ts'
 import { SUI, SUI_FEE, SUI_GAS, suiAddress, suiPayment, suiRpc, suiTransaction } from './helpers/sui-rpc.ts'
 
 /**
@@ -12,7 +9,6 @@ import { SUI, SUI_FEE, SUI_GAS, suiAddress, suiPayment, suiRpc, suiTransaction }
  * paging shape); the transactions are generated in the documented shape with balance changes.
  */
 
-const logger = createLogger('silent')
 const W = suiAddress(0xa11ce)
 const V = suiAddress(0xb0b)
 const USDC = '0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC'
@@ -42,34 +38,17 @@ for (let n = 0; n < PAGED; n++) rpc.add(suiPayment(1000 + n, V, suiAddress(0xcaf
 
 describe('Sui through the API on a local JSON-RPC server', () => {
   let server: ExplorerServer
-  let t: TestApp
-  let key: string
-  const get = async (path: string) => {
-    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
-    return { status: response.statusCode, body: response.json() }
-  }
+  let app: ExplorerTestApp
+  const get = (path: string) => app.get(path)
   const rows = (body: { transfers: Record<string, unknown>[] }) =>
     body.transfers.map((r) => [r.type, r.direction, r.value, r.asset])
 
   beforeAll(async () => {
-    server = await startExplorerServer((call) => rpc.answer(call))
-    const source = connectExplorerSource(findChain('sui') ?? expect.fail('no sui'), {
-      urls: [server.url],
-      logger,
-      callsPerSecond: 10_000,
-      http: { retryBaseMs: 1, maxAttempts: 3 },
-    })
-    t = await createTestApp(
-      { chains: { sui: { urls: [server.url], startBlock: 0 } } },
-      { explorers: { findExplorer: async (chain) => (chain === 'sui' ? source : undefined), freshForMs: 60_000 } },
-    )
-    key = (await t.createKey('sui@example.com', 'pro')).key
+    app = await startExplorerTestApp({ upstreams: { sui: { answer: (call) => rpc.answer(call) } }, freshForMs: 60_000 })
+    server = app.servers.sui as ExplorerServer
   })
 
-  afterAll(async () => {
-    await t?.close()
-    await server?.close()
-  })
+  afterAll(() => app?.close())
 
   test('a payment, a coin received, a failed call as gas only; gas net of the storage rebate', async () => {
     const { status, body } = await get(`/v1/wallets/${W}/transfers?chain=sui`)
@@ -96,7 +75,7 @@ describe('Sui through the API on a local JSON-RPC server', () => {
   })
 
   test('a failing node is 502 upstream_error', async () => {
-    await t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
+    await app.t.db.query("UPDATE explorer_wallets SET synced_at = synced_at - interval '1 hour'")
     const down = { status: 503, body: { error: 'down' } }
     server.failNext(down, down, down)
     const { status, body } = await get(`/v1/wallets/${W}/transfers?chain=sui`)

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { entryMovements, type XrpEntry } from '../src/chains/explorers/xrp.ts'
-import { connectExplorerSource } from '../src/chains/sources.ts'
-import { findChain } from '../src/config/chains.ts'
-import { createLogger } from '../src/lib/logger.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
-import { type ExplorerCall, type ExplorerServer, startExplorerServer } from './helpers/explorer-server.ts'
+import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
+import type { ExplorerCall, ExplorerServer } from './helpers/explorer-server.ts'
 import { loadXrplFixture, rippled, xrpPayment } from './helpers/rippled.ts'
 
 /**
@@ -14,7 +11,6 @@ import { loadXrplFixture, rippled, xrpPayment } from './helpers/rippled.ts'
  */
 
 const load = loadXrplFixture
-const logger = createLogger('silent')
 
 const accountTx = load('accountTx.json').result
 const partialXrp: XrpEntry = load('partialPaymentXRP.json')
@@ -56,12 +52,8 @@ describe('XRP records from xrpl.js fixtures', () => {
 
 describe('XRP through the API on a local rippled', () => {
   let server: ExplorerServer
-  let t: TestApp
-  let key: string
-  const get = async (path: string) => {
-    const response = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } })
-    return { status: response.statusCode, body: response.json() }
-  }
+  let app: ExplorerTestApp
+  const get = (path: string) => app.get(path)
 
   /** rippled's answers: the recorded ones, and the partial payment placed in a validated ledger. */
   const node = rippled({
@@ -104,23 +96,11 @@ describe('XRP through the API on a local rippled', () => {
   }
 
   beforeAll(async () => {
-    server = await startExplorerServer(answer)
-    const source = connectExplorerSource(findChain('xrp') ?? expect.fail('no xrp'), {
-      urls: [server.url],
-      logger,
-      callsPerSecond: 10_000,
-    })
-    t = await createTestApp(
-      { chains: { xrp: { urls: [server.url], startBlock: 0 } } },
-      { explorers: { findExplorer: async (chain) => (chain === 'xrp' ? source : undefined) } },
-    )
-    key = (await t.createKey('xrp@example.com', 'pro')).key
+    app = await startExplorerTestApp({ upstreams: { xrp: { answer } } })
+    server = app.servers.xrp as ExplorerServer
   })
 
-  afterAll(async () => {
-    await t?.close()
-    await server?.close()
-  })
+  afterAll(() => app?.close())
 
   test('the recorded account_tx pages (marker followed) give fee records only', async () => {
     const { status, body } = await get(`/v1/wallets/${CHECKS_WALLET}/transfers?chain=xrp`)

@@ -3,21 +3,27 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { cliEnv, type RunningService, runCli, startService } from './helpers/cli.ts'
+import { createKey } from '../src/access/keys.ts'
+import { loadConfig } from '../src/config/config.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { type StartedService, startService } from '../src/main/service.ts'
+import { createAccountsStore } from '../src/store/accounts-store.ts'
+import { createManualClock } from './helpers/clock.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 import { type PriceSourceServer, readSeries, startPriceSources } from './helpers/price-sources.ts'
 
 /**
- * The daily market-data sync inside `wds start`: set to fire a few seconds after start, it fetches the
- * ECB file and Binance's candles from local servers in the real formats, and the API serves the new
- * closes without a restart.
+ * The daily market-data sync inside the `wds start` service: set to fire 30 s after start on a clock
+ * the test moves, it fetches the ECB file and Binance's candles from local servers in the real
+ * formats, and the API serves the new closes without a restart.
  */
 
 let database: TestDatabase
 let sources: PriceSourceServer
 let ecb: Server
 let ecbUrl: string
-let service: RunningService | undefined
+let service: StartedService | undefined
+let output = ''
 const ecbRequests: string[] = []
 
 beforeAll(async () => {
@@ -33,55 +39,61 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  service?.child.kill('SIGTERM')
-  await service?.exited
+  await service?.stop()
   await new Promise((resolve) => ecb?.close(resolve))
   await sources?.close()
   await database?.drop()
 })
 
 test('wds start syncs market data at WDS_MARKET_SYNC_AT and serves the new closes at once', async () => {
-  // The database is prepared before the service starts, so that nothing races the sync: migrated, and
-  // one ETH close of 2025-07-01 in, so that the bundled series (which has the close asked below) is not loaded
-  // and the sync asks Binance for ETH's later candles.
-  expect((await runCli(['migrate'], cliEnv({ DATABASE_URL: database.url }))).code).toBe(0)
+  // The database is prepared before the service starts, so that nothing races the sync (it is a copy of
+  // the migrated template): one ETH close of 2025-07-01 in, so that the bundled series (which has the
+  // close asked below) is not loaded and the sync asks Binance for ETH's later candles, and one EUR/USD
+  // rate, so that the bundled ECB history (200,000 rows, seconds to load) is not loaded either.
   await database.db.query(
     `INSERT INTO asset_prices (symbol, date, source, quote, close) VALUES ('ETH', '2025-07-01', 'binance', 'USDT', 2400)`,
   )
-  // far enough for a start on a loaded machine: a time already past when the schedule is made means tomorrow
-  const at = new Date(Date.now() + 30_000).toISOString().slice(11, 19)
-  service = await startService(
-    cliEnv({
+  await database.db.query(`INSERT INTO fx_rates (date, currency, rate, source) VALUES ('2025-07-01', 'USD', 1.1738, 'ecb')`)
+  // on a whole second, as WDS_MARKET_SYNC_AT is: the sync falls due exactly 30 s after start
+  const clock = createManualClock(Math.ceil(Date.now() / 1000) * 1000)
+  const at = new Date(clock.now() + 30_000).toISOString().slice(11, 19)
+  const config = loadConfig({
+    env: {
       DATABASE_URL: database.url,
       PORT: '0',
       HOST: '127.0.0.1',
       WDS_MARKET_SYNC_AT: at,
       WDS_ECB_URL: ecbUrl,
       WDS_BINANCE_URL: sources.url,
-    }),
+    },
+    cwd: import.meta.dirname,
+  })
+  const logger = createLogger('info', {
+    write: (line: string) => {
+      output += line
+    },
+  })
+  service = await startService(config, logger, 'start', { clock })
+  expect(output).toContain('market data sync scheduled')
+  const { key } = await createKey(
+    { store: createAccountsStore(database.db), keyPrefix: config.keyPrefix },
+    { email: 'sync@example.com', tier: 'pro' },
   )
-  expect(service.output()).toContain('market data sync scheduled')
-  const key = JSON.parse(
-    (
-      await runCli(
-        ['keys', 'create', '--email', 'sync@example.com', '--tier', 'pro', '--json'],
-        cliEnv({ DATABASE_URL: database.url }),
-      )
-    ).stdout,
-  ).key
   const ask = () => fetch(`${service?.url}/v1/prices/ETH?date=2025-07-20`, { headers: { 'x-api-key': key } })
 
-  const deadline = Date.now() + 45_000
-  let response = await ask()
-  while (response.status !== 200 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 500))
-    response = await ask()
-  }
+  // a second before its time nothing has been fetched; at its time the sync runs (advance awaits it)
+  await clock.advance(29_000)
+  expect([(await ask()).status, ecbRequests, output.includes('synced prices')]).toEqual([404, [], false])
+  await clock.advance(1_000)
+  const response = await ask()
+  expect(response.status).toBe(200)
   const body: ReturnType<typeof JSON.parse> = await response.json()
   const expected = Number(readSeries('binance-ccxt-falli007/coin_Ethereum.csv', 'close').get('2025-07-20'))
   expect(body).toMatchObject({ price: expected, qualityScore: 0.85, derivation: { priceDate: '2025-07-20' } })
   expect(body.source).toContain('(binance) of 2025-07-20')
   expect(ecbRequests).toEqual(['/stats/eurofxref/eurofxref.zip'])
   expect(sources.requests.some((r) => r.query.get('symbol') === 'ETHUSDT')).toBe(true)
-  expect(service.output()).toContain('synced prices')
+  expect(output).toContain('synced prices')
+  // and the next run is planned for the same time tomorrow
+  expect(output.match(/market data sync scheduled/g)).toHaveLength(2)
 }, 120_000)

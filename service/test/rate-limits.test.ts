@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createRedisCounters } from '../src/access/redis-counters.ts'
+import type { Tier } from '../src/domain/tiers.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createPlansStore } from '../src/store/plans-store.ts'
 import { createUsageStore } from '../src/store/usage-store.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
-import { cliEnv, type RunningService, runCli, startService } from './helpers/cli.ts'
+import { createServedTestApp, createTestApp, type ServedTestApp, type TestApp } from './helpers/app.ts'
+import { cliEnv, runCli } from './helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 import { type RedisServer, startRedis } from './helpers/redis.ts'
 
@@ -249,35 +250,38 @@ describe('rate limits counted in process', () => {
   })
 })
 
-describe('rate limits shared through Redis by two API processes', () => {
+describe('rate limits shared through Redis by two API replicas', () => {
   let redis: RedisServer
   let database: TestDatabase
   let env: NodeJS.ProcessEnv
-  const services: RunningService[] = []
+  const replicas: ServedTestApp[] = []
+  /** Both replicas read one clock, 5 s into a minute: the requests of a test are inside one minute without waiting for one. */
+  const now = () => START + 5_000
 
   beforeAll(async () => {
     redis = await startRedis()
     database = await createTestDatabase()
-    env = cliEnv({ DATABASE_URL: database.url, REDIS_URL: redis.url, PORT: '0', HOST: '127.0.0.1' })
-    // one after the other, so that only the first loads the bundled market data
-    services.push(await startService(env, 90_000, 'serve'))
-    services.push(await startService(env, 90_000, 'serve'))
+    // the `wds` commands below run as processes of their own against the replicas' database
+    env = cliEnv({ DATABASE_URL: database.url })
+    for (let i = 0; i < 2; i++) {
+      const counters = await createRedisCounters({ url: redis.url, logger: createLogger('silent') })
+      replicas.push(await createServedTestApp({}, { databaseUrl: database.url, rateLimits: { counters, now } }))
+    }
   })
   afterAll(async () => {
-    for (const service of services) if (service.child.exitCode === null) service.child.kill('SIGTERM')
-    await Promise.all(services.map((s) => s.exited))
+    for (const replica of replicas) await replica.close()
     await redis?.stop()
     await database?.drop()
   })
 
-  async function createKey(email: string, tier = 'free'): Promise<{ id: string; key: string; accountId: string }> {
-    const created = await runCli(['keys', 'create', '--email', email, '--tier', tier, '--json'], env)
-    expect(created.code).toBe(0)
-    return JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
+  /** A key made in process (set-up); the admin commands under test run as `wds` processes. */
+  async function createKey(email: string, tier: Tier = 'free'): Promise<{ id: string; key: string; accountId: string }> {
+    const { key, record } = await (replicas[0] as ServedTestApp).createKey(email, tier)
+    return { id: record.id, key, accountId: record.accountId }
   }
 
-  async function get(service: RunningService | undefined, key: string) {
-    const response = await fetch(`${service?.url}/v1/status/chains`, { headers: { 'X-API-Key': key } })
+  async function get(replica: ServedTestApp | undefined, key: string) {
+    const response = await fetch(`${replica?.baseUrl}/v1/status/chains`, { headers: { 'X-API-Key': key } })
     const body = (await response.json()) as { code?: string }
     return {
       status: response.status,
@@ -287,21 +291,14 @@ describe('rate limits shared through Redis by two API processes', () => {
     }
   }
 
-  /** The test needs its requests inside one minute: it starts over when fewer than 15 s are left. */
-  async function awayFromMinuteEnd(): Promise<void> {
-    const left = 60_000 - (Date.now() % 60_000)
-    if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 100))
-  }
-
-  test('10 requests spread over both processes and two keys pass, the 11th is refused on either, and limits and revocation change everywhere at once', async () => {
-    const [a, b] = services
+  test('10 requests spread over both replicas and two keys pass, the 11th is refused on either, and limits and revocation change everywhere at once', async () => {
+    const [a, b] = replicas
     const first = await createKey('shared@example.com')
     const second = await createKey('shared@example.com')
-    await awayFromMinuteEnd()
     const answers = []
     for (let i = 0; i < 10; i++) answers.push(await get(i % 2 === 0 ? a : b, i < 5 ? first.key : second.key))
     expect(answers.map((x) => x.status)).toEqual(Array(10).fill(200))
-    // one shared count: what is left goes down by one whichever process answered
+    // one shared count: what is left goes down by one whichever replica answered
     expect(answers.map((x) => /"minute";r=(\d+)/.exec(x.ratelimit ?? '')?.[1])).toEqual([
       '9',
       '8',
@@ -336,8 +333,8 @@ describe('rate limits shared through Redis by two API processes', () => {
     for (const service of [a, b]) expect((await get(service, second.key)).code).toBe('revoked_api_key')
   })
 
-  test('wds accounts set-limits gives an Enterprise account its own limits on every process; bad input is refused', async () => {
-    const [a, b] = services
+  test('wds accounts set-limits gives an Enterprise account its own limits on every replica; bad input is refused', async () => {
+    const [a, b] = replicas
     const ent = await createKey('big@example.com', 'ent')
     expect(
       await runCli(['accounts', 'set-limits', '--email', 'big@example.com', '--per-minute', '3', '--per-day', 'unlimited'], env),
@@ -345,7 +342,6 @@ describe('rate limits shared through Redis by two API processes', () => {
       code: 0,
       stdout: expect.stringContaining('limits set to 3/min and no daily quota'),
     })
-    await awayFromMinuteEnd()
     expect([(await get(a, ent.key)).status, (await get(b, ent.key)).status, (await get(a, ent.key)).status]).toEqual([
       200, 200, 200,
     ])
@@ -379,9 +375,8 @@ describe('rate limits shared through Redis by two API processes', () => {
     })
   })
 
-  test('both processes write their metered usage when they stop', async () => {
-    for (const service of services) service.child.kill('SIGTERM')
-    expect(await Promise.all(services.map((s) => s.exited))).toEqual([0, 0])
+  test('both replicas write their metered usage when they close', async () => {
+    await Promise.all(replicas.splice(0).map((replica) => replica.close()))
     const { rows } = await database.db.query<{ email: string; requests: number }>(
       `SELECT a.email, sum(u.requests)::int AS requests FROM usage_daily u JOIN accounts a ON a.id = u.account_id
        GROUP BY a.email ORDER BY a.email`,

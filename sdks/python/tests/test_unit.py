@@ -115,3 +115,34 @@ def test_models_keep_unknown_fields_and_give_exact_amounts() -> None:
     assert transfer.base_units == 103290850738488
     assert Transfer.from_dict({**data, "valueRaw": "7"}).base_units == 7
     assert (transfer.price_in("EUR"), transfer.value_in("eur")) == (2.5, None)
+
+
+def test_a_call_is_the_same_steps_for_both_clients_and_needs_no_io() -> None:
+    from dataclasses import replace
+
+    import httpx
+
+    from wds_sdk import FxRate
+    from wds_sdk._core import Pause, RequestSpec, exchange, resolve_settings
+
+    settings = resolve_settings(api_key="k", base_url="http://wds.test/", token=None, max_retries=2, timeout=5, max_retry_after=60)
+    steps = exchange(settings, RequestSpec("GET", "/v1/fx/rate", {"from": "EUR", "to": "USD", "date": None}), FxRate)
+    request = next(steps)
+    assert (request.method, request.url, request.params, request.headers["x-api-key"]) == (
+        "GET",
+        "http://wds.test/v1/fx/rate",
+        {"from": "EUR", "to": "USD"},
+        "k",
+    )
+    # a retryable answer: a pause of its Retry-After, then the same request again
+    busy = httpx.Response(503, json={"code": "chain_unavailable", "detail": "d"}, headers={"retry-after": "3"})
+    assert steps.send(busy) == Pause(3)
+    assert steps.send(None) == request
+    with pytest.raises(StopIteration) as done:
+        steps.send(httpx.Response(200, json={"from": "EUR", "to": "USD", "date": "2024-01-02", "rate": 1.0956}))
+    assert (done.value.value.rate, done.value.value.response.status) == (1.0956, 200)
+    # a failed connection is retried the same way; once no retry is left, its error is raised
+    steps = exchange(replace(settings, max_retries=0), RequestSpec("GET", "/v1/fx/currencies"), FxRate)
+    next(steps)
+    with pytest.raises(APIConnectionError):
+        steps.send(httpx.ConnectError("refused"))

@@ -17,9 +17,6 @@ import { tryAcquireLease } from '../store/leases.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createTransfersStore } from '../store/transfers-store.ts'
 import { type Database, openDatabase } from './database.ts'
-import { indexableChains, startIndexing, unimplementedChains } from './indexing.ts'
-import { runMarketSync } from './market.ts'
-import { runService } from './service.ts'
 
 const USAGE = `Usage: wds <command>
 
@@ -73,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
     case 'serve': {
       expectNoArgs(argv.slice(1))
       const logger = createLogger(config.logLevel ?? 'info')
+      // imported here, as in `index` and `market`: the admin commands start without the API and the chains
+      const { runService } = await import('./service.ts')
       await runService(config, logger, command)
       return -1
     }
@@ -244,6 +243,7 @@ async function runMarket(config: Readonly<Config>, sub: string | undefined, args
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-market' })
   announceDatabase(database)
   try {
+    const { runMarketSync } = await import('./market.ts')
     const result = await runMarketSync({ config, db: database.db, logger, ecbUrl: values.url ?? config.ecbUrl })
     if (result === undefined) {
       process.stderr.write('wds: another process is syncing market data right now; try again later\n')
@@ -293,6 +293,7 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
   })
   const only = values.chain
   const rewind = values.rewind === undefined ? undefined : parseRewind(values.rewind, only)
+  const { indexableChains, startIndexing, unimplementedChains } = await import('./indexing.ts')
   const indexable = indexableChains(config)
   for (const slug of only ?? []) {
     const chain = findChain(slug)

@@ -4,6 +4,7 @@ import { buildApp } from '../api/app.ts'
 import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createOnDemand } from '../ingestion/on-demand.ts'
+import { type Clock, systemClock } from '../lib/clock.ts'
 import { WdsError } from '../lib/errors.ts'
 import { findPortProblem } from '../lib/free-port.ts'
 import type { Logger } from '../lib/logger.ts'
@@ -42,12 +43,54 @@ const SHUTDOWN_TIMEOUT_MS = 15_000
 
 export type ServiceRole = 'start' | 'serve'
 
+/** A service that listens: its URL, what the start-up banner says, and `stop`, which is safe to call twice. */
+export type StartedService = {
+  url: string
+  database: string
+  configured: string[]
+  unsupported: string[]
+  stop: () => Promise<void>
+}
+
 /**
  * Runs the service until SIGTERM/SIGINT, then stops accepting connections, lets in-flight requests
  * finish, stops the indexers (a range being written is committed or rolled back whole), closes the
  * database pools and stops the embedded PostgreSQL. `start` runs the indexers too; `serve` does not.
  */
 export async function runService(config: Readonly<Config>, logger: Logger, role: ServiceRole): Promise<void> {
+  const service = await startService(config, logger, role)
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'shutting down')
+    setTimeout(() => {
+      logger.error({ timeout_ms: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out; exiting')
+      process.exit(1)
+    }, SHUTDOWN_TIMEOUT_MS).unref()
+    try {
+      await service.stop()
+      logger.info('stopped')
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed')
+      process.exitCode = 1
+    }
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+  process.stderr.write(banner(service))
+}
+
+/**
+ * Starts the service and resolves once it listens. `clock` times the daily market-data sync and the
+ * rate-limit windows (a test moves it instead of waiting); by default the real one.
+ */
+export async function startService(
+  config: Readonly<Config>,
+  logger: Logger,
+  role: ServiceRole,
+  { clock = systemClock }: { clock?: Clock } = {},
+): Promise<StartedService> {
   // Before anything slow starts (the database, the first start's data loads): a port in use fails at once.
   const portProblem = config.port === 0 ? undefined : await findPortProblem(config.host, config.port)
   if (portProblem !== undefined) throw portError(config, portProblem)
@@ -93,7 +136,10 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
       plans: createPlansStore(apiDb),
     },
     // without Redis, access control keeps the counters in this process (seeded from usage_daily)
-    rateLimits: config.redisUrl === undefined ? {} : { counters: await createRedisCounters({ url: config.redisUrl, logger }) },
+    rateLimits:
+      config.redisUrl === undefined
+        ? { now: clock.now }
+        : { now: clock.now, counters: await createRedisCounters({ url: config.redisUrl, logger }) },
     implementedChains: implementedChains(),
     onDemand: createOnDemand({
       store: balances,
@@ -120,6 +166,7 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
           at: config.marketSyncAt,
           logger,
           signal: marketSync.signal,
+          clock,
           sync: async (signal) => {
             await runMarketSync({ config, db: database.db, logger, signal })
             pricer.invalidate()
@@ -140,32 +187,10 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
     })()
     return stopped
   }
-  const shutdown = async (signal: string) => {
-    if (stopped !== undefined) return
-    logger.info({ signal }, 'shutting down')
-    setTimeout(() => {
-      logger.error({ timeout_ms: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out; exiting')
-      process.exit(1)
-    }, SHUTDOWN_TIMEOUT_MS).unref()
-    try {
-      await stopAll()
-      logger.info('stopped')
-    } catch (error) {
-      logger.error({ err: error }, 'shutdown failed')
-      process.exitCode = 1
-    }
-  }
-  const onSigterm = () => shutdown('SIGTERM')
-  const onSigint = () => shutdown('SIGINT')
-  process.once('SIGTERM', onSigterm)
-  process.once('SIGINT', onSigint)
-
   try {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
     // Taken between the check above and now: stop what started, cleanly, then say what to do.
-    process.off('SIGTERM', onSigterm)
-    process.off('SIGINT', onSigint)
     await stopAll()
     const code = (error as NodeJS.ErrnoException).code
     throw code === 'EADDRINUSE' || code === 'EACCES' ? portError(config, code, error) : error
@@ -185,20 +210,10 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   if (unsupported.length > 0) {
     logger.warn({ chains: unsupported }, 'sources given to chains this version does not implement yet are not used')
   }
-  process.stderr.write(banner({ url, database: database.description, configured, unsupported }))
+  return { url, database: database.description, configured, unsupported, stop: stopAll }
 }
 
-function banner({
-  url,
-  database,
-  configured,
-  unsupported,
-}: {
-  url: string
-  database: string
-  configured: string[]
-  unsupported: string[]
-}): string {
+function banner({ url, database, configured, unsupported }: StartedService): string {
   const chains =
     configured.length === 0
       ? `none of ${CHAINS.length} — give one a source, e.g. WDS_RPC_ETHEREUM=https://your-node (see README, Configuration)`

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../lib/clock.ts'
 import { addDays } from '../lib/dates.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { AssetPricesStore } from '../store/asset-prices-store.ts'
@@ -125,19 +126,21 @@ export function scheduleDaily({
   sync,
   logger,
   signal,
+  clock = systemClock,
 }: {
   at: string
   sync: (signal: AbortSignal) => Promise<unknown>
   logger: Logger
   signal: AbortSignal
+  clock?: Clock
 }): Promise<void> {
   return new Promise((resolve) => {
-    let timer: NodeJS.Timeout | undefined
+    let cancel: (() => void) | undefined
     const plan = () => {
       if (signal.aborted) return resolve()
-      const next = nextRunAt(new Date(), at)
+      const next = nextRunAt(new Date(clock.now()), at)
       logger.info({ next_run: next.toISOString() }, 'market data sync scheduled')
-      timer = setTimeout(run, next.getTime() - Date.now())
+      cancel = clock.setTimeout(run, next.getTime() - clock.now())
     }
     const run = async () => {
       try {
@@ -150,7 +153,7 @@ export function scheduleDaily({
     signal.addEventListener(
       'abort',
       () => {
-        clearTimeout(timer)
+        cancel?.()
         resolve()
       },
       { once: true },

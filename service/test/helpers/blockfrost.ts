@@ -72,43 +72,65 @@ export function blockfrost() {
     return unique.slice((page - 1) * count, page * count)
   }
 
+  /** A transaction at `height` from `inputs` to `outputs` (the fee is what they leave over). */
+  function addTx(
+    hash: string,
+    height: number,
+    inputs: readonly CardanoIo[],
+    outputs: readonly CardanoIo[],
+    extra: Partial<BlockfrostTx> & { withdrawals?: { address: string; amount: string }[] } = {},
+  ) {
+    const { withdrawals = [], ...tx } = extra
+    txs.set(hash, {
+      tx: {
+        ...recordedTx,
+        hash,
+        block_height: height,
+        block_time: 1_700_000_000 + height,
+        index: 0,
+        deposit: '0',
+        withdrawal_count: withdrawals.length,
+        valid_contract: true,
+        ...tx,
+      },
+      utxos: {
+        hash,
+        inputs: inputs.map((i) => ({
+          address: i.address,
+          amount: amount(i),
+          collateral: i.collateral ?? false,
+          reference: false,
+        })),
+        outputs: outputs.map((o) => ({ address: o.address, amount: amount(o), collateral: o.collateral ?? false })),
+      },
+      withdrawals,
+    })
+    byHeight = undefined
+  }
+
   return {
     latest,
     nut,
-    /** A transaction at `height` from `inputs` to `outputs` (the fee is what they leave over). */
-    addTx(
+    addTx,
+    /**
+     * A payment at `height`: `from` spends one output of `spent` lovelace, pays `to` `ada` lovelace (and
+     * `nut`, all it spends of it) and takes the change back, less `fee`.
+     */
+    addPayment(
       hash: string,
       height: number,
-      inputs: readonly CardanoIo[],
-      outputs: readonly CardanoIo[],
-      extra: Partial<BlockfrostTx> & { withdrawals?: { address: string; amount: string }[] } = {},
+      { from, to, spent, ada, nut, fee }: { from: string; to: string; spent: bigint; ada: bigint; nut?: bigint; fee: bigint },
     ) {
-      const { withdrawals = [], ...tx } = extra
-      txs.set(hash, {
-        tx: {
-          ...recordedTx,
-          hash,
-          block_height: height,
-          block_time: 1_700_000_000 + height,
-          index: 0,
-          deposit: '0',
-          withdrawal_count: withdrawals.length,
-          valid_contract: true,
-          ...tx,
-        },
-        utxos: {
-          hash,
-          inputs: inputs.map((i) => ({
-            address: i.address,
-            amount: amount(i),
-            collateral: i.collateral ?? false,
-            reference: false,
-          })),
-          outputs: outputs.map((o) => ({ address: o.address, amount: amount(o), collateral: o.collateral ?? false })),
-        },
-        withdrawals,
-      })
-      byHeight = undefined
+      const tokens = nut === undefined ? {} : { nut }
+      addTx(
+        hash,
+        height,
+        [{ address: from, ada: spent, ...tokens }],
+        [
+          { address: to, ada, ...tokens },
+          { address: from, ada: spent - ada - fee },
+        ],
+      )
     },
     /** A transaction as Blockfrost gives it (a recorded one). */
     setTx(tx: BlockfrostTx, utxos: BlockfrostUtxos) {

@@ -10,17 +10,14 @@ from ._core import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_AFTER_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
+    Outcome,
+    Pause,
     RequestSpec,
     Settings,
-    body_of,
-    clean_query,
-    connection_error,
-    headers_for,
-    next_delay,
-    read_response,
+    exchange,
+    list_spec,
     resolve_settings,
 )
-from ._errors import WdsError
 from ._pagination import AsyncPageRequest, SyncPager
 from ._resources import Developer, Fx, Prices, Status, Wallets
 from .models import Model
@@ -50,6 +47,13 @@ class _ClientBase(_Transport):
     @property
     def base_url(self) -> str:
         return self._settings.base_url
+
+    def _options(self, **options: Any) -> dict[str, Any]:
+        """This client's options with ``options`` over them: what ``with_options`` builds the new client from."""
+        s = self._settings
+        given = dict(api_key=s.api_key, base_url=s.base_url, token=s.token, max_retries=s.max_retries, timeout=s.timeout,
+                     max_retry_after=s.max_retry_after)  # fmt: skip
+        return {**given, **options}
 
     def __repr__(self) -> str:  # never shows the key
         return f"{type(self).__name__}(base_url={self._settings.base_url!r})"
@@ -83,10 +87,7 @@ class Client(_ClientBase):
 
     def with_options(self, **options: Any) -> "Client":
         """The same client (sharing its connections) with other options, e.g. ``max_retries=0``."""
-        s = self._settings
-        given = dict(api_key=s.api_key, base_url=s.base_url, token=s.token, max_retries=s.max_retries, timeout=s.timeout,
-                     max_retry_after=s.max_retry_after)  # fmt: skip
-        return Client(**{**given, **options}, http_client=self._http)
+        return Client(**self._options(**options), http_client=self._http)
 
     def with_token(self, token: str) -> "Client":
         """The same client with a portal session token (``developer.login(...).token``)."""
@@ -102,32 +103,27 @@ class Client(_ClientBase):
         self.close()
 
     def _request(self, spec: RequestSpec, model: type[M]) -> M:
-        s = self._settings
-        url = s.base_url + spec.path
-        retry = 0
+        steps = exchange(self._settings, spec, model)
+        outcome: Outcome = None
         while True:
             try:
-                try:
-                    response = self._http.request(
-                        spec.method, url, params=clean_query(spec.query), headers=headers_for(s, spec), content=body_of(spec), timeout=s.timeout
-                    )
-                except httpx.TransportError as error:
-                    raise connection_error(error, s.timeout) from None
-                data, info = read_response(response)
-            except WdsError as error:
-                delay = next_delay(s, spec, retry, error)
-                if delay is None:
-                    raise
-                time.sleep(delay)
-                retry += 1
+                step = steps.send(outcome)
+            except StopIteration as done:
+                return done.value
+            if isinstance(step, Pause):
+                time.sleep(step.seconds)
+                outcome = None
                 continue
-            result = model.from_dict(data)
-            result.response = info
-            return result
+            try:
+                outcome = self._http.request(
+                    step.method, step.url, params=step.params, headers=step.headers, content=step.content, timeout=step.timeout
+                )
+            except httpx.TransportError as error:
+                outcome = error
 
     def _list(self, path: str, query: dict[str, Any], cursor: Optional[str], model: type[M]) -> M:
         def fetch(page_cursor: Optional[str]) -> M:
-            page = self._request(RequestSpec("GET", path, {**query, "cursor": page_cursor}), model)
+            page = self._request(list_spec(path, query, page_cursor), model)
             page._pager = pager  # type: ignore[attr-defined]
             return page
 
@@ -164,10 +160,7 @@ class AsyncClient(_ClientBase):
         self._http = http_client or httpx.AsyncClient(timeout=timeout)
 
     def with_options(self, **options: Any) -> "AsyncClient":
-        s = self._settings
-        given = dict(api_key=s.api_key, base_url=s.base_url, token=s.token, max_retries=s.max_retries, timeout=s.timeout,
-                     max_retry_after=s.max_retry_after)  # fmt: skip
-        return AsyncClient(**{**given, **options}, http_client=self._http)
+        return AsyncClient(**self._options(**options), http_client=self._http)
 
     def with_token(self, token: str) -> "AsyncClient":
         return self.with_options(token=token)
@@ -182,32 +175,27 @@ class AsyncClient(_ClientBase):
         await self.aclose()
 
     async def _request(self, spec: RequestSpec, model: type[M]) -> M:
-        s = self._settings
-        url = s.base_url + spec.path
-        retry = 0
+        steps = exchange(self._settings, spec, model)
+        outcome: Outcome = None
         while True:
             try:
-                try:
-                    response = await self._http.request(
-                        spec.method, url, params=clean_query(spec.query), headers=headers_for(s, spec), content=body_of(spec), timeout=s.timeout
-                    )
-                except httpx.TransportError as error:
-                    raise connection_error(error, s.timeout) from None
-                data, info = read_response(response)
-            except WdsError as error:
-                delay = next_delay(s, spec, retry, error)
-                if delay is None:
-                    raise
-                await asyncio.sleep(delay)
-                retry += 1
+                step = steps.send(outcome)
+            except StopIteration as done:
+                return done.value
+            if isinstance(step, Pause):
+                await asyncio.sleep(step.seconds)
+                outcome = None
                 continue
-            result = model.from_dict(data)
-            result.response = info
-            return result
+            try:
+                outcome = await self._http.request(
+                    step.method, step.url, params=step.params, headers=step.headers, content=step.content, timeout=step.timeout
+                )
+            except httpx.TransportError as error:
+                outcome = error
 
     def _list(self, path: str, query: dict[str, Any], cursor: Optional[str], model: type[M]) -> AsyncPageRequest[Any]:
         async def fetch(page_cursor: Optional[str]) -> M:
-            page = await self._request(RequestSpec("GET", path, {**query, "cursor": page_cursor}), model)
+            page = await self._request(list_spec(path, query, page_cursor), model)
             page._pager = AsyncPageRequest(fetch, page_cursor)  # type: ignore[attr-defined]
             return page
 

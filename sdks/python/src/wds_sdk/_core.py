@@ -1,18 +1,19 @@
-"""Sending requests: configuration, the key in X-API-Key, retries, errors. Shared by Client and AsyncClient."""
+"""A call without its I/O: configuration, the request (the key in X-API-Key), the answer or its error,
+and the retries between, as steps that Client (blocking) and AsyncClient (awaiting) both drive."""
 
 from __future__ import annotations
 
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Any, Generator, Literal, Optional, TypeVar, Union
 
 import httpx
 
 from ._errors import APIConnectionError, APITimeoutError, WdsError, create_api_error
 from ._rate_limit import parse_rate_limit
 from ._retry import parse_retry_after, retry_delay_seconds, should_retry
-from .models import ResponseInfo
+from .models import Model, ResponseInfo
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
 DEFAULT_MAX_RETRIES = 2
@@ -20,6 +21,7 @@ DEFAULT_TIMEOUT_SECONDS = 60.0
 DEFAULT_MAX_RETRY_AFTER_SECONDS = 60.0
 
 Query = dict[str, Any]
+M = TypeVar("M", bound=Model)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,70 @@ def headers_for(settings: Settings, spec: RequestSpec) -> dict[str, str]:
 
 def body_of(spec: RequestSpec) -> Optional[bytes]:
     return None if spec.body is None else json.dumps(spec.body).encode()
+
+
+def list_spec(path: str, query: Query, cursor: Optional[str]) -> RequestSpec:
+    """The request of one page of a list: its query and the cursor of the page (None: the first)."""
+    return RequestSpec("GET", path, {**query, "cursor": cursor})
+
+
+@dataclass(frozen=True)
+class PreparedRequest:
+    """What to send, in httpx's terms: ``http.request(method, url, params=…, headers=…, content=…, timeout=…)``."""
+
+    method: str
+    url: str
+    params: dict[str, str]
+    headers: dict[str, str]
+    content: Optional[bytes]
+    timeout: float
+
+
+@dataclass(frozen=True)
+class Pause:
+    """Wait this long before the next attempt."""
+
+    seconds: float
+
+
+def prepare(settings: Settings, spec: RequestSpec) -> PreparedRequest:
+    return PreparedRequest(
+        method=spec.method,
+        url=settings.base_url + spec.path,
+        params=clean_query(spec.query),
+        headers=headers_for(settings, spec),
+        content=body_of(spec),
+        timeout=settings.timeout,
+    )
+
+
+Outcome = Union[httpx.Response, httpx.TransportError, None]
+"""What the driver sends back: the answer to a PreparedRequest or the transport error it raised; None after a Pause."""
+
+
+def exchange(settings: Settings, spec: RequestSpec, model: type[M]) -> Generator[Union[PreparedRequest, Pause], Outcome, M]:
+    """One call as steps: yields the request to send and the pauses between attempts, returns the
+    answer as ``model`` (with its ResponseInfo), or raises its WdsError once no retry is left."""
+    request = prepare(settings, spec)
+    retry = 0
+    while True:
+        outcome = yield request
+        try:
+            if isinstance(outcome, httpx.TransportError):
+                raise connection_error(outcome, settings.timeout)
+            if outcome is None:
+                raise TypeError("exchange() expects the answer to the request it yielded")
+            data, info = read_response(outcome)
+        except WdsError as error:
+            delay = next_delay(settings, spec, retry, error)
+            if delay is None:
+                raise
+            yield Pause(delay)
+            retry += 1
+            continue
+        result = model.from_dict(data)
+        result.response = info
+        return result
 
 
 def connection_error(error: Exception, timeout: float) -> WdsError:

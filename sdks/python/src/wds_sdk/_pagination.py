@@ -9,6 +9,16 @@ Item = TypeVar("Item")
 P = TypeVar("P", bound="_TransferListBase")
 
 
+def next_cursor(page: "_TransferListBase") -> Optional[str]:
+    """The cursor of the page after ``page``; None when ``page`` is the last."""
+    return page.cursor if page.has_more else None
+
+
+def wants_more(count: int, max_items: Optional[int]) -> bool:
+    """Whether ``auto_paging_iter(max_items)`` goes on after ``count`` records."""
+    return max_items is None or count < max_items
+
+
 class SyncPager(Generic[Item]):
     """Follows ``cursor`` from a first page until ``has_more`` is false."""
 
@@ -19,19 +29,19 @@ class SyncPager(Generic[Item]):
     def pages(self) -> Iterator["_TransferListBase"]:
         page = self._first
         yield page
-        while page.has_more and page.cursor is not None:
-            page = self._fetch(page.cursor)
+        while (cursor := next_cursor(page)) is not None:
+            page = self._fetch(cursor)
             yield page
 
     def items(self, max_items: Optional[int] = None) -> Iterator[Item]:
-        if max_items is not None and max_items <= 0:
-            return
         count = 0
+        if not wants_more(count, max_items):
+            return
         for page in self.pages():
             for item in page.transfers:  # type: ignore[attr-defined]
                 yield item
                 count += 1
-                if max_items is not None and count >= max_items:
+                if not wants_more(count, max_items):
                     return
 
 
@@ -52,20 +62,20 @@ class AsyncPageRequest(Generic[Item]):
     async def pages(self) -> AsyncIterator["_TransferListBase"]:
         page = await self._fetch(self._cursor)
         yield page
-        while page.has_more and page.cursor is not None:
-            page = await self._fetch(page.cursor)
+        while (cursor := next_cursor(page)) is not None:
+            page = await self._fetch(cursor)
             yield page
 
     async def auto_paging_iter(self, max_items: Optional[int] = None) -> AsyncIterator[Item]:
         """Every record, newest first, each once; at most ``max_items``."""
-        if max_items is not None and max_items <= 0:
-            return
         count = 0
+        if not wants_more(count, max_items):
+            return
         async for page in self.pages():
             for item in page.transfers:  # type: ignore[attr-defined]
                 yield item
                 count += 1
-                if max_items is not None and count >= max_items:
+                if not wants_more(count, max_items):
                     return
 
     def __aiter__(self) -> AsyncIterator[Item]:

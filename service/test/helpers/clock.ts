@@ -1,0 +1,38 @@
+import type { Clock } from '../../src/lib/clock.ts'
+
+export type ManualClock = Clock & {
+  /**
+   * Moves the clock `ms` forward, running every timer that falls due on the way, in time order, each
+   * at its own time; resolves once their runs (and the promises they return) have finished.
+   */
+  advance(ms: number): Promise<void>
+}
+
+/** A clock that stands still until the test moves it: what the service waits for happens at once. */
+export function createManualClock(startMs: number): ManualClock {
+  let nowMs = startMs
+  let nextId = 0
+  const timers = new Map<number, { dueMs: number; run: () => unknown }>()
+  return {
+    now: () => nowMs,
+    setTimeout(run, delayMs) {
+      const id = nextId++
+      timers.set(id, { dueMs: nowMs + Math.max(0, delayMs), run })
+      return () => timers.delete(id)
+    },
+    async advance(ms) {
+      const targetMs = nowMs + ms
+      for (;;) {
+        const due = [...timers.entries()]
+          .filter(([, timer]) => timer.dueMs <= targetMs)
+          .sort(([a, x], [b, y]) => x.dueMs - y.dueMs || a - b)[0]
+        if (due === undefined) break
+        const [id, timer] = due
+        timers.delete(id)
+        nowMs = timer.dueMs
+        await timer.run()
+      }
+      nowMs = targetMs
+    },
+  }
+}
