@@ -51,7 +51,7 @@ try {
   cluster = await startCluster({ dir, env: { WDS_RPC_ETHEREUM: anvil.url, WDS_START_BLOCK_ETHEREUM: '0' } })
   const started = cluster
   const keys: string[] = []
-  for (let i = 0; i < ACCOUNTS; i++) keys.push(await started.createKey(`bench${i}@example.com`, 'pro'))
+  for (let i = 0; i < ACCOUNTS; i++) keys.push(await started.createKey(`bench${i}@example.com`))
   await until('the chain to be served', 180_000, async () => {
     const answer = await fetch(`${started.url}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=25`, {
       headers: { 'X-API-Key': keys[0] as string },

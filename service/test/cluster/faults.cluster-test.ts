@@ -123,8 +123,8 @@ beforeAll(async () => {
     },
   })
   primary = createDb({ url: cluster.primaryUrl, applicationName: 'wds-cluster-test' })
-  for (let i = 0; i < ACCOUNTS; i++) keys.push(await cluster.createKey(`load${i}@example.com`, 'pro'))
-  for (let i = 0; i < 2; i++) serve3Keys.push(await cluster.createKey(`serve3-${i}@example.com`, 'pro'))
+  for (let i = 0; i < ACCOUNTS; i++) keys.push(await cluster.createKey(`load${i}@example.com`))
+  for (let i = 0; i < 2; i++) serve3Keys.push(await cluster.createKey(`serve3-${i}@example.com`))
   // the chain is served once indexed, on the replica too
   await until('ethereum to be served through HAProxy', 120_000, async () => {
     const answer = await fetch(`${cluster.url}/v1/wallets/${wallets[0]}/transfers?chain=ethereum&limit=1`, {
