@@ -8,6 +8,9 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     pool: 'forks',
+    // Vitest's default on 2 cores is one file at a time; the integration files mostly wait on PostgreSQL,
+    // anvil and child processes, so three at once halve the suite's time (9.6 -> 4.7 min) on this machine.
+    maxWorkers: 3,
     projects: [
       { test: { name: 'unit', include: ['src/**/*.test.ts'], pool: 'threads', isolate: false, testTimeout: 10_000 } },
       {

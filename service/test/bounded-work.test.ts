@@ -28,13 +28,14 @@ async function get(path: string, key: string, signal?: AbortSignal) {
 }
 
 /**
- * Statements of the service running for more than 100 ms: a heavy read, not the key lookups and usage
- * writes around it (pg_stat_activity keeps only a query's first 1 kB, so its text cannot tell).
+ * Statements of the second replica (createTestApp's `databaseUrl`) running for more than 100 ms: its
+ * heavy read, not the key lookups and usage writes around it, nor the first app's statements
+ * (pg_stat_activity keeps only a query's first 1 kB, so its text cannot tell).
  */
-async function longServiceQueries(): Promise<number> {
+async function longReplicaQueries(): Promise<number> {
   const { rows } = await admin.query<{ count: number }>(
     `SELECT count(*)::int AS count FROM pg_stat_activity
-      WHERE state = 'active' AND application_name = 'wds-test' AND now() - query_start > interval '100 milliseconds'`,
+      WHERE state = 'active' AND application_name = 'wds-test-replica' AND now() - query_start > interval '100 milliseconds'`,
   )
   return rows[0]?.count ?? 0
 }
@@ -106,7 +107,7 @@ describe('bounded work', () => {
       (error: Error) => error,
     )
     // the moment the statement runs, the client goes
-    await expect.poll(() => longServiceQueries(), { interval: 2, timeout: 5_000 }).toBeGreaterThan(0)
+    await expect.poll(() => longReplicaQueries(), { interval: 2, timeout: 5_000 }).toBeGreaterThan(0)
     hangUp.abort()
     expect(await request).toBeInstanceOf(Error)
     await expect

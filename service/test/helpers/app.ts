@@ -54,7 +54,7 @@ export async function createTestApp(
     portal?: Pick<AppDeps['portal'], 'throttle' | 'limits' | 'now'>
     /** The statement timeout and pool wait of the app's pool (the service's API pool has both). */
     bounds?: Pick<CreateDbOptions, 'statementTimeoutMs' | 'poolWaitMs'>
-    /** Another test app's database, shared (a second replica); unset: a database of its own. */
+    /** Another test app's database, shared (a second replica, whose connections say `wds-test-replica`); unset: a database of its own. */
     databaseUrl?: string
   } = {},
 ) {
@@ -62,7 +62,7 @@ export async function createTestApp(
     databaseUrl === undefined
       ? await createTestDatabase(bounds === undefined ? {} : { bounds })
       : (() => {
-          const db = createDb({ url: databaseUrl, applicationName: 'wds-test', ...bounds })
+          const db = createDb({ url: databaseUrl, applicationName: 'wds-test-replica', ...bounds })
           return { db, url: databaseUrl, drop: () => db.end() }
         })()
   const logLines: Record<string, unknown>[] = []
