@@ -272,7 +272,10 @@ async function deepCursor(base: string, path: string, key: string, rows: number)
     const page = await getJson(`${base}${path}&limit=1000${cursor === '' ? '' : `&cursor=${cursor}`}`, { 'x-api-key': key })
     cursor = page.cursor as string
   }
-  const state = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { p: Record<string, [number, number, number]> }
+  // a cursor is base64url(JSON).signature
+  const state = JSON.parse(Buffer.from(cursor.split('.')[0] as string, 'base64url').toString()) as {
+    p: Record<string, [number, number, number]>
+  }
   const before = Object.entries(state.p)
     .map(([chain, [b, t, s]]) => `${chain}:${b}.${t}.${s}`)
     .join(',')

@@ -8,6 +8,7 @@ import type { Pricer } from '../market/pricer.ts'
 import { roundValue } from '../market/prices.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import { createBalanceMemo } from './balance-memo.ts'
 import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import type { HdWallets } from './hd-wallets.ts'
@@ -54,6 +55,7 @@ export function createWalletBalances(deps: {
   reads?: ReadRouting | undefined
 }) {
   const { balances, history, onDemand, pricer, hdWallets, reads } = deps
+  const memo = createBalanceMemo(balances, onDemand)
 
   /** An extended key's balance: the sum over its derived addresses, with the per-address list. */
   async function readHdChain(hd: NonNullable<BalancesRequest['hd']>, state: HistoryState | undefined, request: BalancesRequest) {
@@ -143,7 +145,10 @@ export function createWalletBalances(deps: {
     const openingBlock = Math.max(0, state.indexedFrom - 1)
     // every token the wallet moved in the indexed range, also after this block: one it held before and
     // moves only later still has an opening balance now (a token held since before and never moved is not known)
-    const movements = await balances.sumMovements(chain.slug, request.address, openingBlock, blockNumber)
+    const movements = await memo.sumMovements(chain.slug, request.address, openingBlock, blockNumber, {
+      historyEpoch: state.historyEpoch,
+      indexedBlock: state.indexedBlock,
+    })
     const contracts = [...movements.keys()].filter((asset) => asset !== NATIVE_ASSET)
     // The node is asked (and an opening_balances row written) for an address with history in the indexed
     // range, or for the one chain a request names: never for every chain of an all-chains request about an
@@ -151,13 +156,16 @@ export function createWalletBalances(deps: {
     // request, which the account's rate limit bounds (README, "Decisions").
     const opening =
       request.named || movements.size > 0
-        ? await onDemand.openingBalances(chain.slug, request.address, contracts, openingBlock)
+        ? await memo.openingBalances(chain.slug, request.address, contracts, openingBlock)
         : new Map<string, bigint>()
     const amounts = new Map<string, bigint>()
     for (const asset of new Set([NATIVE_ASSET, ...contracts])) {
       amounts.set(asset, (opening.get(asset) ?? 0n) + (movements.get(asset) ?? 0n))
     }
-    const time = await history.findBlockTime(chain.slug, blockNumber)
+    // the head's time comes with the chain's state
+    const time =
+      (blockNumber === state.indexedBlock ? state.indexedBlockTime : null) ??
+      (await history.findBlockTime(chain.slug, blockNumber))
     return {
       asOf: { chain: chain.slug, blockNumber, timestamp: (time ?? new Date(0)).toISOString() },
       balances: [...amounts].filter(([, amount]) => amount !== 0n).map(([asset, amount]) => ({ chain, asset, amount })),

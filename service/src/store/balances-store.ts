@@ -61,6 +61,16 @@ const SUM_MOVEMENTS = `
   )
   SELECT asset, sum(net)::text AS net FROM movements GROUP BY asset`
 
+// The rows alone over ($3, $4]: a short range above a sum already made (api/balance-memo.ts).
+const SUM_ROWS = `
+  SELECT asset, sum(net)::text AS net FROM (
+    SELECT ${ASSET} AS asset, value AS net FROM transfers
+     WHERE chain = $1 AND to_address = $2 AND ${BALANCE_TYPE} AND block_number > $3 AND block_number <= $4
+    UNION ALL
+    SELECT ${ASSET}, -value FROM transfers
+     WHERE chain = $1 AND from_address = $2 AND ${BALANCE_TYPE} AND block_number > $3 AND block_number <= $4
+  ) AS movements GROUP BY asset`
+
 /**
  * Balances as sums of the indexed rows: what came in minus what went out, the coin (native,
  * internal and fee rows) and each ERC-20 token, over a block range of one chain.
@@ -81,6 +91,19 @@ export function createBalancesStore(db: Queryable) {
      */
     async sumMovements(chain: string, address: string, afterBlock: number, atBlock: number): Promise<Map<string, bigint>> {
       const { rows } = await db.query<{ asset: string; net: string }>(SUM_MOVEMENTS, [
+        chain,
+        address,
+        afterBlock,
+        atBlock,
+        COIN_TYPES,
+        TOKEN_TYPES,
+      ])
+      return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
+    },
+
+    /** Net movement per asset of `address` in blocks (`afterBlock`, `atBlock`], from its rows alone: for short ranges. */
+    async sumRows(chain: string, address: string, afterBlock: number, atBlock: number): Promise<Map<string, bigint>> {
+      const { rows } = await db.query<{ asset: string; net: string }>(SUM_ROWS, [
         chain,
         address,
         afterBlock,

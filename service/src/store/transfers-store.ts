@@ -437,7 +437,8 @@ export function createTransfersStore(db: Db) {
           [chain, ancestor],
         )
         await client.query(
-          'UPDATE chain_states SET indexed_block = $2, indexed_block_time = $3, updated_at = now() WHERE chain = $1',
+          `UPDATE chain_states SET indexed_block = $2, indexed_block_time = $3, updated_at = now(),
+             history_epoch = nextval('chain_history_epochs') WHERE chain = $1`,
           [chain, ancestor, rows[0]?.timestamp ?? null],
         )
         return { blocks: blocks.rowCount ?? 0, transfers: transfers.rowCount ?? 0 }

@@ -23,7 +23,16 @@ export type WalletTransfersQuery = {
 }
 
 /** What the API needs to know of a chain before reading its history. */
-export type HistoryState = { chain: string; indexedFrom: number | null; indexedBlock: number | null; historyIndexed: boolean }
+export type HistoryState = {
+  chain: string
+  indexedFrom: number | null
+  indexedBlock: number | null
+  /** The indexed block's timestamp. */
+  indexedBlockTime: Date | null
+  historyIndexed: boolean
+  /** Changes whenever served rows may have gone (a rollback): migration 0022. */
+  historyEpoch: string
+}
 
 export type StoredTransfer = {
   chain: string
@@ -141,7 +150,8 @@ export function createWalletTransfersStore(db: Queryable) {
     /** Whether each chain's history can be served (its wallet-history indexes are built) and up to which block. */
     async listHistoryStates(): Promise<HistoryState[]> {
       const { rows } = await db.query<HistoryState>(
-        `SELECT chain, indexed_from AS "indexedFrom", indexed_block AS "indexedBlock", history_indexed_at IS NOT NULL AS "historyIndexed" FROM chain_states`,
+        `SELECT chain, indexed_from AS "indexedFrom", indexed_block AS "indexedBlock", indexed_block_time AS "indexedBlockTime",
+                history_indexed_at IS NOT NULL AS "historyIndexed", history_epoch::text AS "historyEpoch" FROM chain_states`,
       )
       return rows
     },
