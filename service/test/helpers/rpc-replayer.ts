@@ -29,10 +29,12 @@ export type Recording = {
   gethTraces: Map<number, unknown[]>
   /** eth_call results by `${to} ${data}`, lower case. */
   calls: Map<string, string>
+  /** eth_getBalance results (quantities) by `${address} ${block number}`, address in lower case. */
+  balances: Map<string, string>
 }
 
 export function createRecording(): Recording {
-  return { blocks: [], receipts: [], parityTraces: new Map(), gethTraces: new Map(), calls: new Map() }
+  return { blocks: [], receipts: [], parityTraces: new Map(), gethTraces: new Map(), calls: new Map(), balances: new Map() }
 }
 
 /**
@@ -145,6 +147,12 @@ export async function startRpcReplayer(recording: Recording, options: ReplayerOp
       if (options.traces !== 'geth') throw methodNotFound('debug_traceBlockByNumber')
       if ((config as Json | undefined)?.tracer !== 'callTracer') throw notRecorded('traces other than the callTracer')
       return traces(recording.gethTraces, 'debug_traceBlockByNumber', tag)
+    },
+    eth_getBalance: ([address, tag]) => {
+      const n = blockNumber(tag)
+      const balance = recording.balances.get(`${String(address).toLowerCase()} ${n}`)
+      if (balance === undefined) throw notRecorded(`the balance of ${address} at block ${n}`)
+      return balance
     },
     eth_call: ([call]) => {
       const { to, data, input } = (call ?? {}) as Json

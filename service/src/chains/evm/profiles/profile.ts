@@ -74,10 +74,23 @@ export type Unattributed = {
  * `fromBlock`..`toBlock` (a balance adds up every block of the indexed range), for a node offering `traces`.
  */
 export function unattributedIn(profile: EvmChainProfile, fromBlock: number, toBlock: number, traces: string): Unattributed[] {
-  return profile.unattributed.filter(
+  const gaps = profile.unattributed.filter(
     (gap) =>
       (gap.fromBlock === undefined || gap.fromBlock <= toBlock) &&
       (gap.toBlock === undefined || gap.toBlock >= fromBlock) &&
       gap.closedBy !== traces,
   )
+  // a chain whose coin has its own ledger contract (zkSync) logs every move of it: traces add nothing there
+  return traces === 'none' && profile.nativeLedger === undefined ? [...gaps, NO_TRACES] : gaps
+}
+
+/**
+ * Every chain's gap when its node offers no traces: value a contract sends on (an internal transfer) is
+ * seen only in call traces (`trace_block` or the callTracer), so it has no record. Seen on recorded
+ * Ethereum block 18,000,000 (test/evm-reconciliation-recorded.test.ts), whose traces were not recorded.
+ */
+export const NO_TRACES: Unattributed = {
+  asset: 'native',
+  reason:
+    "value moved by contract calls (internal transfers) is read from call traces, and this chain's node offers neither trace_block nor debug_traceBlockByNumber: those movements have no record",
 }
