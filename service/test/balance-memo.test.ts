@@ -141,3 +141,29 @@ test('a reorg changes the history epoch: the balance remembered is not used agai
   await expectEqualsNode(wallet, tip - 2)
   await expectEqualsNode(wallet, tip)
 })
+
+test('the chains’ history states are read once while no chain changes, and again after a change', async () => {
+  const { walletTransfers } = t.stores
+  const { listHistoryStates } = walletTransfers
+  let reads = 0
+  walletTransfers.listHistoryStates = () => {
+    reads++
+    return listHistoryStates()
+  }
+  try {
+    const wallet = accounts[3] as string
+    await expectEqualsNode(wallet)
+    await expectEqualsNode(wallet)
+    const settled = reads
+    await expectEqualsNode(wallet)
+    await expectEqualsNode(wallet)
+    expect(reads).toBe(settled)
+    // a new block changes the chain's state row: its notification drops what was held
+    await send(1, 3, 77n)
+    await indexToHead(t.db, CHAIN, anvil.url, { logger, ...INDEXING })
+    await expectEqualsNode(wallet)
+    expect(reads).toBe(settled + 1)
+  } finally {
+    walletTransfers.listHistoryStates = listHistoryStates
+  }
+})

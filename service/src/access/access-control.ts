@@ -43,6 +43,8 @@ export function createAccessControl(
     usage: UsageStore
     keyPrefix: string
     registry: Registry
+    /** What else is kept exact by the same notifications: the chains' history states (api/history-states.ts). */
+    chainStates?: { changed(chain: string): void; setTrusted(trusted: boolean): void } | undefined
   },
   options: AccessOptions = {},
 ) {
@@ -55,7 +57,11 @@ export function createAccessControl(
     db: deps.listenDb ?? db,
     logger,
     onChange: (accountId) => owners.evictAccount(accountId),
-    onListening: (listening) => owners.setTrusted(listening),
+    onChainChange: (chain) => deps.chainStates?.changed(chain),
+    onListening: (listening) => {
+      owners.setTrusted(listening)
+      deps.chainStates?.setTrusted(listening)
+    },
     ...(options.authBarrierTimeoutMs === undefined ? {} : { barrierTimeoutMs: options.authBarrierTimeoutMs }),
   })
   const counters = options.counters ?? createMemoryCounters({ readDayCount: (accountId, day) => usage.countDay(accountId, day) })
@@ -79,6 +85,11 @@ export function createAccessControl(
       const windows = windowsAt(now())
       return { counts: await counters.peek(accountId, windows), windows }
     },
+    /**
+     * Resolves true once every change committed before the call (keys, accounts, chain states) has been
+     * seen, false when they are not being followed.
+     */
+    caughtUp: () => authChanges.caughtUp(),
     /** Drops an account's cached keys in this process at once (other processes follow the notification). */
     evictAccount: (accountId: string) => owners.evictAccount(accountId),
     /** Writes the usage metered so far. */

@@ -28,6 +28,7 @@ import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { answerClientError } from './client-errors.ts'
 import { deriveCursorKey } from './cursor.ts'
 import { createHdWallets } from './hd-wallets.ts'
+import { createHistoryStatesCache } from './history-states.ts'
 import { createMetrics } from './metrics.ts'
 import { registerOpenApi } from './openapi.ts'
 import { accountOf, createPortalAuth } from './portal-auth.ts'
@@ -194,10 +195,12 @@ export async function buildApp(deps: AppDeps) {
 
   await app.register(systemRoutes, { db, metrics, metricsToken: http.metricsToken })
   await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, availability })
+  const statesCache = createHistoryStatesCache(() => access.caughtUp())
   const access = createAccessControl(
     {
       db,
       listenDb: deps.direct,
+      chainStates: statesCache,
       logger,
       accounts: stores.accounts,
       usage: stores.usage,
@@ -209,19 +212,20 @@ export async function buildApp(deps: AppDeps) {
   )
   app.addHook('onClose', () => access.close())
   const cursorKey = deriveCursorKey(portal.jwtSecret)
-  const records = routeReads(reads, createWalletRecords({ store: stores.walletTransfers, pricer, onDemand, cursorKey, reads }))
+  const history = statesCache.wrap(stores.walletTransfers, reads)
+  const records = routeReads(reads, createWalletRecords({ store: history, pricer, onDemand, cursorKey, reads }))
   const hdWallets = createHdWallets({
     outputs: stores.outputs,
-    history: stores.walletTransfers,
+    history,
     pricer,
     gapLimit: config.hdGapLimit ?? DEFAULT_HD_GAP_LIMIT,
     cursorKey,
   })
   const walletBalances = routeReads(
     reads,
-    createWalletBalances({ balances: stores.balances, history: stores.walletTransfers, onDemand, pricer, hdWallets, reads }),
+    createWalletBalances({ balances: stores.balances, history, onDemand, pricer, hdWallets, reads }),
   )
-  const reconciliation = createWalletReconciliation({ balances: stores.balances, history: stores.walletTransfers, onDemand })
+  const reconciliation = createWalletReconciliation({ balances: stores.balances, history, onDemand })
   await app.register(
     async (v1) => {
       // before the key is checked: a caller learns nothing from it, and no request of theirs is counted

@@ -3,6 +3,8 @@ import type { Logger } from '../lib/logger.ts'
 import { type Db, isQueryReadTimeout, QueryReadTimeoutError } from './db.ts'
 
 const CHANNEL = 'wds_auth'
+/** Chain history states (migration 0023), followed on the same connection so that one barrier shows both. */
+const CHAINS_CHANNEL = 'wds_chains'
 const RETRY_MS = 1_000
 /** A barrier not answered within this long: the connection is taken for lost (by default; `barrierTimeoutMs`). */
 const BARRIER_TIMEOUT_MS = 2_000
@@ -10,19 +12,23 @@ const BARRIER_TIMEOUT_MS = 2_000
 /**
  * Follows the `wds_auth` notifications (migration 0012: sent by triggers in the transaction that revokes
  * a key or changes an account's tier or limits) on a connection of its own. `onChange(accountId)` for
- * each; `onListening(false)` whenever the connection is lost (notifications may be missed until it is
+ * each, and `onChainChange(chain)` for each `wds_chains` one (migration 0023: a chain's history state
+ * changed); `onListening(false)` whenever the connection is lost (notifications may be missed until it is
  * back, so the caller must not trust what it cached), `onListening(true)` once it listens again.
  */
 export function followAuthChanges({
   db,
   logger,
   onChange,
+  onChainChange = () => {},
   onListening,
   barrierTimeoutMs = BARRIER_TIMEOUT_MS,
 }: {
   db: Db
   logger: Logger
   onChange: (accountId: string) => void
+  /** A chain's history state changed (wds_chains). */
+  onChainChange?: (chain: string) => void
   onListening: (listening: boolean) => void
   /**
    * A barrier (below) not answered within this long means the connection is gone without a word (a
@@ -55,10 +61,12 @@ export function followAuthChanges({
     try {
       const next = await db.connect()
       next.on('notification', (message) => {
-        if (message.channel === CHANNEL && message.payload !== undefined) onChange(message.payload)
+        if (message.payload === undefined) return
+        if (message.channel === CHANNEL) onChange(message.payload)
+        else if (message.channel === CHAINS_CHANNEL) onChainChange(message.payload)
       })
       next.on('error', lost)
-      await next.query(`LISTEN ${CHANNEL}`)
+      await next.query(`LISTEN ${CHANNEL}; LISTEN ${CHAINS_CHANNEL}`)
       if (closed) {
         next.release()
         return
@@ -137,7 +145,7 @@ export function followAuthChanges({
       const current = client
       client = undefined
       if (current !== undefined) {
-        await current.query(`UNLISTEN ${CHANNEL}`).catch(() => {})
+        await current.query('UNLISTEN *').catch(() => {})
         current.release()
       }
     },
