@@ -70,13 +70,16 @@ describe('start-up refuses what cannot work, at once', () => {
     expect(existsSync(join(dataDir, 'postgres'))).toBe(false)
   })
 
-  test('a ws:// node URL is a configuration error naming the variable (nodes are read over HTTP)', async () => {
-    const result = await runCli(['start'], cliEnv({ WDS_RPC_ETHEREUM: 'ws://127.0.0.1:8546', WDS_RPC_BASE: 'wss://n.example' }))
+  test("a ws:// URL of a node that is not an EVM node's is a configuration error naming the variable", async () => {
+    const result = await runCli(
+      ['start'],
+      cliEnv({ WDS_RPC_TRON: 'ws://127.0.0.1:8090', WDS_RPC_BASE: 'wss://n.example, https://n.example' }),
+    )
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(
-      "WDS_RPC_ETHEREUM: WebSocket URLs (ws://, wss://) are not supported; give the node's HTTP(S) JSON-RPC URL",
+      "WDS_RPC_TRON: WebSocket URLs (ws://, wss://) are for EVM nodes; Tron's node is read over HTTP: give its http(s) URL",
     )
-    expect(result.stderr).toContain('WDS_RPC_BASE: WebSocket URLs')
+    expect(result.stderr).toContain('WDS_RPC_BASE: give WebSocket URLs (ws://, wss://) or HTTP(S) URLs, not both')
   })
 })
 

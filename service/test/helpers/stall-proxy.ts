@@ -15,6 +15,8 @@ export type StallProxy = {
   rewrite(url: string): string
   stall(): void
   resume(): void
+  /** Drops every open connection at once (a node restarted, a reset network); new ones are accepted. */
+  cut(): void
   readonly stalled: boolean
   /** Connections accepted so far, and open now. */
   stats(): { accepted: number; open: number }
@@ -87,6 +89,9 @@ export async function startStallProxy(target: { host: string; port: number }): P
         // an action may add to its own connection's list (it is passed in order after the ones before it)
         while (pending.length > 0 && !stalled) pending.shift()?.()
       }
+    },
+    cut() {
+      for (const socket of sockets) socket.destroy()
     },
     get stalled() {
       return stalled
