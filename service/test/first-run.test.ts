@@ -280,6 +280,22 @@ describe('wds index --once on an anvil chain', () => {
   })
   afterAll(() => anvil.close())
 
+  test("over the node's ws:// URL: the same blocks read over the socket, and the process exits (its socket closed)", async () => {
+    const env = cliEnv({
+      WDS_DATA_DIR: await newDataDir(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      WDS_RPC_ETHEREUM: `ws://127.0.0.1:${anvil.port}`,
+    })
+    const result = await runCli(['index', '--chain', 'ethereum', '--once'], env)
+    expect(result.code).toBe(0)
+    const summary = result.stdout
+      .split('\n')
+      .filter((line) => line.includes('"backfill summary"'))
+      .map((line) => JSON.parse(line))
+    expect(summary).toEqual([expect.objectContaining({ chain: 'ethereum', indexed_block: 32, blocks: 33, transfers: 2 })])
+  })
+
   test('ends with a summary; beside a running service that holds the chain, exits 1 saying so', async () => {
     const dataDir = await newDataDir()
     const env = cliEnv({ WDS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WDS_RPC_ETHEREUM: anvil.url })

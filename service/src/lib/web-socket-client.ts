@@ -80,6 +80,8 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
   let connecting: Promise<WebSocket> | undefined
   /** The socket once open, until it closes. */
   let open: WebSocket | undefined
+  /** Gives up the socket of `connecting` (closed, or silent past a request's timeout): what is on it fails, the next request opens another. */
+  let retire: ((why: string) => void) | undefined
   let reconnectTimer: ReturnType<typeof setTimeout> | undefined
   /** Reconnections in a row that failed (the backoff's exponent). */
   let reconnectFailures = 0
@@ -116,25 +118,30 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
     stats.connections++
     const socket = new WebSocket(url)
     let opened = false
+    let retired = false
     let reason = ''
-    connecting = new Promise<WebSocket>((resolve, reject) => {
+    const opening = new Promise<WebSocket>((resolve, reject) => {
       socket.onopen = () => {
+        if (retired) return
         opened = true
         open = socket
         if (reconnectFailures > 0 || stats.connections > 1) logger?.info({ url: clean(url) }, 'node socket open again')
         reconnectFailures = 0
         resolve(socket)
-        for (const listener of openListeners) listener()
+        if (!closed) for (const listener of openListeners) listener()
       }
       socket.onmessage = (event) => receive(event.data)
       // the `ws` package says why (ECONNREFUSED); the built-in WebSocket does not
       socket.onerror = (event) => {
         reason = String((event as { message?: unknown }).message ?? '')
       }
-      socket.onclose = (event) => {
-        connecting = undefined
+      const retireThis = (why: string) => {
+        if (retired) return
+        retired = true
+        if (connecting === opening) connecting = undefined
         if (open === socket) open = undefined
-        const why = reason === '' ? `code ${event.code}` : reason
+        if (retire === retireThis) retire = undefined
+        socket.close()
         if (!opened) {
           // a URL that does not open hands over to the next (once, however many requests wait on it)
           if (urls.length > 1 && current === index) {
@@ -151,9 +158,12 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
         }
         scheduleReconnect()
       }
+      retire = retireThis
+      socket.onclose = (event) => retireThis(reason === '' ? `code ${event.code}` : reason)
     })
-    connecting.catch(() => {}) // each caller handles its own failure
-    return connecting
+    opening.catch(() => {}) // each caller handles its own failure
+    connecting = opening
+    return opening
   }
 
   /** Opens the socket again later, while someone listens for it (a head subscription). */
@@ -178,12 +188,18 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
         reject(fail(url, `got no answer within ${timeoutMs} ms`, { failure: 'timeout' }))
       }, timeoutMs)
     })
+    const opening = connect()
+    const giveUp = retire
     try {
-      const socket = await Promise.race([connect(), timeout])
+      const socket = await Promise.race([opening, timeout])
       if (socket.readyState !== WebSocket.OPEN) throw fail(url, 'closed before the request was sent', { failure: 'network' })
       const answer = new Promise<unknown>((resolve, reject) => pending.set(id, { resolve, reject }))
       socket.send(JSON.stringify(message))
       return await Promise.race([answer, timeout])
+    } catch (error) {
+      // a socket that leaves a request unanswered (or does not open) that long is taken for dead
+      if ((error as UpstreamError).failure === 'timeout') giveUp?.(`no answer within ${timeoutMs} ms`)
+      throw error
     } finally {
       clearTimeout(timer)
     }
@@ -195,7 +211,7 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
     const error = signal?.reason ?? new WdsError('upstream_error', 'the WebSocket client is closed', { retryable: false })
     for (const request of pending.values()) request.reject(error)
     pending.clear()
-    connecting?.then((socket) => socket.close()).catch(() => {})
+    retire?.('closed by the client')
   }
   signal?.addEventListener('abort', close, { once: true })
 

@@ -132,7 +132,10 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
     }
   }
 
-  const done = Promise.all(slugs.map(runChain)).then(() => ({ heldElsewhere }))
+  // once every chain has stopped (`--once` at the head), what their sources hold open (a node's WebSocket) is closed
+  const done = Promise.all(slugs.map(runChain))
+    .then(() => ({ heldElsewhere }))
+    .finally(() => controller.abort())
   return {
     chains: slugs,
     done,
