@@ -124,4 +124,18 @@ describe('an EVM node at a ws:// URL', () => {
       expect.objectContaining({ txHash: missed.hash, type: 'native', value: '0.500000000000000000' }),
     ])
   })
+
+  test('a socket gone silent (no answer, no close) is given up at the request timeout and the request answered on a new one', async () => {
+    const quiet = await startStallProxy({ host: '127.0.0.1', port: anvil.port })
+    const client = createRpcClient({ urls: [`ws://127.0.0.1:${quiet.port}`], logger, timeoutMs: 300, retryBaseMs: 10 })
+    try {
+      expect(await client.request('eth_chainId')).toBe('0x1')
+      quiet.silence()
+      expect(await client.request('eth_chainId')).toBe('0x1')
+      expect(client.socket?.stats).toMatchObject({ connections: 2, retries: 1 })
+    } finally {
+      client.close()
+      await quiet.close()
+    }
+  })
 })
