@@ -76,6 +76,8 @@ export function createStageTimers() {
       }
       return {
         stats: client.stats,
+        socket: client.socket,
+        close: () => client.close(),
         request: (method, params) => call(method, () => client.request(method, params)),
         batch: (calls) => call(`${calls[0]?.method ?? '?'} (batch)`, () => client.batch(calls)),
       }

@@ -183,6 +183,6 @@ describe('the CLI with no service running', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('WDS_RPC_DOGECOIN: unknown chain "DOGECOIN"')
     expect(result.stderr).toContain('PORT: must be integer (got "http")')
-    expect(result.stderr).toContain('WDS_RPC_ETHEREUM: must be a http/https URL (got "ftp://node")')
+    expect(result.stderr).toContain('WDS_RPC_ETHEREUM: must be a http/https/ws/wss URL (got "ftp://node")')
   })
 })

@@ -70,13 +70,16 @@ describe('start-up refuses what cannot work, at once', () => {
     expect(existsSync(join(dataDir, 'postgres'))).toBe(false)
   })
 
-  test('a ws:// node URL is a configuration error naming the variable (nodes are read over HTTP)', async () => {
-    const result = await runCli(['start'], cliEnv({ WDS_RPC_ETHEREUM: 'ws://127.0.0.1:8546', WDS_RPC_BASE: 'wss://n.example' }))
+  test("a ws:// URL of a node that is not an EVM node's is a configuration error naming the variable", async () => {
+    const result = await runCli(
+      ['start'],
+      cliEnv({ WDS_RPC_TRON: 'ws://127.0.0.1:8090', WDS_RPC_BASE: 'wss://n.example, https://n.example' }),
+    )
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(
-      "WDS_RPC_ETHEREUM: WebSocket URLs (ws://, wss://) are not supported; give the node's HTTP(S) JSON-RPC URL",
+      "WDS_RPC_TRON: WebSocket URLs (ws://, wss://) are for EVM nodes; Tron's node is read over HTTP: give its http(s) URL",
     )
-    expect(result.stderr).toContain('WDS_RPC_BASE: WebSocket URLs')
+    expect(result.stderr).toContain('WDS_RPC_BASE: give WebSocket URLs (ws://, wss://) or HTTP(S) URLs, not both')
   })
 })
 
@@ -276,6 +279,22 @@ describe('wds index --once on an anvil chain', () => {
     creation = { hash, from: (from as string).toLowerCase(), contract: receipt.contractAddress.toLowerCase() }
   })
   afterAll(() => anvil.close())
+
+  test("over the node's ws:// URL: the same blocks read over the socket, and the process exits (its socket closed)", async () => {
+    const env = cliEnv({
+      WDS_DATA_DIR: await newDataDir(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      WDS_RPC_ETHEREUM: `ws://127.0.0.1:${anvil.port}`,
+    })
+    const result = await runCli(['index', '--chain', 'ethereum', '--once'], env)
+    expect(result.code).toBe(0)
+    const summary = result.stdout
+      .split('\n')
+      .filter((line) => line.includes('"backfill summary"'))
+      .map((line) => JSON.parse(line))
+    expect(summary).toEqual([expect.objectContaining({ chain: 'ethereum', indexed_block: 32, blocks: 33, transfers: 2 })])
+  })
 
   test('ends with a summary; beside a running service that holds the chain, exits 1 saying so', async () => {
     const dataDir = await newDataDir()

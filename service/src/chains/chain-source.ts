@@ -10,6 +10,12 @@ export type ChainSource = {
   readonly chain: string
   /** The newest block the source serves. */
   getHead(): Promise<BlockRef>
+  /**
+   * Calls `onHead` as soon as the node announces a new head (an EVM node's `newHeads` on its
+   * WebSocket), so that following the head need not wait for the next poll; returns the function that
+   * stops. Sources without it, and any while their announcements are down, are polled.
+   */
+  watchHeads?(onHead: () => void): () => void
   /** The block at this height on the source's canonical chain, or undefined above its head. */
   findBlockRef(number: number): Promise<BlockRef | undefined>
   /**

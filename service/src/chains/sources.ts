@@ -81,7 +81,10 @@ async function connectEvmSource(chain: ChainInfo, options: SourceOptions): Promi
   const source = createEvmSource({ chain: chain.slug, rpc, logger: options.logger })
   // One try per URL: a node that is down is reported at once and retried by the caller's slower schedule.
   const probe = createRpcClient({ ...rpcOptions, maxAttempts: options.urls.length })
-  const chainId = quantity(await probe.request<string>('eth_chainId'))
+  const chainId = await probe
+    .request<string>('eth_chainId')
+    .then(quantity)
+    .finally(() => probe.close())
   if (chainId !== chain.chainId) {
     throw new ChainMismatchError(
       `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${sourceVariable(chain)}`,

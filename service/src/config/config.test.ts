@@ -144,7 +144,7 @@ describe('loadConfig()', () => {
       'PORT: must be integer (got "eighty")',
       'DATABASE_URL: must be a postgres/postgresql URL (got "mysql://db/wds")',
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
-      'WDS_RPC_BASE: must be a http/https URL (got "not a url")',
+      'WDS_RPC_BASE: must be a http/https/ws/wss URL (got "not a url")',
     ])
   })
 
@@ -175,6 +175,28 @@ describe('loadConfig()', () => {
     ).toEqual([
       'WDS_EXPLORER_SUI_RPC: unknown setting: sui is read from its explorer alone (WDS_EXPLORER_SUI)',
       'WDS_EXPLORER_NEAR_RPC: required with WDS_EXPLORER_NEAR: a NEAR JSON-RPC URL (an archival node for history older than about 2.5 days)',
+    ])
+  })
+
+  test("an EVM node's URLs may be WebSocket URLs, all of them or none; other nodes and explorers are HTTP only", () => {
+    expect(
+      load({ WDS_RPC_ETHEREUM: 'wss://eth.example/v2/key, wss://eth2.example', WDS_RPC_ARBITRUM: 'ws://127.0.0.1:8546' }).chains,
+    ).toEqual({
+      ethereum: { urls: ['wss://eth.example/v2/key', 'wss://eth2.example'], startBlock: 0 },
+      arbitrum: { urls: ['ws://127.0.0.1:8546'], startBlock: 0 },
+    })
+    expect(
+      problemsOf({
+        WDS_RPC_BASE: 'wss://base.example, https://base.example',
+        WDS_RPC_BITCOIN: 'ws://127.0.0.1:8332',
+        WDS_RPC_TRON: 'wss://tron.example',
+        WDS_EXPLORER_SOLANA: 'wss://sol.example',
+      }),
+    ).toEqual([
+      'WDS_RPC_BASE: give WebSocket URLs (ws://, wss://) or HTTP(S) URLs, not both: requests go over the socket when there is one',
+      "WDS_RPC_BITCOIN: WebSocket URLs (ws://, wss://) are for EVM nodes; Bitcoin's node is read over HTTP: give its http(s) URL",
+      "WDS_RPC_TRON: WebSocket URLs (ws://, wss://) are for EVM nodes; Tron's node is read over HTTP: give its http(s) URL",
+      'WDS_EXPLORER_SOLANA: WebSocket URLs (ws://, wss://) are for EVM nodes; an explorer API is read over HTTP: give its http(s) URL',
     ])
   })
 

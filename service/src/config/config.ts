@@ -9,8 +9,11 @@ const url = (protocols: readonly string[]) =>
   Type.String({ pattern: `^(?:${protocols.join('|')})://[^\\s]+$`, description: `a ${protocols.join('/')} URL` })
 
 const ChainEndpointSchema = Type.Object({
-  /** The node RPC or explorer API URLs (the registry's `source` says which), in failover order. */
-  urls: Type.Array(url(['http', 'https']), { minItems: 1 }),
+  /**
+   * The node RPC or explorer API URLs (the registry's `source` says which), in failover order; an EVM
+   * node's may be WebSocket URLs (its new heads are then subscribed to), all of them or none.
+   */
+  urls: Type.Array(url(['http', 'https', 'ws', 'wss']), { minItems: 1 }),
   startBlock: Type.Integer({ minimum: 0 }),
   /** The explorer API's or node provider's key (`WDS_EXPLORER_<CHAIN>_KEY`, `WDS_RPC_TRON_KEY`), when it needs one. */
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
@@ -230,12 +233,9 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
   }
   for (const [slug, entry] of Object.entries(chains)) {
     entry.startBlock ??= 0
-    // Nodes and explorers are read over HTTP only: a WebSocket URL would pass a URL check and never work.
-    const urls = Array.isArray(entry.urls) ? (entry.urls as string[]) : []
-    if (urls.some((u) => /^wss?:\/\//i.test(u))) {
-      problems.push(
-        `${envNameOf.get(`/chains/${slug}/urls`)}: WebSocket URLs (ws://, wss://) are not supported; give the node's HTTP(S) JSON-RPC URL (most nodes serve both, e.g. http://host:8545)`,
-      )
+    const problem = webSocketProblem(findChain(slug) as ChainInfo, Array.isArray(entry.urls) ? (entry.urls as string[]) : [])
+    if (problem !== undefined) {
+      problems.push(`${envNameOf.get(`/chains/${slug}/urls`)}: ${problem}`)
       delete chains[slug]
       continue
     }
@@ -274,6 +274,24 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
   // the registry's Bitcoin address format is the configured network's: a process serves one network
   useBitcoinNetwork(config.bitcoinNetwork)
   return deepFreeze(config)
+}
+
+/**
+ * Why these URLs of a chain cannot be used, if they cannot: WebSocket URLs are EVM nodes' (JSON-RPC
+ * and `newHeads` on one socket); Bitcoin Core's RPC, Tron's HTTP API and explorers are HTTP only. A
+ * list is all one or the other: requests go over the socket, so a mixed list has no one transport.
+ */
+function webSocketProblem(chain: ChainInfo, urls: readonly string[]): string | undefined {
+  const sockets = urls.filter((u) => /^wss?:\/\//i.test(u)).length
+  if (sockets === 0) return undefined
+  if (chain.family !== 'evm' || chain.source !== 'rpc') {
+    const what = chain.source === 'explorer' ? 'an explorer API' : `${chain.name}'s node`
+    return `WebSocket URLs (ws://, wss://) are for EVM nodes; ${what} is read over HTTP: give its http(s) URL`
+  }
+  if (sockets < urls.length) {
+    return 'give WebSocket URLs (ws://, wss://) or HTTP(S) URLs, not both: requests go over the socket when there is one'
+  }
+  return undefined
 }
 
 /** A strict integer parse: "08080" and "8080" are fine, "8080abc", "" and "1e3" are not. */

@@ -20,6 +20,7 @@ export type IndexerOptions = {
   rangeSize?: number
   /** Ranges fetched at once during backfill; they are committed in order. */
   rangesInFlight?: number
+  /** How often the head is asked at the head; a source that announces heads (watchHeads) wakes it sooner. */
   pollIntervalMs?: number
   /** Stop once the head is reached (benchmarks, `wds index --once`). */
   stopAtHead?: boolean
@@ -104,6 +105,31 @@ export function createIndexer(options: IndexerOptions) {
       'reorg: rolled back to the common ancestor',
     )
     checkpoint = { ...checkpoint, indexedBlock: ancestor }
+  }
+
+  /** Set when the source announces a head (reset before each look at the head): the wait at the head ends at once. */
+  let headAnnounced = false
+  /** Ends the wait at the head under way, if any. */
+  let wake: (() => void) | undefined
+  const announceHead = () => {
+    headAnnounced = true
+    wake?.()
+  }
+
+  /** Waits at the head for the poll interval, or less when the source announces a head. */
+  function waitForHead(signal: AbortSignal): Promise<void> {
+    if (headAnnounced || signal.aborted) return Promise.resolve()
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', done)
+        wake = undefined
+        resolve()
+      }
+      const timer = setTimeout(done, pollIntervalMs)
+      signal.addEventListener('abort', done, { once: true })
+      wake = done
+    })
   }
 
   /** Metadata of tokens being fetched, shared by the ranges in flight so that each contract is asked once. */
@@ -218,8 +244,18 @@ export function createIndexer(options: IndexerOptions) {
       return
     }
     logger.info({ chain, indexed_from: checkpoint.indexedFrom, indexed_block: checkpoint.indexedBlock }, 'indexer started')
+    const stopWatching = options.stopAtHead ? undefined : source.watchHeads?.(announceHead)
+    try {
+      await followHead(signal)
+    } finally {
+      stopWatching?.()
+    }
+  }
+
+  async function followHead(signal: AbortSignal): Promise<void> {
     for (let failures = 0; !signal.aborted; ) {
       try {
+        headAnnounced = false
         head = await source.getHead()
         await store.recordHead(chain, head)
         await reconcileTip(head)
@@ -228,7 +264,7 @@ export function createIndexer(options: IndexerOptions) {
         } else {
           if (!checkpoint.historyIndexed) await buildHistoryIndexes()
           if (options.stopAtHead) return
-          await sleep(pollIntervalMs, signal)
+          await waitForHead(signal)
         }
         failures = 0
       } catch (error) {

@@ -2,9 +2,9 @@ import { UpstreamError } from './errors.ts'
 import type { HttpClient } from './http-client.ts'
 
 /**
- * JSON-RPC over the one HTTP client: 2.0 (EVM nodes) and Bitcoin Core's 1.0 style alike. Answers are
- * matched to requests by id; a JSON-RPC error becomes a JsonRpcError carrying its code, retried by the
- * HTTP client only when it is the node's "busy" signal.
+ * JSON-RPC over the one HTTP client (or an EVM node's WebSocket): 2.0 (EVM nodes) and Bitcoin Core's
+ * 1.0 style alike. Answers are matched to requests by id; a JSON-RPC error becomes a JsonRpcError
+ * carrying its code, retried by the transport only when it is the node's "busy" signal.
  */
 
 export type JsonRpcCall = { method: string; params?: unknown }
@@ -51,10 +51,22 @@ export type JsonRpcClient = {
   batch<T>(calls: readonly JsonRpcCall[]): Promise<T[]>
 }
 
+/**
+ * What carries the messages besides an HTTP client (which POSTs each one): a socket sends a request or
+ * a batch and hands its answer to `read` (status 200), retrying as lib/http-client does.
+ */
+export type JsonRpcTransport = {
+  send<T>(message: unknown, read: (answer: unknown, status: number) => T): Promise<T>
+}
+
 let nextId = 1
 
-export function createJsonRpcClient(http: HttpClient, options: JsonRpcClientOptions = {}): JsonRpcClient {
+export function createJsonRpcClient(transport: HttpClient | JsonRpcTransport, options: JsonRpcClientOptions = {}): JsonRpcClient {
   const version = options.version ?? '2.0'
+  const send: JsonRpcTransport['send'] =
+    'send' in transport
+      ? (message, read) => transport.send(message, read)
+      : (message, read) => transport.json({ method: 'POST', body: message }, read)
   const toError =
     options.toError ??
     ((answer: JsonRpcAnswerError, method: string) =>
@@ -101,7 +113,7 @@ export function createJsonRpcClient(http: HttpClient, options: JsonRpcClientOpti
   return {
     request<T>(method: string, params: unknown = []) {
       const id = nextId++
-      return http.json({ method: 'POST', body: { jsonrpc: version, id, method, params } }, (message, status) => {
+      return send({ jsonrpc: version, id, method, params }, (message, status) => {
         const ok = status >= 200 && status < 300
         const answered = (message as { id?: unknown } | null)?.id
         // an answer to another request (a confused proxy or load balancer) must not be taken for this one's;
@@ -121,7 +133,7 @@ export function createJsonRpcClient(http: HttpClient, options: JsonRpcClientOpti
       const first = nextId
       nextId += calls.length
       const body = calls.map((call, i) => ({ jsonrpc: version, id: first + i, method: call.method, params: call.params ?? [] }))
-      return http.json({ method: 'POST', body }, (answer, status) => {
+      return send(body, (answer, status) => {
         const ok = status >= 200 && status < 300
         if (!Array.isArray(answer)) {
           // some nodes answer a whole batch with one error object

@@ -132,7 +132,10 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
     }
   }
 
-  const done = Promise.all(slugs.map(runChain)).then(() => ({ heldElsewhere }))
+  // once every chain has stopped (`--once` at the head), what their sources hold open (a node's WebSocket) is closed
+  const done = Promise.all(slugs.map(runChain))
+    .then(() => ({ heldElsewhere }))
+    .finally(() => controller.abort())
   return {
     chains: slugs,
     done,
@@ -165,7 +168,12 @@ export function unimplementedChains(config: Pick<Config, 'chains'>): string[] {
  * The chain sources the API asks opening balances of, connected on first use (and again after a
  * failure): the same checks as the indexers', with their own RPC clients.
  */
-export function createSourceFinder(config: Pick<Config, 'chains'> & Partial<Pick<Config, 'bitcoinNetwork'>>, logger: Logger) {
+export function createSourceFinder(
+  config: Pick<Config, 'chains'> & Partial<Pick<Config, 'bitcoinNetwork'>>,
+  logger: Logger,
+  /** Closes what the sources hold open (a node's WebSocket) when the process stops. */
+  signal?: AbortSignal,
+) {
   const connected = new Map<string, Promise<ChainSource | undefined>>()
   return (slug: string): Promise<ChainSource | undefined> => {
     const chain = findChain(slug)
@@ -177,6 +185,7 @@ export function createSourceFinder(config: Pick<Config, 'chains'> & Partial<Pick
         urls: source.urls,
         apiKey: source.apiKey,
         logger: logger.child({ chain: slug }),
+        ...(signal === undefined ? {} : { signal }),
         ...(config.bitcoinNetwork === undefined ? {} : { bitcoinNetwork: config.bitcoinNetwork }),
       })
       found.catch(() => connected.delete(slug))

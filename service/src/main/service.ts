@@ -117,6 +117,8 @@ export async function startService(
     }
   })()
   const { reads } = database
+  /** Aborted on stop: closes what the API's chain sources hold open (a node's WebSocket). */
+  const sourcesOpen = new AbortController()
   const app = await buildApp({
     config,
     db: apiDb,
@@ -143,7 +145,7 @@ export async function startService(
     implementedChains: implementedChains(),
     onDemand: createOnDemand({
       store: balances,
-      findSource: createSourceFinder(config, logger),
+      findSource: createSourceFinder(config, logger, sourcesOpen.signal),
       explorers: { store: createExplorerWalletsStore(database.db), findExplorer: createExplorerFinder(config, logger), logger },
     }),
     fxBook,
@@ -179,6 +181,7 @@ export async function startService(
   const stopAll = () => {
     stopped ??= (async () => {
       await app.close()
+      sourcesOpen.abort()
       marketSync.abort()
       await marketSchedule
       await indexing?.stop()

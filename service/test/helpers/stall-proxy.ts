@@ -15,6 +15,10 @@ export type StallProxy = {
   rewrite(url: string): string
   stall(): void
   resume(): void
+  /** Drops every open connection at once (a node restarted, a reset network); new ones are accepted. */
+  cut(): void
+  /** The open connections go silent for good, neither forwarding nor closing (a dead peer behind NAT); new ones work. */
+  silence(): void
   readonly stalled: boolean
   /** Connections accepted so far, and open now. */
   stats(): { accepted: number; open: number }
@@ -27,14 +31,22 @@ export async function startStallProxy(target: { host: string; port: number }): P
   /** What each connection held back while stalled, in order; run on resume. */
   const held = new Set<(() => void)[]>()
   const sockets = new Set<Socket>()
+  /** Silences each open connection. */
+  const silencers = new Set<() => void>()
 
   const server = createServer((client) => {
     accepted++
     sockets.add(client)
     const pending: (() => void)[] = []
     held.add(pending)
-    /** Runs `action` now, or on resume when stalled (after what was held before it). */
+    let silent = false
+    const silence = () => {
+      silent = true
+    }
+    silencers.add(silence)
+    /** Runs `action` now, or on resume when stalled (after what was held before it); a silenced connection drops it. */
     const pass = (action: () => void) => {
+      if (silent) return
       if (stalled || pending.length > 0) pending.push(action)
       else action()
     }
@@ -58,6 +70,7 @@ export async function startStallProxy(target: { host: string; port: number }): P
     client.on('error', () => {})
     client.on('close', () => {
       sockets.delete(client)
+      silencers.delete(silence)
       pass(() => {
         upstream?.destroy()
         held.delete(pending)
@@ -87,6 +100,13 @@ export async function startStallProxy(target: { host: string; port: number }): P
         // an action may add to its own connection's list (it is passed in order after the ones before it)
         while (pending.length > 0 && !stalled) pending.shift()?.()
       }
+    },
+    cut() {
+      for (const socket of sockets) socket.destroy()
+    },
+    silence() {
+      for (const silence of silencers) silence()
+      silencers.clear()
     },
     get stalled() {
       return stalled

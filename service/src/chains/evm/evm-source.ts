@@ -13,6 +13,7 @@ import {
   quantity,
 } from './decode.ts'
 import { decodeNativeLedgerLog } from './native-ledger.ts'
+import { watchNewHeads } from './new-heads.ts'
 import { type EvmChainProfile, profileOf, unattributedIn } from './profiles/index.ts'
 import { isMethodUnavailable, isRangeTooLarge, type RpcCall, type RpcClient, RpcError, TransportError } from './rpc-client.ts'
 import type { CallTraceResult, Hex, ParityTrace, RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.ts'
@@ -146,9 +147,12 @@ export function createEvmSource({ chain, rpc, logger, profile = profileOf(chain)
     return answers.map((results, i) => tracesFromCallTracer(blocks[i] as RpcBlock, results ?? [], profile))
   }
 
+  const { socket } = rpc
   return {
     chain,
     detectCapabilities,
+    // a node given by its ws(s):// URL announces its heads; one given by HTTP is polled
+    ...(socket === undefined ? {} : { watchHeads: (onHead: () => void) => watchNewHeads({ socket, rpc, logger, onHead }) }),
 
     async getChainId() {
       return quantity(await rpc.request<Hex>('eth_chainId'))

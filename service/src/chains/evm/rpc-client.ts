@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import { UpstreamError } from '../../lib/errors.ts'
 import { createHttpClient, type HttpStats } from '../../lib/http-client.ts'
 import { createJsonRpcClient, JsonRpcError } from '../../lib/json-rpc.ts'
+import { createWebSocketClient, isWebSocketUrl, type WebSocketClient } from '../../lib/web-socket-client.ts'
 
 export { shouldRetry } from '../../lib/http-client.ts'
 
@@ -63,7 +64,7 @@ function isNodeBusy(code: number, message: string, method: string | undefined): 
 }
 
 export type RpcClientOptions = {
-  /** Failover order; a failing URL hands over to the next. */
+  /** Failover order; a failing URL hands over to the next. All HTTP(S), or all WebSocket (ws://, wss://). */
   urls: readonly string[]
   logger: Logger
   timeoutMs?: number
@@ -78,17 +79,28 @@ export type RpcClient = {
   /** Results in call order; one JSON-RPC error fails the whole batch with that error. */
   batch<T>(calls: readonly RpcCall[]): Promise<T[]>
   readonly stats: HttpStats
+  /** The node's socket when its URLs are ws(s)://, which new heads are subscribed on (new-heads.ts). */
+  readonly socket: WebSocketClient | undefined
+  /** Closes the socket, if any (the client's signal does too); an HTTP client has nothing to close. */
+  close(): void
 }
 
-/** An EVM node's JSON-RPC client: lib/json-rpc over lib/http-client, with the nodes' own busy signals. */
+/**
+ * An EVM node's JSON-RPC client: lib/json-rpc over lib/http-client, or over one WebSocket when the
+ * node's URLs are ws(s)://, with the nodes' own busy signals.
+ */
 export function createRpcClient(options: RpcClientOptions): RpcClient {
   const { urls, logger, timeoutMs = 15_000, maxAttempts = 6, retryBaseMs = 500, retryMaxMs = 8_000, signal } = options
-  const http = createHttpClient({ urls, logger, timeoutMs, maxAttempts, retryBaseMs, retryMaxMs, ...(signal ? { signal } : {}) })
-  const rpc = createJsonRpcClient(http, {
+  const transportOptions = { urls, logger, timeoutMs, maxAttempts, retryBaseMs, retryMaxMs, ...(signal ? { signal } : {}) }
+  const socket = urls.every(isWebSocketUrl) ? createWebSocketClient(transportOptions) : undefined
+  const transport = socket ?? createHttpClient(transportOptions)
+  const rpc = createJsonRpcClient(transport, {
     toError: (answer, method) => new RpcError(answer.code, answer.message, answer.data, method),
   })
   return {
-    stats: http.stats,
+    stats: transport.stats,
+    socket,
+    close: () => socket?.close(),
     request: <T>(method: string, params: unknown[] = []) => rpc.request<T>(method, params),
     batch: <T>(calls: readonly RpcCall[]) => rpc.batch<T>(calls),
   }
