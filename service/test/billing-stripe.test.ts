@@ -70,7 +70,7 @@ beforeAll(async () => {
     })
   })
   await new Promise<void>((resolve) => stripeApi.listen(0, '127.0.0.1', resolve))
-  const stripe = createStripeBilling({
+  const stripe = await createStripeBilling({
     secretKey: 'sk_test_wds',
     webhookSecret: WEBHOOK_SECRET,
     prices: { std: 'price_std_monthly', pro: 'price_pro_monthly' },

@@ -51,7 +51,10 @@ beforeAll(async () => {
     {},
     {
       smtpUrl: smtp.url,
-      portal: { throttle: createRedisThrottle({ url: redis.url, logger: createLogger('silent') }), now: () => new Date(clockMs) },
+      portal: {
+        throttle: await createRedisThrottle({ url: redis.url, logger: createLogger('silent') }),
+        now: () => new Date(clockMs),
+      },
     },
   )
 })
@@ -180,7 +183,7 @@ describe('throttles (in Redis, shared by replicas)', () => {
       {
         smtpUrl: smtp.url,
         portal: {
-          throttle: createRedisThrottle({ url: redis.url, logger: createLogger('silent') }),
+          throttle: await createRedisThrottle({ url: redis.url, logger: createLogger('silent') }),
           now: () => new Date(clockMs),
         },
       },

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { Logger } from '../lib/logger.ts'
 import { type ConsumeRequest, type ConsumeResult, createMemoryCounters, type RateLimitCounters } from './counters.ts'
 import type { Counts, Windows } from './limits.ts'
@@ -61,7 +61,9 @@ function counterKeys(accountId: string, windows: Windows): { minute: string; day
  * when that starts and ends, and every such decision marked `degraded` (counted in a metric).
  */
 export async function createRedisCounters({ url, logger }: { url: string; logger: Logger }): Promise<RateLimitCounters> {
-  const redis = new Redis(url, {
+  // ioredis is loaded only where Redis is configured
+  const { Redis: Client } = await import('ioredis')
+  const redis: Redis = new Client(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: COMMAND_TIMEOUT_MS,

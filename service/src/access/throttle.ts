@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis'
 import type { Logger } from '../lib/logger.ts'
 
 /** At most `limit` events per subject in each fixed window of `windowSeconds`. */
@@ -63,7 +62,9 @@ type HitCommand = { wdsThrottle(key: string, limit: number, ttlSeconds: number):
  * Counters in Redis shared by all replicas. When Redis cannot be reached, this process's own counters
  * decide (limits then hold per replica), as the API's rate limits do.
  */
-export function createRedisThrottle({ url, logger }: { url: string; logger: Logger }): Throttle {
+export async function createRedisThrottle({ url, logger }: { url: string; logger: Logger }): Promise<Throttle> {
+  // ioredis is loaded only where Redis is configured
+  const { Redis } = await import('ioredis')
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

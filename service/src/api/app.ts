@@ -47,6 +47,7 @@ import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
 import { webPageRoutes } from './routes/web-pages.ts'
 import { addCors, addSecurityHeaders } from './security-headers.ts'
+import { createSerializerBuilder } from './serializers.ts'
 import { createValidatorBuilder } from './validation.ts'
 import { createWalletBalances } from './wallet-balances.ts'
 import { createWalletReconciliation } from './wallet-reconciliation.ts'
@@ -142,7 +143,9 @@ export async function buildApp(deps: AppDeps) {
     http: { connectionsCheckingInterval: 1_000, headersTimeout: http.requestTimeoutMs },
     clientErrorHandler: answerClientError,
     // Fastify's types describe Ajv's own compile signature; ours takes Fastify's route-schema object as Fastify passes it
-    schemaController: { compilersFactory: { buildValidator: createValidatorBuilder as never } },
+    schemaController: {
+      compilersFactory: { buildValidator: createValidatorBuilder as never, buildSerializer: createSerializerBuilder as never },
+    },
     // a path parameter may be an output descriptor over an extended key (~150 characters, more with key origins)
     routerOptions: { maxParamLength: 500 },
     // A caller's own X-Request-Id is kept when it is sane, so that logs on both sides can be joined.

@@ -22,16 +22,22 @@ const STRICT = {
  */
 export function createValidatorBuilder(externalSchemas: Record<string, unknown>) {
   const options = { useDefaults: true, removeAdditional: false, allErrors: false, addUsedSchema: false, strict: false } as const
-  const asSent = new Ajv({ ...options, coerceTypes: false })
-  const fromText = new Ajv({ ...options, coerceTypes: true })
-  for (const ajv of [asSent, fromText]) {
-    addFormats.default(ajv)
-    for (const schema of Object.values(externalSchemas)) ajv.addSchema(schema as object)
+  const ajvs = new Map<boolean, Ajv>()
+  /** The Ajv instances, made when a route first validates (start-up does not pay for routes nobody calls). */
+  const ajvOf = (coerceTypes: boolean) => {
+    let ajv = ajvs.get(coerceTypes)
+    if (ajv === undefined) {
+      ajv = new Ajv({ ...options, coerceTypes })
+      addFormats.default(ajv)
+      for (const schema of Object.values(externalSchemas)) ajv.addSchema(schema as object)
+      ajvs.set(coerceTypes, ajv)
+    }
+    return ajv
   }
 
   return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }): Validate => {
     const part = (httpPart ?? 'body') as HttpPart
-    const compiled: ValidateFunction = (part === 'body' ? asSent : fromText).compile(schema as object)
+    let compiled: ValidateFunction | undefined
     const properties = ((schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}) as Record<
       string,
       { type?: unknown }
@@ -48,6 +54,8 @@ export function createValidatorBuilder(externalSchemas: Record<string, unknown>)
           }
         }
       }
+      // compiled on first use: about 0.5 s of start-up for every route's validators at once
+      compiled ??= ajvOf(part !== 'body').compile(schema as object)
       const valid = compiled(data)
       validate.errors = compiled.errors ?? null
       return valid

@@ -154,8 +154,9 @@ export async function startService(
     portal: {
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
       jwtSecret: await loadJwtSecret(config),
-      stripe: createStripeFromConfig(config),
-      throttle: config.redisUrl === undefined ? createMemoryThrottle() : createRedisThrottle({ url: config.redisUrl, logger }),
+      stripe: await createStripeFromConfig(config),
+      throttle:
+        config.redisUrl === undefined ? createMemoryThrottle() : await createRedisThrottle({ url: config.redisUrl, logger }),
     },
   })
 
@@ -249,7 +250,7 @@ function portError(config: Pick<Config, 'host' | 'port'>, problem: string, cause
 }
 
 /** Stripe billing when STRIPE_SECRET_KEY is set (the configuration checks its companions are too). */
-export function createStripeFromConfig(config: Readonly<Config>): StripeBilling | undefined {
+export async function createStripeFromConfig(config: Readonly<Config>): Promise<StripeBilling | undefined> {
   const { stripeSecretKey, stripeWebhookSecret, stripePriceStd, stripePricePro } = config
   if (
     stripeSecretKey === undefined ||

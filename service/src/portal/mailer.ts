@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { Logger } from '../lib/logger.ts'
 
 export type Mail = { to: string; subject: string; text: string }
@@ -17,13 +17,15 @@ export function createMailer({ smtpUrl, from, logger }: { smtpUrl?: string | und
       close() {},
     }
   }
-  const transport = nodemailer.createTransport(smtpUrl)
+  // nodemailer is loaded with the first message, not at start-up
+  let transport: Promise<Transporter> | undefined
   return {
     async send(mail) {
-      await transport.sendMail({ from, ...mail })
+      transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl))
+      await (await transport).sendMail({ from, ...mail })
     },
     close() {
-      transport.close()
+      void transport?.then((open) => open.close())
     },
   }
 }

@@ -1,4 +1,4 @@
-import Stripe from 'stripe'
+import type Stripe from 'stripe'
 import type { Tier } from '../domain/tiers.ts'
 import { UpstreamError } from '../lib/errors.ts'
 
@@ -50,9 +50,11 @@ export function readPlanEvent(event: Stripe.Event): PlanEvent | undefined {
 }
 
 /** Stripe Checkout for upgrades, subscription cancellation, and webhook signature checks. */
-export function createStripeBilling(settings: StripeSettings) {
+export async function createStripeBilling(settings: StripeSettings) {
+  // the Stripe SDK is loaded only where billing is configured
+  const { default: StripeClient } = await import('stripe')
   const api = settings.apiUrl === undefined ? undefined : new URL(settings.apiUrl)
-  const stripe = new Stripe(settings.secretKey, {
+  const stripe = new StripeClient(settings.secretKey, {
     maxNetworkRetries: 2,
     timeout: 20_000,
     ...(api === undefined
@@ -93,7 +95,7 @@ export function createStripeBilling(settings: StripeSettings) {
   }
 }
 
-export type StripeBilling = ReturnType<typeof createStripeBilling>
+export type StripeBilling = Awaited<ReturnType<typeof createStripeBilling>>
 
 export function isPaidTier(tier: Tier): tier is PaidTier {
   return tier === 'std' || tier === 'pro'

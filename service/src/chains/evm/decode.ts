@@ -1,4 +1,4 @@
-import { decodeAbiParameters } from 'viem'
+import { decodeAbiParameters } from 'viem/utils'
 import type { Transfer } from '../../domain/records.ts'
 import { feeOf, isDeposit } from './fees.ts'
 import { type EvmChainProfile, PLAIN } from './profiles/index.ts'

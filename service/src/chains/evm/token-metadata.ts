@@ -1,4 +1,4 @@
-import { decodeAbiParameters, hexToString } from 'viem'
+import { decodeAbiParameters, hexToString } from 'viem/utils'
 import type { Token } from '../../domain/records.ts'
 import type { RpcCall } from './rpc-client.ts'
 
