@@ -52,7 +52,11 @@ export async function openDatabase(
     config.databaseUrl === undefined ? await openEmbeddedDatabase({ dataDir: config.dataDir, logger, attach }) : undefined
   const url = config.databaseUrl ?? embedded?.url
   if (url === undefined) throw new SetupError('no database URL')
-  const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle database connection broke; it will be replaced')
+  // once closing, a connection that breaks is one being ended (its server may stop before it has gone)
+  let closing = false
+  const onIdleError = (error: Error) => {
+    if (!closing) logger.warn({ err: error }, 'an idle database connection broke; it will be replaced')
+  }
   const db = createDb({ url, applicationName, onIdleError })
   const direct =
     config.databaseDirectUrl === undefined
@@ -106,6 +110,7 @@ export async function openDatabase(
           : { dataDir: config.dataDir, attachedTo: embedded.attachedTo, created: embedded.created },
       appliedMigrations: applied,
       async close() {
+        closing = true
         await reads.close()
         await Promise.all([...new Set([db, direct, api, ...pools])].map((pool) => pool.end()))
         await embedded?.stop()
