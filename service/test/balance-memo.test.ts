@@ -167,3 +167,20 @@ test('the chains’ history states are read once while no chain changes, and aga
     walletTransfers.listHistoryStates = listHistoryStates
   }
 })
+
+test('atDate today follows the head as blocks come (a date bound is remembered only once a later block exists)', async () => {
+  const wallet = accounts[3] as string
+  const today = new Date().toISOString().slice(0, 10)
+  const read = async () => {
+    const response = await fetch(`${t.baseUrl}/v1/wallets/${wallet}/balances?chain=${CHAIN}&atDate=${today}`, {
+      headers: { 'x-api-key': key },
+    })
+    expect(response.status).toBe(200)
+    return ((await response.json()) as { asOf: { blockNumber: number }[] }).asOf[0]?.blockNumber
+  }
+  expect(await read()).toBe(await head())
+  await send(1, 3, 5n)
+  await indexToHead(t.db, CHAIN, anvil.url, { logger, ...INDEXING })
+  expect(await read()).toBe(await head())
+  await expectEqualsNode(wallet, await head())
+})

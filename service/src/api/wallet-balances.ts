@@ -110,7 +110,9 @@ export function createWalletBalances(deps: {
       if (end.getTime() > Date.now() + DAY_MS) {
         throw new WdsError('invalid_parameter', 'atDate is in the future', { param: 'atDate' })
       }
-      const block = await history.findBlockByTime(chain.slug, end, 'before', { from: state.indexedFrom, to: state.indexedBlock })
+      const block = await memo.blockBefore(chain.slug, end, state, () =>
+        history.findBlockByTime(chain.slug, end, 'before', { from: state.indexedFrom, to: state.indexedBlock }),
+      )
       if (block === undefined) {
         throw new WdsError(
           'invalid_parameter',
