@@ -31,6 +31,8 @@ export function createBalanceMemo(
   const openings = new LRUCache<string, ReadonlyMap<string, bigint>>({ max: maxWallets })
   /** `atDate` bounds resolved to blocks, by chain, instant and first indexed block. */
   const dateBlocks = new LRUCache<string, { epoch: string; block: number }>({ max: maxWallets })
+  /** Block times by chain and block. */
+  const blockTimes = new LRUCache<string, { epoch: string; time: Date }>({ max: maxWallets })
 
   return {
     /** As `BalancesStore.sumMovements` (every asset the address moved in the indexed range), at `atBlock`. */
@@ -75,6 +77,16 @@ export function createBalanceMemo(
       const block = await find()
       if (block !== undefined && block < mark.indexedBlock) dateBlocks.set(key, { epoch: mark.historyEpoch, block })
       return block
+    },
+
+    /** A block's time, found by `find` and remembered while the chain's history epoch holds. */
+    async blockTime(chain: string, block: number, epoch: string, find: () => Promise<Date | undefined>) {
+      const key = `${chain}|${block}`
+      const known = blockTimes.get(key)
+      if (known !== undefined && known.epoch === epoch) return known.time
+      const time = await find()
+      if (time !== undefined) blockTimes.set(key, { epoch: epoch, time })
+      return time
     },
 
     /** As `OnDemand.openingBalances`, asking it only for what this process has not had an answer to. */

@@ -167,7 +167,7 @@ export function createWalletBalances(deps: {
     // the head's time comes with the chain's state
     const time =
       (blockNumber === state.indexedBlock ? state.indexedBlockTime : null) ??
-      (await history.findBlockTime(chain.slug, blockNumber))
+      (await memo.blockTime(chain.slug, blockNumber, state.historyEpoch, () => history.findBlockTime(chain.slug, blockNumber)))
     return {
       asOf: { chain: chain.slug, blockNumber, timestamp: (time ?? new Date(0)).toISOString() },
       balances: [...amounts].filter(([, amount]) => amount !== 0n).map(([asset, amount]) => ({ chain, asset, amount })),
