@@ -49,7 +49,9 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
     if (chain === undefined || source === undefined) return
     const log = logger.child({ chain: slug })
     if (chain.source === 'explorer') return watchExplorerHead(slug, connectExplorerSource(chain, { ...source, logger: log }), log)
-    for (let attempt = 0; !controller.signal.aborted; attempt++) {
+    // failures in a row: the backoff before the next attempt grows with them
+    let failures = 0
+    while (!controller.signal.aborted) {
       try {
         const chainSource = await connectChainSource(chain, {
           urls: source.urls,
@@ -93,7 +95,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
         if (!lease.lost.aborted || controller.signal.aborted) return
         // the lease's connection ended (PostgreSQL restarted): another process may lead now; try again
         log.warn(errorFields(lease.lost.reason), 'lost the indexing lease with its connection; taking it again')
-        attempt = -1
+        failures = 0
       } catch (error) {
         if (controller.signal.aborted) return
         await store.recordError(slug, describeError(error, slug)).catch(() => {})
@@ -104,7 +106,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
           )
           return
         }
-        const delay = backoffMs(attempt, { baseMs: 1_000, maxMs: 60_000 })
+        const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 60_000 })
         log.error({ ...errorFields(error), retry_in_ms: Math.round(delay) }, 'could not start indexing; retrying')
         await sleep(delay, controller.signal)
       }
