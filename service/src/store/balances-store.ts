@@ -76,6 +76,19 @@ const SUM_ROWS = `
  * internal and fee rows) and each ERC-20 token, over a block range of one chain.
  */
 export function createBalancesStore(db: Queryable) {
+  /** Runs one of the sums above: net movement per asset ('' the coin). */
+  async function sumNet(sql: string, chain: string, address: string, afterBlock: number, atBlock: number) {
+    const { rows } = await db.query<{ asset: string; net: string }>(sql, [
+      chain,
+      address,
+      afterBlock,
+      atBlock,
+      COIN_TYPES,
+      TOKEN_TYPES,
+    ])
+    return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
+  }
+
   return {
     /**
      * Net movement per asset of `address` in blocks (`afterBlock`, `atBlock`]: every ERC-20 it moved
@@ -90,28 +103,12 @@ export function createBalancesStore(db: Queryable) {
      * those of at most one checkpoint interval, or a few from an address that is not tracked.
      */
     async sumMovements(chain: string, address: string, afterBlock: number, atBlock: number): Promise<Map<string, bigint>> {
-      const { rows } = await db.query<{ asset: string; net: string }>(SUM_MOVEMENTS, [
-        chain,
-        address,
-        afterBlock,
-        atBlock,
-        COIN_TYPES,
-        TOKEN_TYPES,
-      ])
-      return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
+      return sumNet(SUM_MOVEMENTS, chain, address, afterBlock, atBlock)
     },
 
     /** Net movement per asset of `address` in blocks (`afterBlock`, `atBlock`], from its rows alone: for short ranges. */
     async sumRows(chain: string, address: string, afterBlock: number, atBlock: number): Promise<Map<string, bigint>> {
-      const { rows } = await db.query<{ asset: string; net: string }>(SUM_ROWS, [
-        chain,
-        address,
-        afterBlock,
-        atBlock,
-        COIN_TYPES,
-        TOKEN_TYPES,
-      ])
-      return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
+      return sumNet(SUM_ROWS, chain, address, afterBlock, atBlock)
     },
 
     /** The last block indexed of a chain, or undefined before its first range. */
