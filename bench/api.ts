@@ -13,7 +13,7 @@
  *
  * Writes bench/results/api.json (or --out FILE).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { cpus, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -28,6 +28,7 @@ import { createAccountsStore } from '../service/src/store/accounts-store.ts'
 import type { Db } from '../service/src/store/db.ts'
 import { createPlansStore } from '../service/src/store/plans-store.ts'
 import { createTransfersStore, partitionName } from '../service/src/store/transfers-store.ts'
+import { spawnAndWait, stop } from './child-process.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number)
@@ -217,32 +218,6 @@ async function backfill(db: Db, chain: string, blocks: ChainBlock[], tokens: Tok
     [chain, WALLET, assets],
   )
   return Math.round(performance.now() - started) / 1000
-}
-
-function spawnAndWait(args: string[], env: Record<string, string>, pattern: RegExp): Promise<{ child: ChildProcess; url: URL }> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  const collect = (chunk: Buffer) => {
-    output += chunk
-  }
-  child.stdout?.on('data', collect)
-  child.stderr?.on('data', collect)
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output}`)))
-    const timer = setInterval(() => {
-      const match = pattern.exec(output)
-      if (match?.[1]) {
-        clearInterval(timer)
-        resolve({ child, url: new URL(match[1]) })
-      }
-    }, 20)
-  })
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return
-  child.kill('SIGTERM')
-  await new Promise((resolve) => child.once('exit', resolve))
 }
 
 type Load = { requestsPerSecond: number; p50Ms: number; p99Ms: number; errors: number; non2xx: number }

@@ -13,7 +13,7 @@
  *
  * Target (issue 13): p50 ≤ 500 ms, and within 1 s. Writes bench/results/freshness.json (or --out FILE).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
@@ -24,6 +24,7 @@ import { openDatabase } from '../service/src/main/database.ts'
 import { createAccountsStore } from '../service/src/store/accounts-store.ts'
 import { createPlansStore } from '../service/src/store/plans-store.ts'
 import { type Anvil, startAnvil } from '../service/test/helpers/anvil.ts'
+import { spawnAndWait, stop } from './child-process.ts'
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 30)
 const WARMUP_BLOCKS = 3
@@ -48,33 +49,14 @@ type Sample = { block: number; visibleMs: number | null }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function spawnWds(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(root, 'service', 'bin', 'wds.js'), 'start'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  const collect = (chunk: Buffer) => {
-    output += chunk
-  }
-  child.stdout?.on('data', collect)
-  child.stderr?.on('data', collect)
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`wds start exited with ${code}: ${output}`)))
-    const timer = setInterval(() => {
-      const match = /WDS listening on (http:\/\/\S+)/.exec(output)
-      if (match?.[1]) {
-        clearInterval(timer)
-        resolve({ child, url: match[1].replace(/\/$/, '') })
-      }
-    }, 20)
-  })
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return
-  child.kill('SIGTERM')
-  await new Promise((resolve) => child.once('exit', resolve))
+/** `wds start` with `env`, once it listens. */
+async function spawnWds(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const { child, url } = await spawnAndWait(
+    [join(root, 'service', 'bin', 'wds.js'), 'start'],
+    env,
+    /WDS listening on (http:\/\/\S+)/,
+  )
+  return { child, url: url.toString().replace(/\/$/, '') }
 }
 
 /** Asks the wallet's newest transfers every POLL_MS until `hash` is among them; ms since `since`, or null after GIVE_UP_MS. */
