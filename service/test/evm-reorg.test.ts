@@ -6,7 +6,7 @@ import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createBalancesStore } from '../src/store/balances-store.ts'
 import { createTransfersStore } from '../src/store/transfers-store.ts'
-import { type Anvil, startAnvil } from './helpers/anvil.ts'
+import { type Anvil, headOf, payment, sendPayment, startAnvil } from './helpers/anvil.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 import { playScriptedHistory } from './helpers/scripted-chain.ts'
 import { readTransfers, rowsFromSource } from './helpers/transfers.ts'
@@ -36,18 +36,9 @@ afterEach(async () => {
   await database?.drop()
 })
 
-const head = async () => Number(await anvil.rpc<string>('eth_blockNumber'))
-const pay = (from: number, to: number, wei: bigint) => ({
-  from: accounts[from],
-  to: accounts[to],
-  value: `0x${wei.toString(16)}`,
-})
-/** Sends a payment and waits until it is mined (anvil may answer the hash a moment before). */
-async function send(from: number, to: number, wei: bigint) {
-  const hash = await anvil.rpc<string>('eth_sendTransaction', [pay(from, to, wei)])
-  while ((await anvil.rpc('eth_getTransactionReceipt', [hash])) === null) {}
-  return hash
-}
+const head = () => headOf(anvil)
+const pay = (from: number, to: number, wei: bigint) => payment(accounts[from] as string, accounts[to] as string, wei)
+const send = (from: number, to: number, wei: bigint) => sendPayment(anvil, pay(from, to, wei))
 
 function indexer(options: { stopAtHead: boolean }) {
   return createIndexer({
