@@ -71,7 +71,7 @@ export function createWalletBalances(deps: {
       request,
     )
     const held = await hdWallets.readBalances(hd, blockNumber)
-    const time = await history.findBlockTime(chain.slug, blockNumber)
+    const time = await blockTime(chain, blockNumber, state)
     const result: ChainBalances = {
       asOf: { chain: chain.slug, blockNumber, timestamp: (time ?? new Date(0)).toISOString() },
       balances: held.total === 0n ? [] : [{ chain, asset: NATIVE_ASSET, amount: held.total }],
@@ -81,6 +81,12 @@ export function createWalletBalances(deps: {
       balance: formatUnits(a.balance, chain.nativeAsset.decimals),
     }))
     return { result, addresses }
+  }
+
+  /** A block's time: the head's comes with the chain's state, an earlier one's is remembered per epoch. */
+  async function blockTime(chain: ChainInfo, blockNumber: number, state: HistoryState): Promise<Date | undefined> {
+    if (blockNumber === state.indexedBlock && state.indexedBlockTime !== null) return state.indexedBlockTime
+    return memo.blockTime(chain.slug, blockNumber, state.historyEpoch, () => history.findBlockTime(chain.slug, blockNumber))
   }
 
   /** The block a chain's balances are of: atBlock, the last block of atDate, or the indexed head. */
@@ -164,10 +170,7 @@ export function createWalletBalances(deps: {
     for (const asset of new Set([NATIVE_ASSET, ...contracts])) {
       amounts.set(asset, (opening.get(asset) ?? 0n) + (movements.get(asset) ?? 0n))
     }
-    // the head's time comes with the chain's state
-    const time =
-      (blockNumber === state.indexedBlock ? state.indexedBlockTime : null) ??
-      (await memo.blockTime(chain.slug, blockNumber, state.historyEpoch, () => history.findBlockTime(chain.slug, blockNumber)))
+    const time = await blockTime(chain, blockNumber, state)
     return {
       asOf: { chain: chain.slug, blockNumber, timestamp: (time ?? new Date(0)).toISOString() },
       balances: [...amounts].filter(([, amount]) => amount !== 0n).map(([asset, amount]) => ({ chain, asset, amount })),
