@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createLogger } from '../src/lib/logger.ts'
-import { type Anvil, headOf, payment, sendPayment, startAnvil } from './helpers/anvil.ts'
+import { type Anvil, headOf, payment, sendMined, startAnvil } from './helpers/anvil.ts'
 import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
 import { evmSourceFor, indexToHead } from './helpers/indexing.ts'
 import { playScriptedHistory } from './helpers/scripted-chain.ts'
@@ -50,7 +50,7 @@ afterAll(async () => {
 
 const head = () => headOf(anvil)
 const pay = (from: number, to: number, wei: bigint) => payment(accounts[from] as string, accounts[to] as string, wei)
-const send = (from: number, to: number, wei: bigint) => sendPayment(anvil, pay(from, to, wei))
+const send = (from: number, to: number, wei: bigint) => sendMined(anvil, pay(from, to, wei))
 
 /** The API's native balance of `account` (raw units) and the block it is of. */
 async function apiBalance(account: string, atBlock?: number) {

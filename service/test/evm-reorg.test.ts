@@ -6,7 +6,7 @@ import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createBalancesStore } from '../src/store/balances-store.ts'
 import { createTransfersStore } from '../src/store/transfers-store.ts'
-import { type Anvil, headOf, payment, sendPayment, startAnvil } from './helpers/anvil.ts'
+import { type Anvil, headOf, payment, sendMined, startAnvil } from './helpers/anvil.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 import { playScriptedHistory } from './helpers/scripted-chain.ts'
 import { readTransfers, rowsFromSource } from './helpers/transfers.ts'
@@ -38,7 +38,7 @@ afterEach(async () => {
 
 const head = () => headOf(anvil)
 const pay = (from: number, to: number, wei: bigint) => payment(accounts[from] as string, accounts[to] as string, wei)
-const send = (from: number, to: number, wei: bigint) => sendPayment(anvil, pay(from, to, wei))
+const send = (from: number, to: number, wei: bigint) => sendMined(anvil, pay(from, to, wei))
 
 function indexer(options: { stopAtHead: boolean }) {
   return createIndexer({

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type Anvil, startAnvil } from './helpers/anvil.ts'
+import { type Anvil, sendMined, startAnvil } from './helpers/anvil.ts'
 import { cliEnv, type RunningService, runCli, startService, WDS_BIN } from './helpers/cli.ts'
 
 /**
@@ -274,7 +274,7 @@ describe('wds index --once on an anvil chain', () => {
     anvil = await startAnvil()
     await anvil.rpc('anvil_mine', ['0x1f'])
     const [from] = await anvil.rpc<string[]>('eth_accounts')
-    const hash = await anvil.rpc<string>('eth_sendTransaction', [{ from, data: '0x60006000f3', value: '0xde0b6b3a7640000' }])
+    const hash = await sendMined(anvil, { from, data: '0x60006000f3', value: '0xde0b6b3a7640000' })
     const receipt = await anvil.rpc<{ contractAddress: string }>('eth_getTransactionReceipt', [hash])
     creation = { hash, from: (from as string).toLowerCase(), contract: receipt.contractAddress.toLowerCase() }
   })

@@ -76,8 +76,8 @@ export async function startAnvil({ chainId = 1, args = [] }: AnvilOptions = {}):
 /** A plain value transfer between two of anvil's unlocked accounts, as `eth_sendTransaction` and `anvil_reorg` take it. */
 export const payment = (from: string, to: string, wei: bigint) => ({ from, to, value: `0x${wei.toString(16)}` })
 
-/** Sends a payment and waits until it is mined (anvil may answer the hash a moment before); its hash. */
-export async function sendPayment(anvil: Anvil, tx: ReturnType<typeof payment>): Promise<string> {
+/** Sends a transaction and waits until it is mined (anvil may answer the hash a moment before its receipt exists); its hash. */
+export async function sendMined(anvil: Anvil, tx: Record<string, string | undefined>): Promise<string> {
   const hash = await anvil.rpc<string>('eth_sendTransaction', [tx])
   while ((await anvil.rpc('eth_getTransactionReceipt', [hash])) === null) {}
   return hash
