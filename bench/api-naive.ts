@@ -13,6 +13,7 @@ import Fastify from 'fastify'
 import { type RecordType, recordTypesOf } from '../service/src/domain/records.ts'
 import { createLogger } from '../service/src/lib/logger.ts'
 import { openDatabase } from '../service/src/main/database.ts'
+import { hexOf, pack, unpack } from '../service/src/store/packed-text.ts'
 import { createWalletTransfersStore, type HistoryPosition } from '../service/src/store/wallet-transfers-store.ts'
 
 const dataDir = process.argv[2]
@@ -55,14 +56,14 @@ app.get('/page', async (request) => {
 })
 app.get('/balances', async (request) => {
   const q = request.query as Record<string, string | undefined>
-  const { rows } = await database.db.query(
-    `SELECT CASE WHEN type = ANY($4) THEN contract_address ELSE '' END AS asset,
+  const { rows } = await database.db.query<{ asset: string; net: string }>(
+    `SELECT ${hexOf("CASE WHEN type = ANY($4) THEN contract_address ELSE ''::bytea END")} AS asset,
             (coalesce(sum(value) FILTER (WHERE to_address = $2), 0) - coalesce(sum(value) FILTER (WHERE from_address = $2), 0))::text AS net
        FROM transfers WHERE chain = $1 AND (from_address = $2 OR to_address = $2) AND (type = ANY($3) OR type = ANY($4))
       GROUP BY 1`,
-    [q.chain, q.address, COIN, TOKEN],
+    [q.chain, pack(q.address ?? ''), COIN, TOKEN],
   )
-  return { balances: rows }
+  return { balances: rows.map((row) => ({ asset: unpack(row.asset), net: row.net })) }
 })
 
 const url = await app.listen({ port: 0, host: '127.0.0.1' })

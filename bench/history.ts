@@ -61,9 +61,9 @@ async function main() {
       await db.query(
         `INSERT INTO transfers_ethereum (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value)
          SELECT $1, i / 10, timestamptz '2020-01-01' + (i / 10) * interval '12 seconds', i % 10, 1,
-                '0x' || lpad(to_hex(i), 64, '0'), 'native',
-                CASE WHEN i % 3 = 0 THEN $2 ELSE '0x' || lpad(to_hex(i % 5000), 40, '0') END,
-                CASE WHEN i % 3 = 0 THEN '0x' || lpad(to_hex(i % 5000), 40, '0') ELSE $2 END,
+                wds_pack('0x' || lpad(to_hex(i), 64, '0')), 'native',
+                wds_pack(CASE WHEN i % 3 = 0 THEN $2 ELSE '0x' || lpad(to_hex(i % 5000), 40, '0') END),
+                wds_pack(CASE WHEN i % 3 = 0 THEN '0x' || lpad(to_hex(i % 5000), 40, '0') ELSE $2 END),
                 i
            FROM generate_series(1, $3::int) AS i`,
         [CHAIN, WALLET, WALLET_ROWS],
@@ -71,8 +71,8 @@ async function main() {
       await db.query(
         `INSERT INTO transfers_ethereum (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value)
          SELECT $1, i / 10, timestamptz '2020-01-01' + (i / 10) * interval '12 seconds', i % 10, 2,
-                '0x' || lpad(to_hex(i), 64, '0'), 'erc20',
-                '0x' || lpad(to_hex(i % 7919 + 5000), 40, '0'), '0x' || lpad(to_hex(i % 6007 + 20000), 40, '0'), i
+                wds_pack('0x' || lpad(to_hex(i), 64, '0')), 'erc20',
+                wds_pack('0x' || lpad(to_hex(i % 7919 + 5000), 40, '0')), wds_pack('0x' || lpad(to_hex(i % 6007 + 20000), 40, '0')), i
            FROM generate_series(1, $2::int) AS i`,
         [CHAIN, OTHER_ROWS],
       )
@@ -88,7 +88,7 @@ async function main() {
       if (page > 1) {
         const { rows } = await db.query<HistoryPosition>(
           `SELECT block_number AS "blockNumber", tx_index AS "txIndex", seq FROM transfers
-            WHERE chain = $1 AND (from_address = $2 OR to_address = $2)
+            WHERE chain = $1 AND (from_address = wds_pack($2) OR to_address = wds_pack($2))
             ORDER BY block_number DESC, tx_index DESC, seq DESC OFFSET $3 LIMIT 1`,
           [CHAIN, WALLET, (page - 1) * PAGE_SIZE - 1],
         )

@@ -118,12 +118,12 @@ async function loadWallet(db: Db): Promise<void> {
   await db.query('TRUNCATE transfers_ethereum')
   await db.query(
     `INSERT INTO transfers_ethereum (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value, contract_address, log_index)
-     SELECT 'ethereum', i, timestamptz '2021-01-01' + i * interval '3 hours', 0, 1, '0x' || lpad(to_hex(i), 64, '0'),
+     SELECT 'ethereum', i, timestamptz '2021-01-01' + i * interval '3 hours', 0, 1, wds_pack('0x' || lpad(to_hex(i), 64, '0')),
             t.type,
-            CASE WHEN i % 2 = 0 OR t.type = 'fee' THEN $1 ELSE '0x' || lpad(to_hex(i % 97 + 1), 40, '0') END,
-            CASE WHEN t.type = 'fee' THEN NULL WHEN i % 2 = 0 THEN '0x' || lpad(to_hex(i % 89 + 1), 40, '0') ELSE $1 END,
+            wds_pack(CASE WHEN i % 2 = 0 OR t.type = 'fee' THEN $1 ELSE '0x' || lpad(to_hex(i % 97 + 1), 40, '0') END),
+            wds_pack(CASE WHEN t.type = 'fee' THEN NULL WHEN i % 2 = 0 THEN '0x' || lpad(to_hex(i % 89 + 1), 40, '0') ELSE $1 END),
             CASE WHEN t.type = 'erc20' THEN 1000000 + i * 1234 ELSE 10000000000000000 + i::numeric * 123456789 END,
-            t.contract, CASE WHEN t.type = 'erc20' THEN 0 END
+            wds_pack(t.contract), CASE WHEN t.type = 'erc20' THEN 0 END
        FROM generate_series(1, 1500) AS i,
             LATERAL (SELECT CASE i % 4 WHEN 0 THEN 'native' WHEN 1 THEN 'fee' ELSE 'erc20' END AS type,
                             CASE i % 4 WHEN 2 THEN $2 WHEN 3 THEN $3 END AS contract) AS t`,

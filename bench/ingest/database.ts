@@ -86,3 +86,46 @@ export async function describeTransfers(db: Db, partition: string) {
     indexesMB: Math.round(Number(size?.index_bytes ?? 0) / 1e5) / 10,
   }
 }
+
+/** Bytes per stored transfer: the partition's heap and its indexes (rounded). */
+async function bytesPerTransfer(db: Db, table: string, rows: number) {
+  const { rows: sizes } = await db.query<{ heap: string; indexes: string }>(
+    'SELECT pg_table_size($1)::text AS heap, pg_indexes_size($1)::text AS indexes',
+    [table],
+  )
+  const heap = Math.round(Number(sizes[0]?.heap) / rows)
+  const indexes = Math.round(Number(sizes[0]?.indexes) / rows)
+  return { heap, indexes, total: heap + indexes }
+}
+
+/**
+ * Storage per transfer (issue 13): the partition as stored (hashes and addresses packed, migration
+ * 0024), beside the same rows in the layout before it (text columns in their old order, the same
+ * wallet-history and block-range indexes), built from the partition in the same run.
+ */
+export async function compareStorageLayouts(db: Db, partition: string) {
+  const { rows: counted } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${partition}`)
+  const rows = counted[0]?.n ?? 0
+  const packed = await bytesPerTransfer(db, partition, rows)
+  const text = `${partition}_text_layout`
+  await db.query(`DROP TABLE IF EXISTS ${text}`)
+  await db.query(
+    `CREATE TABLE ${text} AS
+       SELECT chain, block_number, block_time, tx_index, seq, wds_unpack(tx_hash) AS tx_hash, type,
+              wds_unpack(from_address) AS from_address, wds_unpack(to_address) AS to_address, value,
+              wds_unpack(contract_address) AS contract_address, token_id, log_index, batch_index,
+              wds_unpack(operator) AS operator, counterparties
+         FROM ${partition} ORDER BY block_number, tx_index, seq`,
+  )
+  for (const column of ['from_address', 'to_address'])
+    await db.query(`CREATE INDEX ON ${text} (${column}, block_number DESC, tx_index DESC, seq DESC)`)
+  await db.query(`CREATE INDEX ON ${text} USING brin (block_number)`)
+  const before = await bytesPerTransfer(db, text, rows)
+  await db.query(`DROP TABLE ${text}`)
+  return {
+    transfers: rows,
+    bytesPerTransfer: { packed, textLayout: before },
+    /** The packed layout's total over the text layout's: the target is ≤ 0.7. */
+    packedOverText: Math.round((packed.total / before.total) * 1000) / 1000,
+  }
+}

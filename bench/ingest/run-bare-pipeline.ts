@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises'
 import { from as copyFrom } from 'pg-copy-streams'
 import { TRANSFER_TOPIC } from '../../service/src/chains/evm/decode.ts'
 import type { RpcLog } from '../../service/src/chains/evm/rpc-types.ts'
+import { packForCopy } from '../../service/src/store/packed-text.ts'
 import { createTransfersStore } from '../../service/src/store/transfers-store.ts'
 import type { ChainMeta } from '../generate-chain.ts'
 import { type CpuGroups, cpuBetween, takeCpuSnapshot } from './cpu-usage.ts'
@@ -13,7 +14,7 @@ import { CHAIN, PARTITION, round } from './run-indexer.ts'
 /**
  * (iii) The simplest useful indexer, as a yardstick: eth_getLogs for Transfer, the ERC-20 ones
  * decoded by hand (3 topics, value in data; block time from the log's blockTimestamp), and COPY
- * into the same transfers table with the same columns and indexes, one transaction per range,
+ * into the same transfers table with the same columns (hashes and addresses packed) and indexes, one transaction per range,
  * ranges committed in order on one connection. No blocks, receipts, traces, tokens or reorg checks.
  */
 export type BarePipelineOptions = {
@@ -44,12 +45,12 @@ function erc20Line(log: LogWithTime): string | undefined {
     new Date(Number(log.blockTimestamp) * 1000).toISOString(),
     Number(log.transactionIndex),
     SEQ_TOKEN_BASE + logIndex * BATCH_ELEMENTS_PER_LOG,
-    log.transactionHash.toLowerCase(),
+    packForCopy(log.transactionHash.toLowerCase()),
     'erc20',
-    `0x${log.topics[1]?.slice(26).toLowerCase()}`,
-    `0x${log.topics[2]?.slice(26).toLowerCase()}`,
+    packForCopy(`0x${log.topics[1]?.slice(26).toLowerCase()}`),
+    packForCopy(`0x${log.topics[2]?.slice(26).toLowerCase()}`),
     BigInt(log.data).toString(),
-    log.address.toLowerCase(),
+    packForCopy(log.address.toLowerCase()),
     '\\N',
     logIndex,
     0,

@@ -7,7 +7,7 @@ import { createTransfersStore } from '../../service/src/store/transfers-store.ts
 import type { ChainMeta } from '../generate-chain.ts'
 import { type ProfileReport, profileCpu } from './cpu-profile.ts'
 import { type CpuGroups, cpuBetween, takeCpuSnapshot } from './cpu-usage.ts'
-import { type BenchPostgres, describeTransfers } from './database.ts'
+import { type BenchPostgres, compareStorageLayouts, describeTransfers } from './database.ts'
 import { createStageTimers } from './stage-timers.ts'
 
 export const CHAIN = 'ethereum'
@@ -61,6 +61,7 @@ export async function runIndexer(options: IndexerRunOptions) {
     const cpu = cpuBetween(cpuBefore, await takeCpuSnapshot(cpuGroups))
 
     const stored = await describeTransfers(database.db, PARTITION)
+    const storage = await compareStorageLayouts(database.db, PARTITION)
     const expected = meta.expectedTransfers
     const mismatches = Object.entries(expected)
       .filter(([type]) => type !== 'total')
@@ -79,6 +80,7 @@ export async function runIndexer(options: IndexerRunOptions) {
       correct: mismatches.length === 0 && stored.rows === indexer.totals.transfers,
       mismatches,
       storedMB: { table: stored.tableMB, indexes: stored.indexesMB },
+      storage,
       rpcRequests: rpc.stats.requests,
       /** Share of wall time the main thread was busy (1 = JavaScript never waited on I/O). */
       eventLoopUtilization: round(elu.utilization, 3),

@@ -109,6 +109,11 @@ export function printSummary({ chain, runs, ratios }: Summarised): void {
       .map(([k, v]) => `${k} ${v ?? '–'}`)
       .join(', '),
   )
+  const { packed, textLayout } = indexer.storage.bytesPerTransfer
+  console.log(
+    `storage per transfer: ${packed.total} bytes (heap ${packed.heap} + indexes ${packed.indexes}); the text layout before ` +
+      `migration 0024: ${textLayout.total} (${textLayout.heap} + ${textLayout.indexes}); ${indexer.storage.packedOverText}×`,
+  )
   const s = indexer.stages
   console.log(
     `indexer time: wall ${s.wallSeconds} s = appendBlocks ${s.criticalPath.appendBlocksSeconds} s + other store ${s.criticalPath.otherStoreSeconds} s + waiting for fetch ${s.criticalPath.waitingForFetchSeconds} s; ` +

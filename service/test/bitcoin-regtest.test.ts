@@ -274,7 +274,7 @@ describe('a regtest node indexed through the real ingestion and read through the
     const info = await node.call<{ fee: number }>('getmempoolentry', [tx.shared]).catch(() => undefined)
     expect(info).toBeUndefined() // mined
     const fees = await t.db.query<{ total: string }>(
-      "SELECT sum(value)::text AS total FROM transfers WHERE chain = 'bitcoin' AND tx_hash = $1 AND type = 'fee'",
+      "SELECT sum(value)::text AS total FROM transfers WHERE chain = 'bitcoin' AND tx_hash = wds_pack($1) AND type = 'fee'",
       [tx.shared],
     )
     expect(fees.rows[0]?.total).toBe('10000')

@@ -380,7 +380,7 @@ test('a chain’s first backfill bulk-loads without the wallet-history indexes a
   try {
     await client.query('SET enable_seqscan = off') // a table this small would otherwise be scanned whole
     const plan = await client.query(
-      `EXPLAIN SELECT * FROM transfers WHERE chain = 'base' AND from_address = $1 ORDER BY block_number DESC, tx_index DESC, seq DESC LIMIT 10`,
+      `EXPLAIN SELECT * FROM transfers WHERE chain = 'base' AND from_address = wds_pack($1) ORDER BY block_number DESC, tx_index DESC, seq DESC LIMIT 10`,
       [lower(script.accounts.alice)],
     )
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('transfers_base_by_from')

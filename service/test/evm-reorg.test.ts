@@ -99,7 +99,7 @@ async function expectCheckpointedBalancesMatchRows() {
   expect(kinds.map((k) => k.misplaced)).toEqual([0, 0])
   expect(kinds.every((k) => k.rows > 0)).toBe(true)
   const { rows: addresses } = await database.db.query<{ address: string }>(
-    `SELECT DISTINCT address FROM (SELECT from_address AS address FROM transfers WHERE chain = $1
+    `SELECT DISTINCT wds_unpack(address) AS address FROM (SELECT from_address AS address FROM transfers WHERE chain = $1
                                    UNION SELECT to_address FROM transfers WHERE chain = $1) a WHERE address IS NOT NULL`,
     [CHAIN],
   )
@@ -109,10 +109,10 @@ async function expectCheckpointedBalancesMatchRows() {
     for (let block = 0; block <= tip; block++) {
       const checkpointed = entries(await balances.sumMovements(CHAIN, address, 0, block))
       const { rows } = await database.db.query<{ asset: string; net: string }>(
-        `SELECT CASE WHEN type = ANY($5) THEN contract_address ELSE '' END AS asset,
-                (coalesce(sum(value) FILTER (WHERE to_address = $2 AND block_number <= $3), 0)
-                 - coalesce(sum(value) FILTER (WHERE from_address = $2 AND block_number <= $3), 0))::text AS net
-           FROM transfers WHERE chain = $1 AND (from_address = $2 OR to_address = $2) AND (type = ANY($4) OR type = ANY($5))
+        `SELECT CASE WHEN type = ANY($5) THEN wds_unpack(contract_address) ELSE '' END AS asset,
+                (coalesce(sum(value) FILTER (WHERE to_address = wds_pack($2) AND block_number <= $3), 0)
+                 - coalesce(sum(value) FILTER (WHERE from_address = wds_pack($2) AND block_number <= $3), 0))::text AS net
+           FROM transfers WHERE chain = $1 AND (from_address = wds_pack($2) OR to_address = wds_pack($2)) AND (type = ANY($4) OR type = ANY($5))
             AND block_number > 0
           GROUP BY 1`,
         [CHAIN, address, block, recordTypesOf('coin'), recordTypesOf('token')],

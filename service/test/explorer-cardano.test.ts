@@ -127,7 +127,7 @@ describe('Cardano through the API on a local Blockfrost', () => {
 
   test('the stored records carry their counterparties', async () => {
     const { rows: stored } = await app.t.db.query<{ seq: string; counterparties: unknown }>(
-      `SELECT seq, counterparties FROM transfers WHERE chain = 'cardano' AND tx_hash = $1 AND type = 'native' ORDER BY seq`,
+      `SELECT seq, counterparties FROM transfers WHERE chain = 'cardano' AND tx_hash = wds_pack($1) AND type = 'native' ORDER BY seq`,
       [hash(2)],
     )
     expect(stored.map((r) => r.counterparties)).toEqual([[{ address: Y, value: '7000000' }]])

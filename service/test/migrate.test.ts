@@ -110,3 +110,103 @@ test('0019 moves the outputs to their chain’s partition, with the address inde
     await upgraded.drop()
   }
 })
+
+test('0024 packs every partition’s hashes and addresses, keeps each one’s indexes, and the balance checkpoints’ keys', async () => {
+  const upgraded = await createTestDatabase({ migrated: false })
+  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  try {
+    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0024')) {
+      await cp(join(MIGRATIONS_DIR, name), join(before, name))
+    }
+    await migrate(upgraded.db, logger, before)
+    const evm = ['0x742d35cc6634c0532925a3b844bc454e4438f44e', '0x00000000219ab540356cbb839cbe05303d7705fa']
+    const hash = `0x${'ab'.repeat(32)}`
+    await upgraded.db.query(
+      `CREATE TABLE transfers_base PARTITION OF transfers FOR VALUES IN ('base');
+       CREATE INDEX transfers_base_by_from ON transfers_base (from_address, block_number DESC, tx_index DESC, seq DESC);
+       CREATE INDEX transfers_base_by_to ON transfers_base (to_address, block_number DESC, tx_index DESC, seq DESC);
+       CREATE TABLE transfers_cardano PARTITION OF transfers FOR VALUES IN ('cardano');
+       CREATE UNIQUE INDEX transfers_cardano_by_record ON transfers_cardano (tx_hash, seq);
+       CREATE INDEX transfers_cardano_by_from ON transfers_cardano (from_address, block_number DESC, tx_index DESC, seq DESC);
+       CREATE INDEX transfers_cardano_by_to ON transfers_cardano (to_address, block_number DESC, tx_index DESC, seq DESC);
+       CREATE TABLE transfers_bitcoin PARTITION OF transfers FOR VALUES IN ('bitcoin');`,
+    )
+    await upgraded.db.query(
+      `INSERT INTO transfers (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value,
+         contract_address, token_id, log_index, batch_index, operator, counterparties) VALUES
+       ('base', 7, '2024-01-01', 2, 5, $3, 'erc1155', $1, $2, 12, $2, 9, 4, 1, $1, NULL),
+       ('base', 7, '2024-01-01', 2, 0, $3, 'fee', $1, NULL, 21000, NULL, NULL, NULL, NULL, NULL, NULL),
+       ('cardano', 9, '2024-01-02', 0, 0, 'ff00', 'native', 'addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng', NULL, 5, NULL, NULL, NULL, NULL, NULL,
+        '[{"address": "addr1q9", "value": "5"}]'),
+       ('bitcoin', 3, '2024-01-03', 1, 0, 'e3b0c442', 'native', NULL, 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080', 50, NULL, NULL, NULL, NULL, NULL, NULL)`,
+      [evm[0], evm[1], hash],
+    )
+    await upgraded.db.query(
+      `INSERT INTO balance_checkpoints VALUES ('base', $1, '', 7, -21000), ('base', $2, $2, 7, 12);
+       INSERT INTO balance_hot_checkpoints VALUES ('base', $1, '', 8, 1);
+       INSERT INTO balance_checkpoint_heights VALUES ('base', 7, 0, true, ARRAY[$1, $2], 2, 2), ('base', 8, 0, false, NULL, 1, 1),
+         ('optimism', 7, 0, true, '{}', 0, 0)`
+        .replaceAll('$1', `'${evm[0]}'`)
+        .replaceAll('$2', `'${evm[1]}'`),
+    )
+    const read = async () =>
+      (
+        await upgraded.db.query(
+          `SELECT chain, block_number, tx_index, seq, wds_unpack(tx_hash) AS tx_hash, type, wds_unpack(from_address) AS "from",
+                  wds_unpack(to_address) AS "to", value::text, wds_unpack(contract_address) AS contract, token_id::text,
+                  log_index, batch_index, wds_unpack(operator) AS operator, counterparties
+             FROM transfers ORDER BY chain, seq`,
+        )
+      ).rows
+    const rowsBefore = (
+      await upgraded.db.query(
+        `SELECT chain, block_number, tx_index, seq, tx_hash, type, from_address AS "from", to_address AS "to", value::text,
+                contract_address AS contract, token_id::text, log_index, batch_index, operator, counterparties
+           FROM transfers ORDER BY chain, seq`,
+      )
+    ).rows
+    await upgraded.db.query('CREATE FUNCTION wds_unpack(text) RETURNS text LANGUAGE sql AS $$ SELECT $1 $$')
+    expect(await read()).toEqual(rowsBefore)
+    await upgraded.db.query('DROP FUNCTION wds_unpack(text)')
+
+    await migrate(upgraded.db, logger)
+    expect(await read()).toEqual(rowsBefore)
+    const { rows } = await upgraded.db.query(
+      `SELECT (SELECT array_agg(tablename || ' ' || indexname ORDER BY tablename, indexname) FROM pg_indexes
+                WHERE tablename LIKE 'transfers%') AS indexes,
+              (SELECT array_agg(relname::text ORDER BY relname) FROM pg_class WHERE relname LIKE '%\\_text%') AS leftovers,
+              (SELECT array_agg(wds_unpack(address) || ' ' || wds_unpack(asset) || ' ' || delta ORDER BY delta)
+                 FROM balance_checkpoints) AS full,
+              (SELECT array_agg(wds_unpack(address) || ' ' || wds_unpack(asset) || ' ' || delta) FROM balance_hot_checkpoints) AS hot,
+              (SELECT array_agg(chain || block_number || ':' || CASE WHEN tracked IS NULL THEN 'null'
+                                ELSE array_to_string(ARRAY(SELECT wds_unpack(a) FROM unnest(tracked) a), ',') END
+                                ORDER BY chain, block_number) FROM balance_checkpoint_heights) AS tracked`,
+    )
+    expect(rows[0]).toEqual({
+      indexes: [
+        'transfers transfers_by_block',
+        'transfers_base transfers_base_block_number_idx',
+        'transfers_base transfers_base_by_from',
+        'transfers_base transfers_base_by_to',
+        'transfers_bitcoin transfers_bitcoin_block_number_idx',
+        'transfers_cardano transfers_cardano_block_number_idx',
+        'transfers_cardano transfers_cardano_by_from',
+        'transfers_cardano transfers_cardano_by_record',
+        'transfers_cardano transfers_cardano_by_to',
+      ],
+      leftovers: null,
+      full: [`${evm[0]}  -21000`, `${evm[1]} ${evm[1]} 12`],
+      hot: [`${evm[0]}  1`],
+      tracked: [`base7:${evm[0]},${evm[1]}`, 'base8:null', 'optimism7:'],
+    })
+    // the wallet query reads the packed index
+    const plan = await upgraded.db.query(
+      `EXPLAIN SELECT * FROM transfers WHERE chain = 'base' AND to_address = wds_pack($1) ORDER BY block_number DESC LIMIT 1`,
+      [evm[1]],
+    )
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/transfers_base_by_to|Seq Scan/)
+  } finally {
+    await rm(before, { recursive: true, force: true })
+    await upgraded.drop()
+  }
+})

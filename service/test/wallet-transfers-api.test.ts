@@ -51,8 +51,9 @@ async function index(chain: string, rangeSize = 5) {
 
 async function stored(chain: string): Promise<Stored[]> {
   const { rows } = await t.db.query<Stored>(
-    `SELECT chain, block_number AS block, block_time AS time, tx_index AS "txIndex", seq, tx_hash AS "txHash", type,
-            from_address AS from, to_address AS to, value::text AS value, contract_address AS contract,
+    `SELECT chain, block_number AS block, block_time AS time, tx_index AS "txIndex", seq, wds_unpack(tx_hash) AS "txHash",
+            type, wds_unpack(from_address) AS from, wds_unpack(to_address) AS to, value::text AS value,
+            wds_unpack(contract_address) AS contract,
             batch_index AS "batchIndex"
        FROM transfers WHERE chain = $1 ORDER BY block_number DESC, tx_index DESC, seq DESC`,
     [chain],

@@ -1,4 +1,5 @@
 import { recordTypesOf } from '../domain/records.ts'
+import { hexOf, pack, unpack } from './packed-text.ts'
 import type { Queryable } from './read-pools.ts'
 
 /** The record types a balance adds up: the coin's and the fungible tokens'. */
@@ -13,7 +14,7 @@ const TOKEN_TYPES = recordTypesOf('token')
  * tracked after `f`: its hot checkpoints cover (f, c]; else `f`), `list_from` the same for the assets
  * it moved after $4 (listed with 0).
  */
-const ASSET = `CASE WHEN type = ANY($6) THEN contract_address ELSE '' END`
+const ASSET = `CASE WHEN type = ANY($6) THEN contract_address ELSE ''::bytea END`
 const BALANCE_TYPE = '(type = ANY($5) OR type = ANY($6))'
 // each side of the address's rows apart, so that each reads its own wallet-history index by (address, block)
 const SUM_MOVEMENTS = `
@@ -59,11 +60,11 @@ const SUM_MOVEMENTS = `
     SELECT ${ASSET}, 0 FROM transfers
      WHERE chain = $1 AND from_address = $2 AND ${BALANCE_TYPE} AND block_number > greatest((SELECT list_from FROM r), $4)
   )
-  SELECT asset, sum(net)::text AS net FROM movements GROUP BY asset`
+  SELECT ${hexOf('asset')} AS asset, sum(net)::text AS net FROM movements GROUP BY asset`
 
 // The rows alone over ($3, $4]: a short range above a sum already made (api/balance-memo.ts).
 const SUM_ROWS = `
-  SELECT asset, sum(net)::text AS net FROM (
+  SELECT ${hexOf('asset')} AS asset, sum(net)::text AS net FROM (
     SELECT ${ASSET} AS asset, value AS net FROM transfers
      WHERE chain = $1 AND to_address = $2 AND ${BALANCE_TYPE} AND block_number > $3 AND block_number <= $4
     UNION ALL
@@ -80,13 +81,13 @@ export function createBalancesStore(db: Queryable) {
   async function sumNet(sql: string, chain: string, address: string, afterBlock: number, atBlock: number) {
     const { rows } = await db.query<{ asset: string; net: string }>(sql, [
       chain,
-      address,
+      pack(address),
       afterBlock,
       atBlock,
       COIN_TYPES,
       TOKEN_TYPES,
     ])
-    return new Map(rows.map((r) => [r.asset, BigInt(r.net)]))
+    return new Map(rows.map((r) => [unpack(r.asset), BigInt(r.net)]))
   }
 
   return {

@@ -1,5 +1,6 @@
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { type Db, withTransaction } from './db.ts'
+import { pack, packOrNull } from './packed-text.ts'
 import { partitionName } from './transfers-store.ts'
 
 /** How far a wallet's history on an explorer chain has been read. */
@@ -79,8 +80,8 @@ export function createExplorerWalletsStore(db: Db) {
             await client.query(
               `INSERT INTO ${partitionName(chain)} (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address,
                  to_address, value, contract_address, token_id, log_index, batch_index, operator, counterparties)
-               SELECT $1, * FROM unnest($2::bigint[], $3::timestamptz[], $4::int[], $5::bigint[], $6::text[], $7::text[],
-                 $8::text[], $9::text[], $10::numeric[], $11::text[], $12::numeric[], $13::int[], $14::int[], $15::text[], $16::jsonb[])
+               SELECT $1, * FROM unnest($2::bigint[], $3::timestamptz[], $4::int[], $5::bigint[], $6::bytea[], $7::text[],
+                 $8::bytea[], $9::bytea[], $10::numeric[], $11::bytea[], $12::numeric[], $13::int[], $14::int[], $15::bytea[], $16::jsonb[])
                ON CONFLICT (tx_hash, seq) DO NOTHING`,
               [
                 chain,
@@ -88,16 +89,16 @@ export function createExplorerWalletsStore(db: Db) {
                 rows.map(({ b }) => iso(b.timestamp)),
                 rows.map(({ t }) => t.txIndex),
                 rows.map(({ t }) => t.seq),
-                rows.map(({ t }) => t.txHash),
+                rows.map(({ t }) => pack(t.txHash)),
                 rows.map(({ t }) => t.type),
-                rows.map(({ t }) => t.from),
-                rows.map(({ t }) => t.to),
+                rows.map(({ t }) => packOrNull(t.from)),
+                rows.map(({ t }) => packOrNull(t.to)),
                 rows.map(({ t }) => t.value.toString()),
-                rows.map(({ t }) => t.contractAddress),
+                rows.map(({ t }) => packOrNull(t.contractAddress)),
                 rows.map(({ t }) => (t.tokenId === null ? null : t.tokenId.toString())),
                 rows.map(({ t }) => t.logIndex),
                 rows.map(({ t }) => t.batchIndex),
-                rows.map(({ t }) => t.operator),
+                rows.map(({ t }) => packOrNull(t.operator)),
                 rows.map(({ t }) =>
                   t.counterparties == null
                     ? null

@@ -5,6 +5,7 @@ import { from as copyFrom } from 'pg-copy-streams'
 import { type BlockRef, type ChainBlock, recordTypesOf, type SpentOutput, type Token, type Transfer } from '../domain/records.ts'
 import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
+import { packForCopy } from './packed-text.ts'
 
 /**
  * A chain's progress: the highest block whose rows are committed, where indexing began, and whether
@@ -52,11 +53,11 @@ const TOKEN_TYPES = recordTypesOf('token')
 
 /** The movements of the partition's rows in blocks ($2, $3]: each row's receiving side (+) and sending side (-). */
 const MOVES = (partition: string, addressFilter: (column: string) => string) => `
-    SELECT to_address AS address, CASE WHEN type = ANY($6) THEN contract_address ELSE '' END AS asset, value AS delta
+    SELECT to_address AS address, CASE WHEN type = ANY($6) THEN contract_address ELSE ''::bytea END AS asset, value AS delta
       FROM ${partition}
      WHERE block_number > $2 AND block_number <= $3 AND ${addressFilter('to_address')} AND (type = ANY($5) OR type = ANY($6))
     UNION ALL
-    SELECT from_address, CASE WHEN type = ANY($6) THEN contract_address ELSE '' END, -value
+    SELECT from_address, CASE WHEN type = ANY($6) THEN contract_address ELSE ''::bytea END, -value
       FROM ${partition}
      WHERE block_number > $2 AND block_number <= $3 AND ${addressFilter('from_address')} AND (type = ANY($5) OR type = ANY($6))`
 
@@ -113,9 +114,11 @@ function counterpartiesColumn(t: Transfer): string {
   return `${json}]`
 }
 
+const packedOrNull = (text: string | null) => (text === null ? '\\N' : packForCopy(text))
+
 /** A transfer's COPY columns after its block's, as one template (the hottest line of a backfill's writes). */
 function transferColumns(t: Transfer): string {
-  return `${t.txIndex}\t${t.seq}\t${t.txHash}\t${t.type}\t${orNull(t.from)}\t${orNull(t.to)}\t${t.value}\t${orNull(t.contractAddress)}\t${orNull(t.tokenId)}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${orNull(t.operator)}\t${counterpartiesColumn(t)}\n`
+  return `${t.seq}\t${t.txIndex}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${t.type}\t${packForCopy(t.txHash)}\t${packedOrNull(t.from)}\t${packedOrNull(t.to)}\t${packedOrNull(t.contractAddress)}\t${t.value}\t${orNull(t.tokenId)}\t${packedOrNull(t.operator)}\t${counterpartiesColumn(t)}\n`
 }
 
 /** The partition of a chain's outputs (migration 0019). */
@@ -370,8 +373,8 @@ export function createTransfersStore(db: Db) {
         )
         await copyRows(
           client,
-          `COPY ${partitionName(chain)} (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value,
-             contract_address, token_id, log_index, batch_index, operator, counterparties) FROM STDIN`,
+          `COPY ${partitionName(chain)} (chain, block_number, block_time, seq, tx_index, log_index, batch_index, type, tx_hash,
+             from_address, to_address, contract_address, value, token_id, operator, counterparties) FROM STDIN`,
           (function* () {
             for (const block of blocks) {
               const prefix = `${chain}\t${block.number}\t${iso(block.timestamp)}\t`

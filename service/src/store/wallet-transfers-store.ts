@@ -1,4 +1,5 @@
 import type { Direction, RecordType, Token } from '../domain/records.ts'
+import { hexOf, pack, unpack, unpackOrNull } from './packed-text.ts'
 import type { Queryable } from './read-pools.ts'
 
 /** Where a page of a wallet's history ends: the position of its last (oldest) transfer. */
@@ -55,13 +56,26 @@ export type StoredTransfer = {
   counterparties: { address: string; value: string }[] | null
 }
 
-// A UTXO record is filed under its own wallet only (an `out` stored without `to`, an `in` without
-// `from`): the other side served is its main counterparty, the first of its counterparties.
+// Hashes and addresses are packed (migration 0024): read as hex digits and unpacked by `unpackRow`.
 const COLUMNS = `chain, block_number AS "blockNumber", block_time AS "blockTime", tx_index AS "txIndex", seq,
-  tx_hash AS "txHash", type, coalesce(from_address, counterparties->0->>'address') AS "from",
-  coalesce(to_address, counterparties->0->>'address') AS "to", value::text AS value,
-  contract_address AS "contractAddress", token_id::text AS "tokenId", log_index AS "logIndex",
-  batch_index AS "batchIndex", operator, counterparties`
+  ${hexOf('tx_hash')} AS "txHash", type, ${hexOf('from_address')} AS "from", ${hexOf('to_address')} AS "to",
+  value::text AS value, ${hexOf('contract_address')} AS "contractAddress", token_id::text AS "tokenId",
+  log_index AS "logIndex", batch_index AS "batchIndex", ${hexOf('operator')} AS operator, counterparties`
+
+/**
+ * A row read with COLUMNS as a StoredTransfer, in place. A UTXO record is filed under its own wallet
+ * only (an `out` stored without `to`, an `in` without `from`): the other side served is its main
+ * counterparty, the first of its counterparties.
+ */
+function unpackRow(row: StoredTransfer): StoredTransfer {
+  const main = row.counterparties?.[0]?.address ?? null
+  row.txHash = unpack(row.txHash)
+  row.from = row.from === null ? main : unpack(row.from)
+  row.to = row.to === null ? main : unpack(row.to)
+  row.contractAddress = unpackOrNull(row.contractAddress)
+  row.operator = unpackOrNull(row.operator)
+  return row
+}
 
 /** Bounds the token metadata held in memory (it is cleared, not evicted, past this). */
 const MAX_CACHED_TOKENS = 100_000
@@ -90,7 +104,7 @@ export function createWalletTransfersStore(db: Queryable) {
 
     async listWalletTransfers(query: WalletTransfersQuery): Promise<StoredTransfer[]> {
       const { chain, address, direction, before, fromBlock, toBlock, types, contractAddress, limit } = query
-      const params: unknown[] = [chain, address, limit]
+      const params: unknown[] = [chain, pack(address), limit]
       const param = (value: unknown) => {
         params.push(value)
         return `$${params.length}`
@@ -104,7 +118,7 @@ export function createWalletTransfersStore(db: Queryable) {
       if (toBlock !== undefined) filters += ` AND block_number <= ${param(toBlock)}`
       if (fromBlock !== undefined) filters += ` AND block_number >= ${param(fromBlock)}`
       if (types !== undefined) filters += ` AND type = ANY(${param(types)}::text[])`
-      if (contractAddress !== undefined) filters += ` AND contract_address = ${param(contractAddress)}`
+      if (contractAddress !== undefined) filters += ` AND contract_address = ${param(pack(contractAddress))}`
       const sent = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND from_address = $2 ${filters} ORDER BY ${ORDER} LIMIT $3)`
       const received = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND to_address = $2 ${
         // a record without a sender (a reward) is received, never a self-transfer
@@ -117,7 +131,7 @@ export function createWalletTransfersStore(db: Queryable) {
             ? received
             : `SELECT * FROM (${sent} UNION ALL ${received}) AS t ORDER BY "blockNumber" DESC, "txIndex" DESC, seq DESC LIMIT $3`
       const { rows } = await db.query<StoredTransfer>(sql, params)
-      return rows
+      return rows.map(unpackRow)
     },
 
     /**

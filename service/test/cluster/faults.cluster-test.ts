@@ -95,7 +95,7 @@ async function expectIndexMatchesNode(): Promise<{ blocks: number; rows: number 
     for (const tx of block.transactions) if (BigInt(tx.value) > 0n) expected.push(tx.hash)
   }
   const { rows } = await primary.query<{ tx_hash: string }>(
-    "SELECT tx_hash FROM transfers WHERE chain = 'ethereum' AND type = 'native' AND block_number <= $1 ORDER BY block_number, tx_index",
+    "SELECT wds_unpack(tx_hash) AS tx_hash FROM transfers WHERE chain = 'ethereum' AND type = 'native' AND block_number <= $1 ORDER BY block_number, tx_index",
     [head],
   )
   expect(rows.map((row) => row.tx_hash)).toEqual(expected)
@@ -223,7 +223,7 @@ describe('the cluster under faults', () => {
       }
       const { rows } = await primary.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM transfers WHERE chain = 'ethereum' AND block_number <= $2
-            AND (from_address = $1 OR to_address = $1)`,
+            AND (from_address = wds_pack($1) OR to_address = wds_pack($1))`,
         [wallets[0], held],
       )
       figures.laggingReplica = { replicaBlock: held, primaryBlock, status: ethereum, recordsWalked: seen.length }

@@ -17,14 +17,14 @@ export async function seedBigWallet(db: Db, transfers: number): Promise<{ lastBl
   await db.query(
     `INSERT INTO transfers (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value)
      SELECT 'ethereum', i / 100, timestamptz '2025-01-01' + (i / 100) * interval '12 seconds', i % 100, 0,
-            '0x' || lpad(to_hex(i), 64, '0'), 'native', $1, '0x' || lpad(to_hex(i % 5000), 40, '0'), 1000
+            wds_pack('0x' || lpad(to_hex(i), 64, '0')), 'native', wds_pack($1), wds_pack('0x' || lpad(to_hex(i % 5000), 40, '0')), 1000
        FROM generate_series(0, $2::int - 1) AS i`,
     [WHALE, transfers],
   )
   await db.query(
     `INSERT INTO transfers (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value)
      SELECT 'ethereum', i * 7, timestamptz '2025-01-01' + (i * 7) * interval '12 seconds', 100, 0,
-            '0x' || lpad(to_hex(1000000000 + i), 64, '0'), 'native', $1, $2, 5
+            wds_pack('0x' || lpad(to_hex(1000000000 + i), 64, '0')), 'native', wds_pack($1), wds_pack($2), 5
        FROM generate_series(0, 9) AS i`,
     [MINNOW, WHALE],
   )

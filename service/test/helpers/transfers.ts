@@ -21,9 +21,10 @@ export type Row = {
 
 export async function readTransfers(db: Db, chain: string): Promise<Row[]> {
   const { rows } = await db.query<Row>(
-    `SELECT block_number AS block, tx_index AS "txIndex", seq, tx_hash AS "txHash", type,
-            from_address AS from, to_address AS to, value::text AS value, contract_address AS contract,
-            token_id::text AS "tokenId", log_index AS "logIndex", batch_index AS "batchIndex", operator
+    `SELECT block_number AS block, tx_index AS "txIndex", seq, wds_unpack(tx_hash) AS "txHash", type,
+            wds_unpack(from_address) AS from, wds_unpack(to_address) AS to, value::text AS value,
+            wds_unpack(contract_address) AS contract, token_id::text AS "tokenId", log_index AS "logIndex",
+            batch_index AS "batchIndex", wds_unpack(operator) AS operator
        FROM transfers WHERE chain = $1 ORDER BY block_number, tx_index, seq`,
     [chain],
   )
