@@ -53,10 +53,6 @@ export type TokenTransfersRequest = {
 /** `/erc20-transfers` also values its records, as `/transfers` does. */
 export type Erc20TransfersRequest = TokenTransfersRequest & { includePrices: boolean; currency: string }
 
-const _chainOf = (t: StoredTransfer) => findChain(t.chain) as ChainInfo
-
-/** `out` for what the wallet sent or paid, `in` for what it received (a self-transfer is `out`). */
-
 /** The record types a `/transfers` request reads. */
 function typesFor(asset: string | undefined, includeFees: boolean): readonly RecordType[] | undefined {
   if (asset === 'native') return includeFees ? COIN_TYPES : COIN_TYPES.filter((type) => type !== 'fee')
