@@ -16,10 +16,12 @@ export function createHistoryStatesCache(caughtUp: () => Promise<boolean>) {
   let generation = 0
 
   return {
-    /** `store` with its listHistoryStates read through this cache (`reads`: the request's read routing). */
+    /**
+     * `store` with its listHistoryStates read through this cache (`reads`: the request's read routing);
+     * its other methods are the store's own, looked up on it at each call (it is the prototype).
+     */
     wrap(store: WalletTransfersStore, reads: ReadRouting | undefined): WalletTransfersStore {
-      return {
-        ...store,
+      return Object.assign(Object.create(store) as WalletTransfersStore, {
         async listHistoryStates(): Promise<HistoryState[]> {
           if (reads?.readsReplica() === true) return store.listHistoryStates()
           const cached = trusted ? states : undefined
@@ -29,7 +31,7 @@ export function createHistoryStatesCache(caughtUp: () => Promise<boolean>) {
           if (trusted && generation === started && reads?.readsReplica() !== true) states = read
           return read
         },
-      }
+      })
     },
     changed(): void {
       generation++

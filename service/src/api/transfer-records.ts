@@ -16,13 +16,35 @@ export const ALL_BUT_FEES: readonly RecordType[] = [...COIN_TYPES, ...recordType
 export const directionOf = (t: Pick<StoredTransfer, 'type' | 'from'>, address: string) =>
   t.type === 'fee' || t.from === address ? ('out' as const) : ('in' as const)
 
-/** A stored record as `/transfers` serves it, seen from `address` (the wallet asked for). */
+/**
+ * A stored record as `/transfers` serves it, seen from `address` (the wallet asked for). Built as one
+ * literal, `counterparties` added after (UTXO records only): see tokenRecord on object spread.
+ */
 export function shapeTransfer(t: StoredTransfer, address: string, token: Token | undefined, direction = directionOf(t, address)) {
   const chain = findChain(t.chain) as ChainInfo
   const coin = t.contractAddress === null
   const decimals = coin ? chain.nativeAsset.decimals : RECORD_TYPES[t.type] === 'token' ? (token?.decimals ?? null) : null
   const amount = (value: string) => (decimals === null ? value : formatUnits(BigInt(value), decimals))
-  return {
+  const record: {
+    id: string
+    chain: string
+    chainId: number | null
+    txHash: string
+    blockNumber: number
+    timestamp: string
+    type: RecordType
+    from: string | null
+    to: string | null
+    value: string
+    valueRaw: string
+    asset: string | null
+    contractAddress: string | null
+    tokenId: string | null
+    tokenDecimals: number | null
+    logIndex: number | null
+    direction: 'in' | 'out'
+    counterparties?: { address: string; value: string }[]
+  } = {
     id: recordId(t.chain, t.txHash, t.seq),
     chain: t.chain,
     chainId: chain.chainId,
@@ -40,10 +62,10 @@ export function shapeTransfer(t: StoredTransfer, address: string, token: Token |
     tokenDecimals: decimals,
     logIndex: t.logIndex,
     direction,
-    ...(t.counterparties === null
-      ? {}
-      : { counterparties: t.counterparties.map((c) => ({ address: c.address, value: amount(c.value) })) }),
   }
+  if (t.counterparties !== null)
+    record.counterparties = t.counterparties.map((c) => ({ address: c.address, value: amount(c.value) }))
+  return record
 }
 
 /**

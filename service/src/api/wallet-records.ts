@@ -1,8 +1,8 @@
-import { type ChainInfo, findChain } from '../config/chains.ts'
+import type { ChainInfo } from '../config/chains.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
 import { type Direction, ERC20_STANDARD_TYPES, NFT_TYPES, type RecordType, type Token } from '../domain/records.ts'
 import type { Pricer } from '../market/pricer.ts'
-import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { hashQuery } from './cursor.ts'
 import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
@@ -52,10 +52,6 @@ export type TokenTransfersRequest = {
 
 /** `/erc20-transfers` also values its records, as `/transfers` does. */
 export type Erc20TransfersRequest = TokenTransfersRequest & { includePrices: boolean; currency: string }
-
-const _chainOf = (t: StoredTransfer) => findChain(t.chain) as ChainInfo
-
-/** `out` for what the wallet sent or paid, `in` for what it received (a self-transfer is `out`). */
 
 /** The record types a `/transfers` request reads. */
 function typesFor(asset: string | undefined, includeFees: boolean): readonly RecordType[] | undefined {

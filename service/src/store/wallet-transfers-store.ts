@@ -56,25 +56,38 @@ export type StoredTransfer = {
   counterparties: { address: string; value: string }[] | null
 }
 
-// Hashes and addresses are packed (migration 0024): read as hex digits and unpacked by `unpackRow`.
+// Hashes and addresses are packed (migration 0024): read as hex digits and unpacked by `storedTransfer`.
+// Named for the UNION's ORDER BY; read by position (rowMode 'array': no object per row to build first).
 const COLUMNS = `chain, block_number AS "blockNumber", block_time AS "blockTime", tx_index AS "txIndex", seq,
-  ${hexOf('tx_hash')} AS "txHash", type, ${hexOf('from_address')} AS "from", ${hexOf('to_address')} AS "to",
-  value::text AS value, ${hexOf('contract_address')} AS "contractAddress", token_id::text AS "tokenId",
-  log_index AS "logIndex", batch_index AS "batchIndex", ${hexOf('operator')} AS operator, counterparties`
+  ${hexOf('tx_hash')}, type, ${hexOf('from_address')}, ${hexOf('to_address')}, value::text, ${hexOf('contract_address')},
+  token_id::text, log_index, batch_index, ${hexOf('operator')}, counterparties`
 
 /**
- * A row read with COLUMNS as a StoredTransfer, in place. A UTXO record is filed under its own wallet
- * only (an `out` stored without `to`, an `in` without `from`): the other side served is its main
- * counterparty, the first of its counterparties.
+ * A row read with COLUMNS. A UTXO record is filed under its own wallet only (an `out` stored without
+ * `to`, an `in` without `from`): the other side served is its main counterparty, the first of its
+ * counterparties.
  */
-function unpackRow(row: StoredTransfer): StoredTransfer {
-  const main = row.counterparties?.[0]?.address ?? null
-  row.txHash = unpack(row.txHash)
-  row.from = row.from === null ? main : unpack(row.from)
-  row.to = row.to === null ? main : unpack(row.to)
-  row.contractAddress = unpackOrNull(row.contractAddress)
-  row.operator = unpackOrNull(row.operator)
-  return row
+function storedTransfer(row: unknown[]): StoredTransfer {
+  const counterparties = row[15] as StoredTransfer['counterparties']
+  const main = counterparties?.[0]?.address ?? null
+  return {
+    chain: row[0] as string,
+    blockNumber: row[1] as number,
+    blockTime: row[2] as Date,
+    txIndex: row[3] as number,
+    seq: row[4] as number,
+    txHash: unpack(row[5] as string),
+    type: row[6] as RecordType,
+    from: row[7] === null ? main : unpack(row[7] as string),
+    to: row[8] === null ? main : unpack(row[8] as string),
+    value: row[9] as string,
+    contractAddress: unpackOrNull(row[10] as string | null),
+    tokenId: row[11] as string | null,
+    logIndex: row[12] as number | null,
+    batchIndex: row[13] as number | null,
+    operator: unpackOrNull(row[14] as string | null),
+    counterparties,
+  }
 }
 
 /** Bounds the token metadata held in memory (it is cleared, not evicted, past this). */
@@ -130,8 +143,8 @@ export function createWalletTransfersStore(db: Queryable) {
           : direction === 'in'
             ? received
             : `SELECT * FROM (${sent} UNION ALL ${received}) AS t ORDER BY "blockNumber" DESC, "txIndex" DESC, seq DESC LIMIT $3`
-      const { rows } = await db.query<StoredTransfer>(sql, params)
-      return rows.map(unpackRow)
+      const { rows } = await db.query<unknown[]>({ text: sql, values: params, rowMode: 'array' })
+      return rows.map(storedTransfer)
     },
 
     /**
