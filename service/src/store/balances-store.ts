@@ -54,11 +54,12 @@ const SUM_MOVEMENTS = `
      WHERE chain = $1 AND from_address = $2 AND ${BALANCE_TYPE}
        AND block_number > (SELECT sum_from FROM r) AND block_number <= $4
     UNION ALL
+    -- $4 apart from the checkpoint bound: the planner can weigh it (at the head it selects nothing)
     SELECT ${ASSET}, 0 FROM transfers
-     WHERE chain = $1 AND to_address = $2 AND ${BALANCE_TYPE} AND block_number > greatest((SELECT list_from FROM r), $4)
+     WHERE chain = $1 AND to_address = $2 AND ${BALANCE_TYPE} AND block_number > $4 AND block_number > (SELECT list_from FROM r)
     UNION ALL
     SELECT ${ASSET}, 0 FROM transfers
-     WHERE chain = $1 AND from_address = $2 AND ${BALANCE_TYPE} AND block_number > greatest((SELECT list_from FROM r), $4)
+     WHERE chain = $1 AND from_address = $2 AND ${BALANCE_TYPE} AND block_number > $4 AND block_number > (SELECT list_from FROM r)
   )
   SELECT ${hexOf('asset')} AS asset, sum(net)::text AS net FROM movements GROUP BY asset`
 
