@@ -59,9 +59,17 @@ async function get(path: string) {
 
 beforeAll(async () => {
   t = await createServedTestApp()
-  await loadBundledFxRates(t.stores.fxRates, createLogger('silent'))
-  expect(await loadBundledPrices(t.stores.assetPrices, createLogger('silent'))).toBeGreaterThan(30_000)
-  expect(await loadBundledPrices(t.stores.assetPrices, createLogger('silent'))).toBe(0)
+  // two processes starting at once on an empty database (each finds the tables empty): one loads, the other waits and writes nothing
+  const silent = createLogger('silent')
+  const fx = await Promise.all([loadBundledFxRates(t.stores.fxRates, silent), loadBundledFxRates(t.stores.fxRates, silent)])
+  expect(fx.toSorted((a, b) => a - b)).toEqual([0, 217_555])
+  const prices = await Promise.all([
+    loadBundledPrices(t.stores.assetPrices, silent),
+    loadBundledPrices(t.stores.assetPrices, silent),
+  ])
+  expect(Math.min(...prices)).toBe(0)
+  expect(Math.max(...prices)).toBeGreaterThan(30_000)
+  expect(await loadBundledPrices(t.stores.assetPrices, silent)).toBe(0)
   baseUrl = t.baseUrl
   key = (await t.createKey('prices@example.com', 'pro')).key
 })

@@ -14,7 +14,8 @@ export async function loadBundledFxRates(store: FxRatesStore, logger: Logger, fi
   if (await store.hasRates()) return 0
   const started = Date.now()
   const fixings = parseEcbHistoryCsv(await readFile(file, 'utf8'))
-  const rows = await store.upsertFixings(fixings, ECB_SOURCE_ID)
+  const rows = await store.loadFixingsIntoEmpty(fixings, ECB_SOURCE_ID)
+  if (rows === 0) return 0
   logger.info({ rows, fixing_days: fixings.length, duration_ms: Date.now() - started }, 'loaded the bundled ECB fx rates')
   return rows
 }

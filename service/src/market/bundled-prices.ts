@@ -55,7 +55,8 @@ export async function readBundledPrices(dir = BUNDLED_PRICES_DIR): Promise<Price
 export async function loadBundledPrices(store: AssetPricesStore, logger: Logger, dir = BUNDLED_PRICES_DIR): Promise<number> {
   if (await store.hasPrices()) return 0
   const started = Date.now()
-  const rows = await store.upsertPrices(await readBundledPrices(dir))
+  const rows = await store.loadPricesIntoEmpty(await readBundledPrices(dir))
+  if (rows === 0) return 0
   logger.info({ rows, duration_ms: Date.now() - started }, 'loaded the bundled daily crypto prices')
   return rows
 }

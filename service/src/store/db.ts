@@ -1,5 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
 import { InternalError, SetupError } from '../lib/errors.ts'
 
 // int8 (bigint) columns come back as strings by default; block numbers fit in a JS number and
@@ -197,6 +200,27 @@ export async function withTransaction<T>(db: Db, work: (client: pg.PoolClient) =
     client.off('error', ignoreWhileHeld)
     client.release()
   }
+}
+
+/**
+ * Writes `rows` into `table`'s `columns` by COPY (text format) on `client`: the cheapest bulk load.
+ * Values must hold no tab, newline or backslash (dates, codes, decimal strings).
+ */
+export async function copyInto(
+  client: pg.PoolClient,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly string[])[],
+): Promise<void> {
+  const BATCH_ROWS = 1_000
+  const lines = function* () {
+    for (let i = 0; i < rows.length; i += BATCH_ROWS) {
+      let chunk = ''
+      for (const row of rows.slice(i, i + BATCH_ROWS)) chunk += `${row.join('\t')}\n`
+      yield chunk
+    }
+  }
+  await pipeline(Readable.from(lines()), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)))
 }
 
 /**

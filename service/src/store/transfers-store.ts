@@ -44,7 +44,11 @@ function* batchLines(lines: Iterable<string>, size = 1000): Generator<string> {
   if (chunk !== '') yield chunk
 }
 
-/** A partition is analysed again each time the rows this process appended to it double (from 100,000). */
+/**
+ * A partition is analysed again each time the rows this process appended to it double (from 100,000),
+ * once its history is served: during its first backfill nothing plans on it but the balance
+ * checkpoints (a block range, found by its BRIN index), and buildHistoryIndexes analyses it at the end.
+ */
 const FIRST_ANALYZE_ROWS = 100_000
 
 /** The record types a balance adds up (as in balances-store.ts): the coin's and the fungible tokens'. */
@@ -256,6 +260,8 @@ const OUTPUTS_PER_STATEMENT = 20_000
 export function createTransfersStore(db: Db) {
   /** Rows appended per chain by this process since its partition was last analysed, and the next threshold. */
   const growth = new Map<string, { appended: number; analyzeAt: number }>()
+  /** Chains opened by this process whose wallet-history indexes are not built yet (their first backfill). */
+  const backfilling = new Set<string>()
 
   /** Fresh planner statistics for a chain's partition (a new or grown partition has none, or stale ones). */
   async function analyze(chain: string): Promise<void> {
@@ -282,6 +288,8 @@ export function createTransfersStore(db: Db) {
       )
       const row = rows[0]
       if (row === undefined) throw new InternalError(`no state for ${chain}`)
+      if (row.history_indexed) backfilling.delete(chain)
+      else backfilling.add(chain)
       return { indexedFrom: row.indexed_from, indexedBlock: row.indexed_block, historyIndexed: row.history_indexed }
     },
 
@@ -298,17 +306,17 @@ export function createTransfersStore(db: Db) {
           await client.query("SET LOCAL maintenance_work_mem = '256MB'")
           for (const statement of statements) await client.query(statement)
         })
-      // the transfers' and the outputs' indexes are built side by side, on two connections (both
-      // finish before a failure is reported; IF NOT EXISTS skips those built when it is tried again)
+      // each transfers index and the outputs' indexes are built side by side, on three connections: at
+      // the head the indexer waits for them, so PostgreSQL may take every core (all finish before a
+      // failure is reported; IF NOT EXISTS skips those built when it is tried again)
       const built = await Promise.allSettled([
-        build(
-          [
-            ['by_from', 'from_address'],
-            ['by_to', 'to_address'],
-          ].map(
-            ([suffix, column]) =>
-              `CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} (${column}, block_number DESC, tx_index DESC, seq DESC)`,
-          ),
+        ...[
+          ['by_from', 'from_address'],
+          ['by_to', 'to_address'],
+        ].map(([suffix, column]) =>
+          build([
+            `CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} (${column}, block_number DESC, tx_index DESC, seq DESC)`,
+          ]),
         ),
         build(
           [
@@ -325,6 +333,7 @@ export function createTransfersStore(db: Db) {
       await db.query('UPDATE chain_states SET history_indexed_at = now() WHERE chain = $1', [chain])
       // the first pages are read right after this: without statistics the planner guesses (issue 13)
       await analyze(chain)
+      backfilling.delete(chain)
     },
 
     async findBlock(chain: string, number: number): Promise<BlockRef | undefined> {
@@ -399,6 +408,7 @@ export function createTransfersStore(db: Db) {
         }
       })
       // a backfill grows the partition far faster than autovacuum's analyse threshold follows
+      if (backfilling.has(chain)) return
       let rows = 0
       for (const block of blocks) rows += block.transfers.length
       const grown = growth.get(chain) ?? { appended: 0, analyzeAt: FIRST_ANALYZE_ROWS }
@@ -507,6 +517,16 @@ export function createTransfersStore(db: Db) {
           [chain, lastFull],
         )
         const full = Number(since[0]?.others ?? 0) + 1 >= policy.fullEvery
+        const tracked = since[0]?.tracked ?? []
+        if (!full && tracked.length === 0) {
+          // nobody to track (none yet, or none moved that often): only the height, without reading the rows
+          await client.query(
+            `INSERT INTO balance_checkpoint_heights (chain, block_number, after_block, full_checkpoint, movements, keys_written)
+             VALUES ($1, $2, $3, false, 0, 0)`,
+            [chain, height, afterBlock],
+          )
+          return { full, movements: 0, keys: 0 }
+        }
         const partition = partitionName(chain)
         const written = full
           ? await client.query<{ movements: string; keys_written: string }>(WRITE_FULL_CHECKPOINT(partition), [
@@ -525,7 +545,7 @@ export function createTransfersStore(db: Db) {
               afterBlock,
               COIN_TYPES,
               TOKEN_TYPES,
-              since[0]?.tracked ?? [],
+              tracked,
             ])
         const row = written.rows[0]
         return { full, movements: Number(row?.movements ?? 0), keys: Number(row?.keys_written ?? 0) }
