@@ -202,6 +202,25 @@ export async function withTransaction<T>(db: Db, work: (client: pg.PoolClient) =
   }
 }
 
+/** Sends `lines` (COPY text format, each ending in a newline) to `sql` (a `COPY … FROM STDIN`) on `client`, 1,000 lines a chunk. */
+export async function copyLines(client: pg.PoolClient, sql: string, lines: Iterable<string>): Promise<void> {
+  await pipeline(Readable.from(chunksOf(lines)), client.query(copyFrom(sql)))
+}
+
+function* chunksOf(lines: Iterable<string>, size = 1000): Generator<string> {
+  let chunk = ''
+  let n = 0
+  for (const line of lines) {
+    chunk += line
+    if (++n === size) {
+      yield chunk
+      chunk = ''
+      n = 0
+    }
+  }
+  if (chunk !== '') yield chunk
+}
+
 /**
  * Writes `rows` into `table`'s `columns` by COPY (text format) on `client`: the cheapest bulk load.
  * Values must hold no tab, newline or backslash (dates, codes, decimal strings).
@@ -212,15 +231,11 @@ export async function copyInto(
   columns: readonly string[],
   rows: readonly (readonly string[])[],
 ): Promise<void> {
-  const BATCH_ROWS = 1_000
-  const lines = function* () {
-    for (let i = 0; i < rows.length; i += BATCH_ROWS) {
-      let chunk = ''
-      for (const row of rows.slice(i, i + BATCH_ROWS)) chunk += `${row.join('\t')}\n`
-      yield chunk
-    }
-  }
-  await pipeline(Readable.from(lines()), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)))
+  await copyLines(
+    client,
+    `COPY ${table} (${columns.join(', ')}) FROM STDIN`,
+    rows.map((row) => `${row.join('\t')}\n`),
+  )
 }
 
 /**

@@ -1,10 +1,7 @@
-import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
-import { from as copyFrom } from 'pg-copy-streams'
 import { type BlockRef, type ChainBlock, recordTypesOf, type SpentOutput, type Token, type Transfer } from '../domain/records.ts'
 import { InternalError } from '../lib/errors.ts'
-import { type Db, withTransaction } from './db.ts'
+import { copyLines, type Db, withTransaction } from './db.ts'
 import { packForCopy } from './packed-text.ts'
 
 /**
@@ -23,25 +20,6 @@ export function partitionName(chain: string): string {
 /** COPY text format: tab-separated, \N for null. Our values never hold tabs, newlines or backslashes. */
 function copyLine(values: readonly (string | number | bigint | null)[]): string {
   return `${values.map((v) => (v === null ? '\\N' : String(v))).join('\t')}\n`
-}
-
-async function copyRows(client: pg.PoolClient, sql: string, lines: Iterable<string>): Promise<void> {
-  const stream = client.query(copyFrom(sql))
-  await pipeline(Readable.from(batchLines(lines)), stream)
-}
-
-function* batchLines(lines: Iterable<string>, size = 1000): Generator<string> {
-  let chunk = ''
-  let n = 0
-  for (const line of lines) {
-    chunk += line
-    if (++n === size) {
-      yield chunk
-      chunk = ''
-      n = 0
-    }
-  }
-  if (chunk !== '') yield chunk
 }
 
 /**
@@ -195,7 +173,7 @@ async function writeOutputs(client: pg.PoolClient, chain: string, blocks: readon
   const rest: OutputRow[] = []
   for (const output of created.values()) (output.txIndex === 0 ? coinbase : rest).push(output)
   if (rest.length > 0) {
-    await copyRows(
+    await copyLines(
       client,
       `COPY ${outputsPartitionName(chain)} (tx_hash, output_index, block_number, tx_index, address, value,
          spent_tx_hash, spent_block_number, spent_tx_index, spent_input_index, chain) FROM STDIN`,
@@ -375,12 +353,12 @@ export function createTransfersStore(db: Db) {
         )
         if (moved.rowCount !== 1)
           throw new InternalError(`${chain}: the checkpoint moved under this writer (expected ${previous})`)
-        await copyRows(
+        await copyLines(
           client,
           'COPY blocks (chain, number, hash, parent_hash, timestamp) FROM STDIN',
           blocks.map((b) => copyLine([chain, b.number, b.hash, b.parentHash, iso(b.timestamp)])),
         )
-        await copyRows(
+        await copyLines(
           client,
           `COPY ${partitionName(chain)} (chain, block_number, block_time, seq, tx_index, log_index, batch_index, type, tx_hash,
              from_address, to_address, contract_address, value, token_id, operator, counterparties) FROM STDIN`,
