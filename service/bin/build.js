@@ -7,13 +7,13 @@
 // always what is on disk.
 import { createHash, randomUUID } from 'node:crypto'
 import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
-import { dirname, join, relative } from 'node:path'
+import { basename, dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const SERVICE = join(dirname(fileURLToPath(import.meta.url)), '..')
 const STAMP = '.sources-hash'
 /** Raised when the way a file is compiled changes, so that older copies are not taken for fresh ones. */
-const FORMAT = 1
+const FORMAT = 2
 /** Replaced copies are removed once older than this: a process started from one may still be loading it. */
 const OLD_COPY_MS = 10 * 60_000
 
@@ -45,14 +45,17 @@ async function compile(sources, files, into) {
       continue
     }
     const source = join(sources, file)
-    const { code } = await transform(await readFile(source, 'utf8'), {
+    const { code, map } = await transform(await readFile(source, 'utf8'), {
       loader: 'ts',
       format: 'esm',
       target: 'node20',
-      sourcemap: 'inline',
+      sourcemap: 'external',
       sourcefile: source,
     })
-    await writeFile(target.replace(/\.ts$/, '.js'), code.replace(RELATIVE_TS, '$1"$2.js"'))
+    // the map beside the file, read only when source maps are on (NODE_OPTIONS=--enable-source-maps)
+    const js = target.replace(/\.ts$/, '.js')
+    await writeFile(`${js}.map`, map)
+    await writeFile(js, `${code.replace(RELATIVE_TS, '$1"$2.js"')}//# sourceMappingURL=${basename(js)}.map\n`)
   }
 }
 
