@@ -25,26 +25,7 @@ export function shapeTransfer(t: StoredTransfer, address: string, token: Token |
   const coin = t.contractAddress === null
   const decimals = coin ? chain.nativeAsset.decimals : RECORD_TYPES[t.type] === 'token' ? (token?.decimals ?? null) : null
   const amount = (value: string) => (decimals === null ? value : formatUnits(BigInt(value), decimals))
-  const record: {
-    id: string
-    chain: string
-    chainId: number | null
-    txHash: string
-    blockNumber: number
-    timestamp: string
-    type: RecordType
-    from: string | null
-    to: string | null
-    value: string
-    valueRaw: string
-    asset: string | null
-    contractAddress: string | null
-    tokenId: string | null
-    tokenDecimals: number | null
-    logIndex: number | null
-    direction: 'in' | 'out'
-    counterparties?: { address: string; value: string }[]
-  } = {
+  const record = {
     id: recordId(t.chain, t.txHash, t.seq),
     chain: t.chain,
     chainId: chain.chainId,
@@ -63,9 +44,8 @@ export function shapeTransfer(t: StoredTransfer, address: string, token: Token |
     logIndex: t.logIndex,
     direction,
   }
-  if (t.counterparties !== null)
-    record.counterparties = t.counterparties.map((c) => ({ address: c.address, value: amount(c.value) }))
-  return record
+  if (t.counterparties === null) return record
+  return Object.assign(record, { counterparties: t.counterparties.map((c) => ({ address: c.address, value: amount(c.value) })) })
 }
 
 /**
