@@ -29,8 +29,6 @@ export function createBalanceMemo(
   const memo = new LRUCache<string, Entry>({ max: maxWallets })
   /** Opening balances by chain, address and opening block: once the source has answered one, it never changes. */
   const openings = new LRUCache<string, ReadonlyMap<string, bigint>>({ max: maxWallets })
-  /** `atDate` bounds resolved to blocks, by chain, instant and first indexed block. */
-  const dateBlocks = new LRUCache<string, { epoch: string; block: number }>({ max: maxWallets })
   /** Block times by chain and block. */
   const blockTimes = new LRUCache<string, { epoch: string; time: Date }>({ max: maxWallets })
 
@@ -59,24 +57,6 @@ export function createBalanceMemo(
       for (const [asset, net] of added) sums.set(asset, (sums.get(asset) ?? 0n) + (head ? net : 0n))
       memo.set(key, { epoch: mark.historyEpoch, block: atBlock, listedThrough: mark.indexedBlock, sums })
       return sums
-    },
-
-    /**
-     * The last block before `end` (an `atDate` bound), found by `find` and remembered while the chain's
-     * history epoch holds once a later block is indexed: blocks appended after that cannot change it.
-     */
-    async blockBefore(
-      chain: string,
-      end: Date,
-      mark: HistoryMark & { indexedFrom: number },
-      find: () => Promise<number | undefined>,
-    ): Promise<number | undefined> {
-      const key = `${chain}|${end.getTime()}|${mark.indexedFrom}`
-      const known = dateBlocks.get(key)
-      if (known !== undefined && known.epoch === mark.historyEpoch) return known.block
-      const block = await find()
-      if (block !== undefined && block < mark.indexedBlock) dateBlocks.set(key, { epoch: mark.historyEpoch, block })
-      return block
     },
 
     /** A block's time, found by `find` and remembered while the chain's history epoch holds. */

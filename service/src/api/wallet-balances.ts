@@ -9,6 +9,7 @@ import { roundValue } from '../market/prices.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { HistoryState, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { createBalanceMemo } from './balance-memo.ts'
+import { createDateBlocks } from './date-blocks.ts'
 import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import type { HdWallets } from './hd-wallets.ts'
@@ -56,6 +57,7 @@ export function createWalletBalances(deps: {
 }) {
   const { balances, history, onDemand, pricer, hdWallets, reads } = deps
   const memo = createBalanceMemo(balances, onDemand)
+  const dateBlocks = createDateBlocks(history)
 
   /** An extended key's balance: the sum over its derived addresses, with the per-address list. */
   async function readHdChain(hd: NonNullable<BalancesRequest['hd']>, state: HistoryState | undefined, request: BalancesRequest) {
@@ -116,9 +118,8 @@ export function createWalletBalances(deps: {
       if (end.getTime() > Date.now() + DAY_MS) {
         throw new WdsError('invalid_parameter', 'atDate is in the future', { param: 'atDate' })
       }
-      const block = await memo.blockBefore(chain.slug, end, state, () =>
-        history.findBlockByTime(chain.slug, end, 'before', { from: state.indexedFrom, to: state.indexedBlock }),
-      )
+      const range = { from: state.indexedFrom, to: state.indexedBlock }
+      const block = await dateBlocks.find(chain.slug, end, 'before', range, state.historyEpoch)
       if (block === undefined) {
         throw new WdsError(
           'invalid_parameter',

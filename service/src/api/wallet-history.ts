@@ -1,10 +1,10 @@
-import { LRUCache } from 'lru-cache'
 import { findChain } from '../config/chains.ts'
 import type { Direction, RecordType } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { ReadPools } from '../store/read-pools.ts'
 import type { HistoryState, StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { type CursorState, decodeCursor, encodeCursor, InvalidCursorError } from './cursor.ts'
+import { createDateBlocks } from './date-blocks.ts'
 
 /** One page's request, validated and normalised by the route. */
 export type HistoryRequest = {
@@ -34,9 +34,6 @@ export type HistoryPage = {
   cursor: string | null
   hasMore: boolean
 }
-
-/** Date bounds remembered per process (a short key and a block number each). */
-const MAX_DATE_BOUNDS = 20_000
 
 /** How a request's reads find out where they go (store/read-pools.ts). */
 export type ReadRouting = Pick<ReadPools, 'readsReplica' | 'usePrimary'>
@@ -80,30 +77,16 @@ export function createWalletHistory({
   cursorKey: Uint8Array
   reads?: ReadRouting | undefined
 }) {
-  const dateBounds = new LRUCache<string, { epoch: string; block: number }>({ max: MAX_DATE_BOUNDS })
+  const dateBlocks = createDateBlocks(store)
 
-  /**
-   * The block a date bound resolves to within `range` (store.findBlockByTime). On a chain indexed from
-   * a node, whose stored blocks have no gaps, it is remembered while the chain's history epoch holds,
-   * and used while a later block is in the range: the first block at or after a time, or the last one
-   * before it, cannot change once a later block is stored. (An explorer chain stores only its wallets'
-   * blocks: a gap may be filled later, so its bounds are always read.)
-   */
-  async function blockAtTime(
+  /** A date bound's block; remembered (date-blocks.ts) on a chain indexed from a node. */
+  const blockAtTime = (
     chain: string,
     time: Date,
     side: 'atOrAfter' | 'before',
     range: { from: number; to: number },
     state: HistoryState | undefined,
-  ): Promise<number | undefined> {
-    const remembered = state !== undefined && findChain(chain)?.source === 'rpc'
-    const key = `${chain}|${side}|${time.getTime()}|${range.from}`
-    const known = remembered ? dateBounds.get(key) : undefined
-    if (known !== undefined && known.epoch === state?.historyEpoch && known.block < range.to) return known.block
-    const block = await store.findBlockByTime(chain, time, side, range)
-    if (remembered && block !== undefined && block < range.to) dateBounds.set(key, { epoch: state.historyEpoch, block })
-    return block
-  }
+  ) => dateBlocks.find(chain, time, side, range, findChain(chain)?.source === 'rpc' ? state?.historyEpoch : undefined)
 
   async function blockBounds(
     request: HistoryRequest,

@@ -1,5 +1,5 @@
 import type { PriceRow } from '../domain/market.ts'
-import { copyInto, type Db, readTableVersion, withTransaction } from './db.ts'
+import { copyIntoEmpty, type Db, readTableVersion } from './db.ts'
 
 const INSERT_BATCH_ROWS = 20_000
 
@@ -20,12 +20,7 @@ export function createAssetPricesStore(db: Db) {
       // a (symbol, date, source) given twice keeps its last close (as an upsert of the same rows would)
       const byKey = new Map<string, string[]>()
       for (const p of prices) byKey.set(`${p.symbol}:${p.date}:${p.source}`, [p.symbol, p.date, p.source, p.quote, p.close])
-      return withTransaction(db, async (client) => {
-        await client.query('LOCK TABLE asset_prices IN SHARE ROW EXCLUSIVE MODE')
-        if ((await client.query('SELECT 1 FROM asset_prices LIMIT 1')).rows.length > 0) return 0
-        await copyInto(client, 'asset_prices', ['symbol', 'date', 'source', 'quote', 'close'], [...byKey.values()])
-        return byKey.size
-      })
+      return copyIntoEmpty(db, 'asset_prices', ['symbol', 'date', 'source', 'quote', 'close'], [...byKey.values()])
     },
 
     /** Inserts or replaces daily closes (a source's correction overwrites its earlier value); returns the rows written. */

@@ -1,5 +1,5 @@
 import type { EcbFixing } from '../domain/market.ts'
-import { copyInto, type Db, readTableVersion, withTransaction } from './db.ts'
+import { copyIntoEmpty, type Db, readTableVersion } from './db.ts'
 
 const INSERT_BATCH_ROWS = 20_000
 
@@ -12,21 +12,15 @@ export function createFxRatesStore(db: Db) {
 
     /**
      * Writes the rates of the given fixing days when the table is empty (the bundled history on a fresh
-     * data dir), by COPY: a fraction of the upserts' work, which on first start runs beside a chain's
-     * first backfill. Locked against other writers first, so that two processes starting at once load
-     * it once. Returns the rows written: 0 when the table was not empty.
+     * data dir), by COPY (db.ts copyIntoEmpty): a fraction of the upserts' work, which on first start runs
+     * beside a chain's first backfill. Returns the rows written: 0 when the table was not empty.
      */
     async loadFixingsIntoEmpty(fixings: readonly EcbFixing[], source: string): Promise<number> {
       // a day's rate is its last (as an upsert of the same rows would leave it)
       const byKey = new Map<string, string[]>()
       for (const f of fixings)
         for (const [currency, rate] of f.rates) byKey.set(`${currency}:${f.date}`, [f.date, currency, rate, source])
-      return withTransaction(db, async (client) => {
-        await client.query('LOCK TABLE fx_rates IN SHARE ROW EXCLUSIVE MODE')
-        if ((await client.query('SELECT 1 FROM fx_rates LIMIT 1')).rows.length > 0) return 0
-        await copyInto(client, 'fx_rates', ['date', 'currency', 'rate', 'source'], [...byKey.values()])
-        return byKey.size
-      })
+      return copyIntoEmpty(db, 'fx_rates', ['date', 'currency', 'rate', 'source'], [...byKey.values()])
     },
 
     /** Inserts or replaces the rates of the given fixing days; returns the number of rows written. */

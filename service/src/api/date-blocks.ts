@@ -1,0 +1,36 @@
+import { LRUCache } from 'lru-cache'
+import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+
+/** Date bounds remembered per process (a short key and a block number each). */
+const MAX_DATE_BLOCKS = 20_000
+
+/**
+ * Dates resolved to blocks (store.findBlockByTime: the first block at or after a time, or the last one
+ * before it, within a block range), remembered in this process while the chain's history epoch holds
+ * (migration 0022) and used while a later block is in the asked range: once a later block is stored,
+ * blocks appended above cannot change the answer. Only for chains whose stored blocks have no gaps
+ * (indexed from a node): an explorer chain stores only its wallets' blocks, and a gap filled later
+ * could; callers pass no epoch for those, and the bound is read each time.
+ */
+export function createDateBlocks(store: Pick<WalletTransfersStore, 'findBlockByTime'>, max = MAX_DATE_BLOCKS) {
+  const remembered = new LRUCache<string, { epoch: string; block: number }>({ max })
+  return {
+    async find(
+      chain: string,
+      time: Date,
+      side: 'atOrAfter' | 'before',
+      range: { from: number; to: number },
+      /** The chain's history epoch; undefined: not remembered. */
+      epoch: string | undefined,
+    ): Promise<number | undefined> {
+      const key = `${chain}|${side}|${time.getTime()}|${range.from}`
+      const known = epoch === undefined ? undefined : remembered.get(key)
+      if (known !== undefined && known.epoch === epoch && known.block < range.to) return known.block
+      const block = await store.findBlockByTime(chain, time, side, range)
+      if (epoch !== undefined && block !== undefined && block < range.to) remembered.set(key, { epoch, block })
+      return block
+    },
+  }
+}
+
+export type DateBlocks = ReturnType<typeof createDateBlocks>
