@@ -86,10 +86,10 @@ export function createAccessControl(
       return { counts: await counters.peek(accountId, windows), windows }
     },
     /**
-     * Resolves true once every change committed before the call (keys, accounts, chain states) has been
-     * seen, false when they are not being followed.
+     * Resolves true once every change committed before the call, or before `since` (performance.now())
+     * when given, has been seen (keys, accounts, chain states); false when they are not being followed.
      */
-    caughtUp: () => authChanges.caughtUp(),
+    caughtUp: (since?: number) => authChanges.caughtUp(since),
     /** Drops an account's cached keys in this process at once (other processes follow the notification). */
     evictAccount: (accountId: string) => owners.evictAccount(accountId),
     /** Writes the usage metered so far. */

@@ -17,7 +17,7 @@ import type { AccountsStore } from '../store/accounts-store.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { BillingStore } from '../store/billing-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
-import { type Db, runInQueryScope } from '../store/db.ts'
+import { type Db, queryScopeStartedAt, runInQueryScope } from '../store/db.ts'
 import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import type { OutputsStore } from '../store/outputs-store.ts'
@@ -198,7 +198,8 @@ export async function buildApp(deps: AppDeps) {
 
   await app.register(systemRoutes, { db, metrics, metricsToken: http.metricsToken })
   await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, availability })
-  const statesCache = createHistoryStatesCache(() => access.caughtUp())
+  // measured from the request's arrival: the barrier its key check waited for is enough
+  const statesCache = createHistoryStatesCache(() => access.caughtUp(queryScopeStartedAt()))
   const access = createAccessControl(
     {
       db,
@@ -340,7 +341,9 @@ function cancelQueriesOfAbandonedRequests(app: FastifyInstance): void {
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) abandoned.abort(new Error('the client closed the connection'))
       })
-      return runInQueryScope(abandoned.signal, () => handler.call(this, request, reply))
+      // the request's arrival (elapsedTime runs from it): what the auth-change barrier is measured from
+      const arrivedAt = performance.now() - reply.elapsedTime
+      return runInQueryScope(abandoned.signal, () => handler.call(this, request, reply), arrivedAt)
     }
   })
 }

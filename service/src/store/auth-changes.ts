@@ -47,6 +47,7 @@ export function followAuthChanges({
     if (client === undefined) return
     const broken = client
     client = undefined
+    answeredSentAt = Number.NEGATIVE_INFINITY
     onListening(false)
     interrupted = true
     broken.release(error instanceof Error ? error : true)
@@ -83,18 +84,27 @@ export function followAuthChanges({
   }
 
   // A barrier: a query on the listening connection. PostgreSQL delivers every notification committed
-  // before it (they come ahead of its answer), so when it resolves, this process has seen every change
-  // committed before the request that waited for it. Requests arriving while one is in flight share the
-  // next one: at most one in flight and one waiting, whatever the load.
-  let inFlight: Promise<boolean> | undefined
+  // before it (they come ahead of its answer), so once it is answered, this process has seen every change
+  // committed before it was sent. A caller asks for the changes committed before `since` (its request's
+  // arrival): a barrier sent at or after that, answered on the connection still listening, shows them all,
+  // so a request's later checks (the chain states after its key) need no barrier of their own. Requests
+  // arriving while one is in flight share the next one: at most one in flight and one waiting.
+  /** When the last barrier answered on the current connection was sent (performance.now()). */
+  let answeredSentAt = Number.NEGATIVE_INFINITY
+  let inFlight: { sentAt: number; answer: Promise<boolean> } | undefined
   let queued: Promise<boolean> | undefined
   const sendBarrier = (): Promise<boolean> => {
     const current = client
     if (current === undefined) return Promise.resolve(false)
+    const sentAt = performance.now()
     // pg's per-statement read timeout (the connection's own statements, LISTEN and the barriers, have no other)
     const barrier = { text: '', query_timeout: barrierTimeoutMs } as pg.QueryConfig
     return current.query(barrier).then(
-      () => client === current,
+      () => {
+        if (client !== current) return false
+        answeredSentAt = Math.max(answeredSentAt, sentAt)
+        return true
+      },
       (error: unknown) => {
         if (client === current) lost(error)
         // no answer at all (a partition): the requests that waited for it have spent their time and
@@ -108,19 +118,26 @@ export function followAuthChanges({
       },
     )
   }
-  function caughtUp(): Promise<boolean> {
+  function caughtUp(since = performance.now()): Promise<boolean> {
+    if (client !== undefined && answeredSentAt >= since) return Promise.resolve(true)
     if (inFlight === undefined) {
-      inFlight = sendBarrier().finally(() => {
-        inFlight = undefined
-      })
-      return inFlight
+      const sending = { sentAt: performance.now(), answer: sendBarrier() }
+      inFlight = sending
+      sending.answer
+        .finally(() => {
+          if (inFlight === sending) inFlight = undefined
+        })
+        .catch(() => {})
+      return sending.answer
     }
+    // the one in flight was sent after `since`: it is enough
+    if (inFlight.sentAt >= since) return inFlight.answer
     const next = () => {
       queued = undefined
       return caughtUp()
     }
     // behind a barrier that got no answer, the waiting requests fail with it
-    queued ??= inFlight.then(next, (error: unknown) => {
+    queued ??= inFlight.answer.then(next, (error: unknown) => {
       queued = undefined
       throw error
     })
@@ -130,7 +147,8 @@ export function followAuthChanges({
   const started = connect()
   return {
     /**
-     * Resolves true once every auth change committed before the call has been seen (onChange called),
+     * Resolves true once every auth change committed before the call (before `since`, a performance.now()
+     * time, when given) has been seen (onChange called),
      * false when changes are not being followed: then nothing cached may be trusted. Rejects with
      * QueryReadTimeoutError when the connection gave no answer within `barrierTimeoutMs` (it is then
      * taken for lost, and the next calls resolve false until it listens again).

@@ -48,13 +48,22 @@ export class QueryReadTimeoutError extends Error {
 
 /**
  * What the queries of one unit of work (an API request) share: aborting `signal` cancels the statements
- * they have running on the server, and refuses new ones. Set with `runInQueryScope`.
+ * they have running on the server, and refuses new ones; `startedAt` (performance.now()) is when the
+ * unit of work began, which the auth-change barrier is measured from. Set with `runInQueryScope`.
  */
-const queryScope = new AsyncLocalStorage<AbortSignal>()
+const queryScope = new AsyncLocalStorage<{ signal: AbortSignal; startedAt: number }>()
 
-/** Runs `work` so that every `db.query` made inside it is cancelled when `signal` aborts (a client that hung up). */
-export function runInQueryScope<T>(signal: AbortSignal, work: () => T): T {
-  return queryScope.run(signal, work)
+/**
+ * Runs `work` so that every `db.query` made inside it is cancelled when `signal` aborts (a client that
+ * hung up). `startedAt`: when the unit of work began (a request's arrival), by performance.now().
+ */
+export function runInQueryScope<T>(signal: AbortSignal, work: () => T, startedAt = performance.now()): T {
+  return queryScope.run({ signal, startedAt }, work)
+}
+
+/** When the running unit of work began (performance.now()); undefined outside a query scope. */
+export function queryScopeStartedAt(): number | undefined {
+  return queryScope.getStore()?.startedAt
 }
 
 export function createDb({
@@ -90,7 +99,7 @@ export function createDb({
   }) as typeof pool.connect
   // Inside a query scope, a statement runs on a connection of its own, cancelled on the server when the scope aborts.
   pool.query = (async (...args: unknown[]) => {
-    const signal = queryScope.getStore()
+    const signal = queryScope.getStore()?.signal
     if (signal === undefined || typeof args.at(-1) === 'function') {
       try {
         return await query(...args)
