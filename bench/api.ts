@@ -32,8 +32,8 @@ import { spawnAndWait, stop } from './child-process.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number)
-/** Only the cases whose names contain one of these (comma-separated), e.g. `balances`; unset: all. */
-const CASES = process.env.BENCH_CASES?.split(',')
+/** Only the cases whose names contain one of these (`;`-separated: names hold commas), e.g. `balances`; unset: all. */
+const CASES = process.env.BENCH_CASES?.split(';')
 /** Ethereum blocks of 12 s, each with 4 wallet ERC-20 transfers (25,000: a 100,000-transfer wallet). */
 const ETHEREUM_BLOCKS = Number(process.env.BENCH_ETHEREUM_BLOCKS ?? 25_000)
 const outArg = process.argv.indexOf('--out')
@@ -361,11 +361,14 @@ async function main() {
 
     const wanted = (name: string) => CASES === undefined || CASES.some((part) => name.includes(part))
     const noCursor = { cursor: '', before: '' }
-    const deep = async (path: string) => (wanted('deep') ? await deepCursor(base, path, key, DEEP) : noCursor)
+    const deepName = (what: string) => `${what}, ${DEEP.toLocaleString('en')} deep`
+    // walked only for a deep case that runs
+    const deep = async (what: string, path: string) =>
+      wanted(deepName(what)) ? await deepCursor(base, path, key, DEEP) : noCursor
     console.log('finding the deep cursors …')
-    const deepOne = await deep(`/v1/wallets/${WALLET}/transfers?chain=ethereum`)
-    const deepAll = await deep(`/v1/wallets/${WALLET}/transfers?direction=both`)
-    const deepErc20 = await deep(`/v1/wallets/${WALLET}/erc20-transfers?chain=ethereum`)
+    const deepOne = await deep('transfers one chain', `/v1/wallets/${WALLET}/transfers?chain=ethereum`)
+    const deepAll = await deep('transfers all chains', `/v1/wallets/${WALLET}/transfers?direction=both`)
+    const deepErc20 = await deep('erc20-transfers', `/v1/wallets/${WALLET}/erc20-transfers?chain=ethereum`)
     // 2021-01-02 00:00 to 2021-01-03 00:00 on Ethereum: blocks 7,200 to 14,399 (12 s blocks from 2021-01-01)
     const dayFrom = (86_400 / 12) | 0
     const dayTo = dayFrom * 2 - 1
@@ -376,13 +379,13 @@ async function main() {
         naive: page('chains=ethereum'),
       },
       {
-        name: `transfers one chain, ${DEEP.toLocaleString('en')} deep`,
+        name: deepName('transfers one chain'),
         wds: `${wallet}/transfers?chain=ethereum&limit=100&cursor=${deepOne.cursor}`,
         naive: page(`chains=ethereum&before=${deepOne.before}`),
       },
       { name: 'transfers all chains, page 1', wds: `${wallet}/transfers?limit=100`, naive: page('chains=ethereum,arbitrum') },
       {
-        name: `transfers all chains, ${DEEP.toLocaleString('en')} deep`,
+        name: deepName('transfers all chains'),
         wds: `${wallet}/transfers?limit=100&cursor=${deepAll.cursor}`,
         naive: page(`chains=ethereum,arbitrum&before=${deepAll.before}`),
       },
@@ -392,7 +395,7 @@ async function main() {
         naive: page('chains=ethereum&types=erc20,trc20'),
       },
       {
-        name: `erc20-transfers, ${DEEP.toLocaleString('en')} deep`,
+        name: deepName('erc20-transfers'),
         wds: `${wallet}/erc20-transfers?chain=ethereum&limit=100&cursor=${deepErc20.cursor}`,
         naive: page(`chains=ethereum&types=erc20,trc20&before=${deepErc20.before}`),
       },
