@@ -17,7 +17,7 @@ import type { AccountsStore } from '../store/accounts-store.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
 import type { BillingStore } from '../store/billing-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
-import { type Db, queryScopeStartedAt, runInQueryScope } from '../store/db.ts'
+import { type Db, measureQueryScopeFromNow, queryScopeStartedAt, runInQueryScope } from '../store/db.ts'
 import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import type { OutputsStore } from '../store/outputs-store.ts'
@@ -127,7 +127,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'])
 
 export async function buildApp(deps: AppDeps) {
-  const { config, db, logger, onDemand, fxBook, pricer, portal, implementedChains, rateLimits = {} } = deps
+  const { config, db, logger, fxBook, pricer, portal, implementedChains, rateLimits = {} } = deps
+  const onDemand = readingItsWrites(deps.onDemand)
   const reads = deps.reads ?? createPrimaryReads(db)
   const stores = { ...deps.stores, chainStates: routeReads(reads, deps.stores.chainStates) }
   const marketReady = deps.marketReady ?? (() => true)
@@ -324,6 +325,29 @@ function collectRoutes(app: FastifyInstance) {
       const methods = new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods))
       return [...methods].sort()
     },
+  }
+}
+
+/**
+ * `onDemand` whose calls, once settled, count the request as begun anew (store/db.ts): what they wrote
+ * (an explorer wallet's rows, its chain's state) is then read back, not the chains' states held from
+ * before, which the barrier the request's key waited for would otherwise vouch for.
+ */
+function readingItsWrites(onDemand: OnDemand): OnDemand {
+  const settled =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args)
+      } finally {
+        measureQueryScopeFromNow()
+      }
+    }
+  return {
+    openingBalances: settled((...args) => onDemand.openingBalances(...args)),
+    syncWallet: settled((...args) => onDemand.syncWallet(...args)),
+    readBalances: settled((...args) => onDemand.readBalances(...args)),
+    readNodeBalances: settled((...args) => onDemand.readNodeBalances(...args)),
   }
 }
 

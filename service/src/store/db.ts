@@ -66,6 +66,15 @@ export function queryScopeStartedAt(): number | undefined {
   return queryScope.getStore()?.startedAt
 }
 
+/**
+ * The running unit of work has written what it will read back (an explorer wallet's rows and its
+ * chain's state): from here on it counts as begun now, so that a barrier must show its own writes too.
+ */
+export function measureQueryScopeFromNow(): void {
+  const scope = queryScope.getStore()
+  if (scope !== undefined) scope.startedAt = performance.now()
+}
+
 export function createDb({
   url,
   applicationName,
@@ -214,6 +223,11 @@ export async function withTransaction<T>(db: Db, work: (client: pg.PoolClient) =
 /** Sends `lines` (COPY text format, each ending in a newline) to `sql` (a `COPY … FROM STDIN`) on `client`, 1,000 lines a chunk. */
 export async function copyLines(client: pg.PoolClient, sql: string, lines: Iterable<string>): Promise<void> {
   await pipeline(Readable.from(chunksOf(lines)), client.query(copyFrom(sql)))
+}
+
+/** Sends `chunks` (COPY's binary format: copy-binary.ts) to `sql` (a `COPY … FROM STDIN WITH (FORMAT binary)`) on `client`. */
+export async function copyBinary(client: pg.PoolClient, sql: string, chunks: Iterable<Buffer>): Promise<void> {
+  await pipeline(Readable.from(chunks), client.query(copyFrom(sql)))
 }
 
 function* chunksOf(lines: Iterable<string>, size = 1000): Generator<string> {
