@@ -28,6 +28,20 @@ function packedHex(text: string): string {
   return `03${Buffer.from(text, 'utf8').toString('hex')}`
 }
 
+/**
+ * Writes `text` packed into `target` at `offset` (COPY's binary format); returns the bytes written, at
+ * most 1 + 3 × its length.
+ */
+export function writePacked(target: Buffer, offset: number, text: string): number {
+  if (text === '') return 0
+  if (PREFIXED_HEX.test(text)) {
+    target[offset] = 0
+    return 1 + target.write(text.slice(2), offset + 1, 'hex')
+  }
+  target[offset] = LOWER_HEX.test(text) ? 1 : UPPER_HEX.test(text) ? 2 : 3
+  return 1 + target.write(text, offset + 1, target[offset] === 3 ? 'utf8' : 'hex')
+}
+
 /** A query parameter compared with a packed column. */
 export function pack(text: string): Buffer {
   return Buffer.from(packedHex(text), 'hex')

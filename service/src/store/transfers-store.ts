@@ -1,8 +1,8 @@
 import type pg from 'pg'
 import { type BlockRef, type ChainBlock, recordTypesOf, type SpentOutput, type Token, type Transfer } from '../domain/records.ts'
 import { InternalError } from '../lib/errors.ts'
-import { copyLines, type Db, withTransaction } from './db.ts'
-import { packForCopy } from './packed-text.ts'
+import { BinaryCopyRows } from './copy-binary.ts'
+import { copyBinary, copyLines, type Db, withTransaction } from './db.ts'
 
 /**
  * A chain's progress: the highest block whose rows are committed, where indexing began, and whether
@@ -86,21 +86,46 @@ const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
 
 const orNull = (value: string | number | bigint | null) => (value === null ? '\\N' : String(value))
 
-/** JSON of a UTXO record's counterparties (values as decimal strings), or \\N. */
-function counterpartiesColumn(t: Transfer): string {
-  if (t.counterparties == null) return '\\N'
+/** JSON of a UTXO record's counterparties (values as decimal strings). */
+function counterpartiesJson(counterparties: NonNullable<Transfer['counterparties']>): string {
   // JSON.stringify's text of [{address, value}] written out directly (no object per counterparty)
   let json = '['
-  for (const c of t.counterparties)
+  for (const c of counterparties)
     json += `${json.length === 1 ? '' : ','}{"address":${JSON.stringify(c.address)},"value":"${c.value}"}`
   return `${json}]`
 }
 
-const packedOrNull = (text: string | null) => (text === null ? '\\N' : packForCopy(text))
+/** The transfer partitions' COPY columns, in the order `transferRows` writes them. */
+const TRANSFER_COLUMNS = `chain, block_number, block_time, seq, tx_index, log_index, batch_index, type, tx_hash,
+  from_address, to_address, contract_address, value, token_id, operator, counterparties`
 
-/** A transfer's COPY columns after its block's, as one template (the hottest line of a backfill's writes). */
-function transferColumns(t: Transfer): string {
-  return `${t.seq}\t${t.txIndex}\t${orNull(t.logIndex)}\t${orNull(t.batchIndex)}\t${t.type}\t${packForCopy(t.txHash)}\t${packedOrNull(t.from)}\t${packedOrNull(t.to)}\t${packedOrNull(t.contractAddress)}\t${t.value}\t${orNull(t.tokenId)}\t${packedOrNull(t.operator)}\t${counterpartiesColumn(t)}\n`
+/**
+ * The blocks' transfers as COPY binary chunks (copy-binary.ts: PostgreSQL parses no hex, decimal or
+ * date text; the hottest loop of a backfill's writes), handed out as they fill.
+ */
+function* transferRows(chain: string, blocks: readonly ChainBlock[]): Generator<Buffer> {
+  const rows = new BinaryCopyRows()
+  const packedOrNull = (text: string | null) => (text === null ? rows.null() : rows.packed(text))
+  const intOrNull = (value: number | null) => (value === null ? rows.null() : rows.int4(value))
+  for (const block of blocks) {
+    for (const t of block.transfers) {
+      rows.row(16).text(chain).int8(block.number).timestamptz(block.timestamp).int8(t.seq).int4(t.txIndex)
+      intOrNull(t.logIndex)
+      intOrNull(t.batchIndex)
+      rows.text(t.type).packed(t.txHash)
+      packedOrNull(t.from)
+      packedOrNull(t.to)
+      packedOrNull(t.contractAddress)
+      rows.numeric(t.value)
+      if (t.tokenId === null) rows.null()
+      else rows.numeric(t.tokenId)
+      packedOrNull(t.operator)
+      if (t.counterparties == null) rows.null()
+      else rows.jsonb(counterpartiesJson(t.counterparties))
+    }
+    yield* rows.take()
+  }
+  yield* rows.take(true)
 }
 
 /** The partition of a chain's outputs (migration 0019). */
@@ -358,16 +383,10 @@ export function createTransfersStore(db: Db) {
           'COPY blocks (chain, number, hash, parent_hash, timestamp) FROM STDIN',
           blocks.map((b) => copyLine([chain, b.number, b.hash, b.parentHash, iso(b.timestamp)])),
         )
-        await copyLines(
+        await copyBinary(
           client,
-          `COPY ${partitionName(chain)} (chain, block_number, block_time, seq, tx_index, log_index, batch_index, type, tx_hash,
-             from_address, to_address, contract_address, value, token_id, operator, counterparties) FROM STDIN`,
-          (function* () {
-            for (const block of blocks) {
-              const prefix = `${chain}\t${block.number}\t${iso(block.timestamp)}\t`
-              for (const t of block.transfers) yield prefix + transferColumns(t)
-            }
-          })(),
+          `COPY ${partitionName(chain)} (${TRANSFER_COLUMNS}) FROM STDIN WITH (FORMAT binary)`,
+          transferRows(chain, blocks),
         )
         await writeOutputs(client, chain, blocks)
         if (tokens.length > 0) {
