@@ -183,7 +183,8 @@ start_haproxy() {
   spawn haproxy env WDS_HAPROXY_BIND="$HOST:$HAPROXY_PORT" WDS_HAPROXY_STATS_BIND="$HOST:$STATS_PORT" \
     WDS_SERVE_1="$HOST:$(serve_port 1)" WDS_SERVE_2="$HOST:$(serve_port 2)" WDS_SERVE_3="$HOST:$(serve_port 3)" \
     haproxy -W -db -f "$HERE/haproxy.cfg"
-  wait_for haproxy 10 curl -fsS "http://$HOST:$HAPROXY_PORT/ready"
+  # its first health checks may wait on a busy machine (a CI run beside other work timed out at 10 s)
+  wait_for haproxy 30 curl -fsS "http://$HOST:$HAPROXY_PORT/ready"
 }
 
 stop_process() { # name, signal
