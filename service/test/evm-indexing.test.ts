@@ -374,6 +374,13 @@ test('a chain’s first backfill bulk-loads without the wallet-history indexes a
     chain,
   ])
   expect(rows[0]).toEqual({ built: true })
+  // and analysed (issue 13): the planner has statistics on the columns the wallet statements filter on
+  const stats = await database.db.query<{ attname: string }>(
+    "SELECT attname FROM pg_stats WHERE schemaname = 'public' AND tablename = 'transfers_base'",
+  )
+  expect(stats.rows.map((r) => r.attname)).toEqual(
+    expect.arrayContaining(['block_number', 'type', 'from_address', 'to_address', 'contract_address']),
+  )
   // the same rows as the chain indexed before, and the wallet query now reads them through the index
   expect((await readTransfers(database.db, chain)).length).toBe((await readTransfers(database.db, CHAIN)).length)
   const client = await database.db.connect()
