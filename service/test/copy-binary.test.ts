@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { BinaryCopyRows } from '../src/store/copy-binary.ts'
-import { copyBinary, withTransaction } from '../src/store/db.ts'
+import { copyChunks, withTransaction } from '../src/store/db.ts'
 import { pack } from '../src/store/packed-text.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 
@@ -28,7 +28,7 @@ async function roundTrip(type: string, write: (rows: BinaryCopyRows, index: numb
       chunks.push(...rows.take())
     }
     chunks.push(...rows.take(true))
-    await copyBinary(client, 'COPY t (n, v) FROM STDIN WITH (FORMAT binary)', chunks)
+    await copyChunks(client, 'COPY t (n, v) FROM STDIN WITH (FORMAT binary)', chunks)
     const { rows: read } = await client.query<{ v: string | null }>('SELECT v::text AS v FROM t ORDER BY n')
     return read.map((r) => r.v)
   })

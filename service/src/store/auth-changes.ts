@@ -93,10 +93,9 @@ export function followAuthChanges({
   let answeredSentAt = Number.NEGATIVE_INFINITY
   let inFlight: { sentAt: number; answer: Promise<boolean> } | undefined
   let queued: Promise<boolean> | undefined
-  const sendBarrier = (): Promise<boolean> => {
+  const sendBarrier = (sentAt: number): Promise<boolean> => {
     const current = client
     if (current === undefined) return Promise.resolve(false)
-    const sentAt = performance.now()
     // pg's per-statement read timeout (the connection's own statements, LISTEN and the barriers, have no other)
     const barrier = { text: '', query_timeout: barrierTimeoutMs } as pg.QueryConfig
     return current.query(barrier).then(
@@ -121,7 +120,8 @@ export function followAuthChanges({
   function caughtUp(since = performance.now()): Promise<boolean> {
     if (client !== undefined && answeredSentAt >= since) return Promise.resolve(true)
     if (inFlight === undefined) {
-      const sending = { sentAt: performance.now(), answer: sendBarrier() }
+      const sentAt = performance.now()
+      const sending = { sentAt, answer: sendBarrier(sentAt) }
       inFlight = sending
       sending.answer
         .finally(() => {

@@ -9,8 +9,7 @@ import { writePacked } from './packed-text.ts'
  * `BinaryCopyRows` fills fixed-size chunks; `take()` hands out the full ones as they are made, for a
  * `COPY … FROM STDIN WITH (FORMAT binary)` stream. Bytes are set one by one (Buffer's write methods
  * check their arguments on each call: at a dozen fields a row, that cost more than the text format's
- * template strings), and EVM hex is decoded here, by table (packed-text.ts's rules, which every other
- * text goes through).
+ * template strings).
  */
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1')
@@ -21,13 +20,6 @@ const TWO_32 = 2 ** 32
 /** A numeric's sign word (numeric.c NUMERIC_POS / NUMERIC_NEG). */
 const NUMERIC_POS = 0x0000
 const NUMERIC_NEG = 0x4000
-/** Each pair of character codes (first × 128 + second) as the byte its lower-case hex digits make; -1 for any other. */
-const LOWER_HEX_PAIR = new Int16Array(128 * 128).fill(-1)
-for (let high = 0; high < 16; high++)
-  for (let low = 0; low < 16; low++)
-    LOWER_HEX_PAIR['0123456789abcdef'.charCodeAt(high) * 128 + '0123456789abcdef'.charCodeAt(low)] = high * 16 + low
-/** The packed tag of `0x`-prefixed lower-case hex (packed-text.ts). */
-const TAG_PREFIXED_HEX = 0
 
 export class BinaryCopyRows {
   private chunk = Buffer.allocUnsafe(CHUNK_BYTES)
@@ -129,29 +121,6 @@ export class BinaryCopyRows {
 
   /** `bytea` holding a hash or address packed as the transfer rows store them (packed-text.ts). */
   packed(text: string): this {
-    // the common case, `0x` and lower-case hex digit pairs, decoded here; any other by packed-text.ts
-    if (text.length >= 2 && text.length % 2 === 0 && text.charCodeAt(0) === 48 && text.charCodeAt(1) === 120) {
-      const bytes = (text.length - 2) / 2
-      this.field(1 + bytes)
-      const chunk = this.chunk
-      const start = this.at
-      chunk[start] = TAG_PREFIXED_HEX
-      let at = start + 1
-      let i = 2
-      for (; i < text.length; i += 2) {
-        const first = text.charCodeAt(i)
-        const second = text.charCodeAt(i + 1)
-        const byte = first < 128 && second < 128 ? (LOWER_HEX_PAIR[first * 128 + second] as number) : -1
-        if (byte < 0) break
-        chunk[at++] = byte
-      }
-      if (i === text.length) {
-        this.at = at
-        return this
-      }
-      // not lower-case hex after all: undone, and packed by the general rules
-      this.at = start - 4
-    }
     this.reserve(5 + text.length * 3)
     const length = writePacked(this.chunk, this.at + 4, text)
     this.int32(length)

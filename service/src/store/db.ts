@@ -222,11 +222,11 @@ export async function withTransaction<T>(db: Db, work: (client: pg.PoolClient) =
 
 /** Sends `lines` (COPY text format, each ending in a newline) to `sql` (a `COPY … FROM STDIN`) on `client`, 1,000 lines a chunk. */
 export async function copyLines(client: pg.PoolClient, sql: string, lines: Iterable<string>): Promise<void> {
-  await pipeline(Readable.from(chunksOf(lines)), client.query(copyFrom(sql)))
+  await copyChunks(client, sql, chunksOf(lines))
 }
 
-/** Sends `chunks` (COPY's binary format: copy-binary.ts) to `sql` (a `COPY … FROM STDIN WITH (FORMAT binary)`) on `client`. */
-export async function copyBinary(client: pg.PoolClient, sql: string, chunks: Iterable<Buffer>): Promise<void> {
+/** Sends `chunks` as they come to `sql` (a `COPY … FROM STDIN`, binary chunks from copy-binary.ts with `FORMAT binary`) on `client`. */
+export async function copyChunks(client: pg.PoolClient, sql: string, chunks: Iterable<string | Buffer>): Promise<void> {
   await pipeline(Readable.from(chunks), client.query(copyFrom(sql)))
 }
 

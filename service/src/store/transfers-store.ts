@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { type BlockRef, type ChainBlock, recordTypesOf, type SpentOutput, type Token, type Transfer } from '../domain/records.ts'
 import { InternalError } from '../lib/errors.ts'
 import { BinaryCopyRows } from './copy-binary.ts'
-import { copyBinary, copyLines, type Db, withTransaction } from './db.ts'
+import { copyChunks, copyLines, type Db, withTransaction } from './db.ts'
 
 /**
  * A chain's progress: the highest block whose rows are committed, where indexing began, and whether
@@ -383,7 +383,7 @@ export function createTransfersStore(db: Db) {
           'COPY blocks (chain, number, hash, parent_hash, timestamp) FROM STDIN',
           blocks.map((b) => copyLine([chain, b.number, b.hash, b.parentHash, iso(b.timestamp)])),
         )
-        await copyBinary(
+        await copyChunks(
           client,
           `COPY ${partitionName(chain)} (${TRANSFER_COLUMNS}) FROM STDIN WITH (FORMAT binary)`,
           transferRows(chain, blocks),
