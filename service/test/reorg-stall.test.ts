@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { afterAll, beforeAll, expect, onTestFailed, test } from 'vitest'
 import { createLogger } from '../src/lib/logger.ts'
 import { startIndexing } from '../src/main/indexing.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
@@ -12,7 +12,9 @@ import { cliEnv, runCli } from './helpers/cli.ts'
  */
 
 const WINDOW_BLOCKS = 3
-const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent')
+/** The indexers' log lines, printed when a test fails (a reorg race on a busy machine says what it saw). */
+const logLines: string[] = []
+const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'debug', { write: (line: string) => logLines.push(line) })
 
 let ethereum: Anvil
 let base: Anvil
@@ -51,6 +53,9 @@ async function statusOf(chain: string): Promise<Status | undefined> {
 const headOf = async (node: Anvil) => Number(await node.rpc<string>('eth_blockNumber'))
 
 test('a reorg deeper than WDS_REORG_WINDOW stalls that chain only, says what to do, and --rewind resumes it', async () => {
+  onTestFailed(() => {
+    console.error(`indexer log:\n${logLines.join('')}`)
+  })
   const indexing = startIndexing({
     config: { chains, reorgWindowBlocks: WINDOW_BLOCKS },
     db: t.db,
@@ -76,11 +81,12 @@ test('a reorg deeper than WDS_REORG_WINDOW stalls that chain only, says what to 
         'Run `wds index --chain ethereum --rewind 6` (more if it stalls again) to index those blocks again, ' +
         'or raise WDS_REORG_WINDOW above 3 and restart',
     }
-    await expect.poll(() => statusOf('ethereum'), { timeout: 20_000 }).toEqual(expected)
+    // generous: on a busy machine one JSON-RPC request may wait out the client's 15 s timeout before its retry
+    await expect.poll(() => statusOf('ethereum'), { timeout: 45_000 }).toEqual(expected)
 
     // the other chain goes on; the stalled one is no longer asked for its head, and stays as it was
     await Promise.all([ethereum.rpc('anvil_mine', ['0x5']), base.rpc('anvil_mine', ['0x5'])])
-    await expect.poll(() => statusOf('base'), { timeout: 20_000 }).toMatchObject({ indexedBlock: baseHead + 5, status: 'live' })
+    await expect.poll(() => statusOf('base'), { timeout: 45_000 }).toMatchObject({ indexedBlock: baseHead + 5, status: 'live' })
     expect(await statusOf('ethereum')).toEqual(expected)
   } finally {
     await indexing.stop()
@@ -115,7 +121,7 @@ test('a reorg deeper than WDS_REORG_WINDOW stalls that chain only, says what to 
     ),
   )
   expect(rows.map((r) => r.hash)).toEqual(canonical)
-})
+}, 150_000)
 
 test('--rewind needs exactly one chain', async () => {
   const env = cliEnv({ DATABASE_URL: t.db.options.connectionString ?? '', WDS_RPC_ETHEREUM: ethereum.url })
