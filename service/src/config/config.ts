@@ -71,6 +71,8 @@ export const ConfigSchema = Type.Object({
   poolWaitMs: Type.Integer({ minimum: 10, maximum: 60_000, description: 'an integer from 10 to 60000 (ms)' }),
   /** The whole request (headers and body) must arrive within this long (408). */
   requestTimeoutMs: Type.Integer({ minimum: 1_000, maximum: 600_000, description: 'an integer from 1000 to 600000 (ms)' }),
+  /** Processes serving HTTP on the one port (node:cluster); above 1, the main process runs the rest and shares the limits. */
+  httpWorkers: Type.Integer({ minimum: 1, maximum: 64, description: 'an integer from 1 to 64' }),
   /** Requests of one account that may run at once per process (429 beyond). */
   accountConcurrency: Type.Integer({ minimum: 1, maximum: 1_000, description: 'an integer from 1 to 1000' }),
   /** With a token, GET /metrics needs `Authorization: Bearer <token>`; without, it answers loopback clients only. */
@@ -125,6 +127,7 @@ const SETTINGS = {
   statementTimeoutMs: { env: 'WDS_STATEMENT_TIMEOUT_MS', kind: 'integer', default: 5_000 },
   poolWaitMs: { env: 'WDS_POOL_WAIT_MS', kind: 'integer', default: 2_000 },
   requestTimeoutMs: { env: 'WDS_REQUEST_TIMEOUT_MS', kind: 'integer', default: 10_000 },
+  httpWorkers: { env: 'WDS_HTTP_WORKERS', kind: 'integer', default: 1 },
   accountConcurrency: { env: 'WDS_ACCOUNT_CONCURRENCY', kind: 'integer', default: 2 },
   metricsToken: { env: 'WDS_METRICS_TOKEN', kind: 'string' },
   corsOrigins: { env: 'WDS_CORS_ORIGINS', kind: 'list', default: [] },

@@ -1,5 +1,7 @@
+import type { Server } from 'node:http'
+import { createMemoryCounters, type RateLimitCounters } from '../access/counters.ts'
 import { createRedisCounters } from '../access/redis-counters.ts'
-import { createMemoryThrottle, createRedisThrottle } from '../access/throttle.ts'
+import { createMemoryThrottle, createRedisThrottle, type Throttle } from '../access/throttle.ts'
 import { buildApp } from '../api/app.ts'
 import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
@@ -28,7 +30,8 @@ import { createOutputsStore } from '../store/outputs-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createUsageStore } from '../store/usage-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
-import { openDatabase } from './database.ts'
+import { type Database, openDatabase } from './database.ts'
+import { connectToMain, isHttpWorker, startHttpWorkers } from './http-workers.ts'
 import {
   createExplorerFinder,
   createSourceFinder,
@@ -58,7 +61,8 @@ export type StartedService = {
  * database pools and stops the embedded PostgreSQL. `start` runs the indexers too; `serve` does not.
  */
 export async function runService(config: Readonly<Config>, logger: Logger, role: ServiceRole): Promise<void> {
-  const service = await startService(config, logger, role)
+  const worker = isHttpWorker()
+  const service = worker ? await startHttpWorker(config, logger) : await startService(config, logger, role)
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
@@ -78,12 +82,14 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   }
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
-  process.stderr.write(banner(service))
+  if (!worker) process.stderr.write(banner(service))
 }
 
 /**
  * Starts the service and resolves once it listens. `clock` times the daily market-data sync and the
- * rate-limit windows (a test moves it instead of waiting); by default the real one.
+ * rate-limit windows (a test moves it instead of waiting); by default the real one. With
+ * `WDS_HTTP_WORKERS` above 1, this process runs the database, the indexers and the market data, and
+ * forks the workers that listen (http-workers.ts).
  */
 export async function startService(
   config: Readonly<Config>,
@@ -95,16 +101,11 @@ export async function startService(
   const portProblem = config.port === 0 ? undefined : await findPortProblem(config.host, config.port)
   if (portProblem !== undefined) throw portError(config, portProblem)
   const database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
-  // The API's own pool on the primary, bounded (database.ts); its reads go to `reads` (replicas, else it).
-  const apiDb = database.api
-  const balances = createBalancesStore(apiDb)
-  const fxRates = createFxRatesStore(apiDb)
-  const assetPrices = createAssetPricesStore(apiDb)
-  const fxBook = createFxBook(fxRates)
-  const pricer = createPricer({ prices: assetPrices, fxBook })
   // FX and prices answer offline: the bundled ECB history and daily prices go in on first start (empty
   // tables), in the background so that the service listens at once; market answers wait for them.
   let marketReady = false
+  /** Told when market data changes: the app's pricer, or the workers' (each has its own). */
+  let marketChanged = () => {}
   const marketLoad = (async () => {
     try {
       await loadBundledFxRates(createFxRatesStore(database.db), logger)
@@ -112,12 +113,174 @@ export async function startService(
     } catch (error) {
       logger.error({ err: error }, 'could not load the bundled market data; FX and prices answer from what is stored')
     } finally {
-      pricer.invalidate()
       marketReady = true
+      marketChanged()
     }
   })()
+  // the secret is made on the first start, before any worker reads it (cursors signed by one are read by another)
+  const jwtSecret = await loadJwtSecret(config)
+
+  let served: { url: string; close: () => Promise<void> }
+  try {
+    served = config.httpWorkers > 1 ? await forkWorkers() : await listenHere()
+  } catch (error) {
+    await marketLoad
+    await database.close()
+    throw error
+  }
+
+  async function listenHere() {
+    const { app, pricer, close } = await createServiceApp(config, logger, database, {
+      clock,
+      jwtSecret,
+      marketReady: () => marketReady,
+      ...(config.redisUrl === undefined ? {} : await redisLimits(config.redisUrl, logger)),
+    })
+    marketChanged = () => pricer.invalidate()
+    if (marketReady) pricer.invalidate()
+    try {
+      await app.listen({ port: config.port, host: config.host })
+    } catch (error) {
+      // Taken between the check above and now: stop what started, cleanly, then say what to do.
+      await close()
+      const code = (error as NodeJS.ErrnoException).code
+      throw code === 'EADDRINUSE' || code === 'EACCES' ? portError(config, code, error) : error
+    }
+    return { url: listeningUrl(config, app.server.address()), close }
+  }
+
+  async function forkWorkers() {
+    const workers = await startHttpWorkers({
+      count: config.httpWorkers,
+      counters: createMemoryCounters({
+        readDayCount: (accountId, day) => createUsageStore(database.api).countDay(accountId, day),
+      }),
+      throttle: createMemoryThrottle(),
+      logger,
+    })
+    marketChanged = () => workers.notify('market-ready')
+    if (marketReady) marketChanged()
+    return { url: workers.url, close: () => workers.stop() }
+  }
+
+  const indexing = role === 'start' ? startIndexing({ config, db: database.createPool('wds-index', 6), logger }) : undefined
+  // The daily market-data sync runs in `start` processes (one at a time, under a lease), never in `serve` replicas.
+  const marketSync = new AbortController()
+  const marketSchedule =
+    role === 'start' && config.marketSyncAt !== 'off'
+      ? scheduleDaily({
+          at: config.marketSyncAt,
+          logger,
+          signal: marketSync.signal,
+          clock,
+          sync: async (signal) => {
+            await runMarketSync({ config, db: database.db, logger, signal })
+            marketChanged()
+          },
+        })
+      : undefined
+
+  /** Stops everything in order, once: the HTTP side (its connections and listeners), the sync, the indexers, the database. */
+  let stopped: Promise<void> | undefined
+  const stopAll = () => {
+    stopped ??= (async () => {
+      await served.close()
+      marketSync.abort()
+      await marketSchedule
+      await indexing?.stop()
+      await marketLoad
+      await database.close()
+    })()
+    return stopped
+  }
+  const { url } = served
+  // in registry order; a source given to a chain whose family is not implemented is not a data source
+  const inRegistryOrder = (slugs: string[]) => CHAINS.map((chain) => chain.slug).filter((slug) => slugs.includes(slug))
+  const configured = inRegistryOrder(indexableChains(config))
+  const unsupported = inRegistryOrder(unimplementedChains(config))
+  logger.info(
+    {
+      url,
+      role,
+      port: Number(new URL(url).port),
+      http_workers: config.httpWorkers,
+      chains_configured: configured,
+      chains_unsupported: unsupported,
+      database: database.description,
+    },
+    'listening',
+  )
+  if (unsupported.length > 0) {
+    logger.warn({ chains: unsupported }, 'sources given to chains this version does not implement yet are not used')
+  }
+  return { url, database: database.description, configured, unsupported, stop: stopAll }
+}
+
+/**
+ * An HTTP worker (http-workers.ts): attaches to the main process's database, builds the app with the
+ * main process's counters (or Redis's), and listens on the shared port.
+ */
+export async function startHttpWorker(config: Readonly<Config>, logger: Logger): Promise<StartedService> {
+  let marketReady = false
+  let invalidate = () => {}
+  const main = connectToMain({
+    logger,
+    onNotice: (notice) => {
+      if (notice === 'market-ready') marketReady = true
+      invalidate()
+    },
+  })
+  const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-http' })
+  const { app, pricer, close } = await createServiceApp(config, logger, database, {
+    clock: systemClock,
+    jwtSecret: await loadJwtSecret(config),
+    marketReady: () => marketReady,
+    ...(config.redisUrl === undefined
+      ? { counters: main.counters, throttle: main.throttle }
+      : await redisLimits(config.redisUrl, logger)),
+  })
+  invalidate = () => pricer.invalidate()
+  const stop = async () => {
+    await close()
+    await database.close()
+    main.close()
+  }
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  const url = listeningUrl(config, app.server.address())
+  main.listening(url)
+  return { url, database: database.description, configured: [], unsupported: [], stop }
+}
+
+type SharedLimits = { counters: RateLimitCounters; throttle: Throttle }
+
+async function redisLimits(url: string, logger: Logger): Promise<SharedLimits> {
+  return { counters: await createRedisCounters({ url, logger }), throttle: await createRedisThrottle({ url, logger }) }
+}
+
+/**
+ * The API over an open database: its stores, pricing, on-demand sources and portal. `counters` and
+ * `throttle`: where requests are counted (by default in this process's memory). `close` closes the app
+ * and what its chain sources hold open, not the database.
+ */
+async function createServiceApp(
+  config: Readonly<Config>,
+  logger: Logger,
+  database: Database,
+  options: { clock: Clock; jwtSecret: Uint8Array; marketReady: () => boolean } & Partial<SharedLimits>,
+) {
+  // The API's own pool on the primary, bounded (database.ts); its reads go to `reads` (replicas, else it).
+  const apiDb = database.api
+  const balances = createBalancesStore(apiDb)
+  const fxRates = createFxRatesStore(apiDb)
+  const fxBook = createFxBook(fxRates)
+  const pricer = createPricer({ prices: createAssetPricesStore(apiDb), fxBook })
   const { reads } = database
-  /** Aborted on stop: closes what the API's chain sources hold open (a node's WebSocket). */
+  /** Aborted on close: closes what the API's chain sources hold open (a node's WebSocket). */
   const sourcesOpen = new AbortController()
   const app = await buildApp({
     config,
@@ -137,11 +300,9 @@ export async function startService(
       billing: createBillingStore(apiDb),
       plans: createPlansStore(apiDb),
     },
-    // without Redis, access control keeps the counters in this process (seeded from usage_daily)
+    // without shared counters, access control keeps them in this process (seeded from usage_daily)
     rateLimits:
-      config.redisUrl === undefined
-        ? { now: clock.now }
-        : { now: clock.now, counters: await createRedisCounters({ url: config.redisUrl, logger }) },
+      options.counters === undefined ? { now: options.clock.now } : { now: options.clock.now, counters: options.counters },
     implementedChains: implementedChains(),
     onDemand: createOnDemand({
       store: balances,
@@ -150,71 +311,26 @@ export async function startService(
     }),
     fxBook,
     pricer,
-    marketReady: () => marketReady,
+    marketReady: options.marketReady,
     portal: {
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
-      jwtSecret: await loadJwtSecret(config),
+      jwtSecret: options.jwtSecret,
       stripe: await createStripeFromConfig(config),
-      throttle:
-        config.redisUrl === undefined ? createMemoryThrottle() : await createRedisThrottle({ url: config.redisUrl, logger }),
+      throttle: options.throttle ?? createMemoryThrottle(),
     },
   })
-
-  const indexing = role === 'start' ? startIndexing({ config, db: database.createPool('wds-index', 6), logger }) : undefined
-  // The daily market-data sync runs in `start` processes (one at a time, under a lease), never in `serve` replicas.
-  const marketSync = new AbortController()
-  const marketSchedule =
-    role === 'start' && config.marketSyncAt !== 'off'
-      ? scheduleDaily({
-          at: config.marketSyncAt,
-          logger,
-          signal: marketSync.signal,
-          clock,
-          sync: async (signal) => {
-            await runMarketSync({ config, db: database.db, logger, signal })
-            pricer.invalidate()
-          },
-        })
-      : undefined
-
-  /** Stops everything in order, once: the app (its connections and listeners), the sync, the indexers, the database. */
-  let stopped: Promise<void> | undefined
-  const stopAll = () => {
-    stopped ??= (async () => {
-      await app.close()
-      sourcesOpen.abort()
-      marketSync.abort()
-      await marketSchedule
-      await indexing?.stop()
-      await marketLoad
-      await database.close()
-    })()
-    return stopped
+  const close = async () => {
+    await app.close()
+    sourcesOpen.abort()
   }
-  try {
-    await app.listen({ port: config.port, host: config.host })
-  } catch (error) {
-    // Taken between the check above and now: stop what started, cleanly, then say what to do.
-    await stopAll()
-    const code = (error as NodeJS.ErrnoException).code
-    throw code === 'EADDRINUSE' || code === 'EACCES' ? portError(config, code, error) : error
-  }
-  const address = app.server.address()
+  return { app, pricer, close }
+}
+
+/** The URL a listening server answers on, as the banner and the log show it. */
+function listeningUrl(config: Pick<Config, 'host' | 'port'>, address: ReturnType<Server['address']>): string {
   const port = typeof address === 'object' && address !== null ? address.port : config.port
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-  // in registry order; a source given to a chain whose family is not implemented is not a data source
-  const inRegistryOrder = (slugs: string[]) => CHAINS.map((chain) => chain.slug).filter((slug) => slugs.includes(slug))
-  const configured = inRegistryOrder(indexableChains(config))
-  const unsupported = inRegistryOrder(unimplementedChains(config))
-  logger.info(
-    { url, role, port, chains_configured: configured, chains_unsupported: unsupported, database: database.description },
-    'listening',
-  )
-  if (unsupported.length > 0) {
-    logger.warn({ chains: unsupported }, 'sources given to chains this version does not implement yet are not used')
-  }
-  return { url, database: database.description, configured, unsupported, stop: stopAll }
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
 }
 
 function banner({ url, database, configured, unsupported }: StartedService): string {
