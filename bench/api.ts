@@ -36,6 +36,8 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Nu
 const CASES = process.env.BENCH_CASES?.split(';')
 /** Ethereum blocks of 12 s, each with 4 wallet ERC-20 transfers (25,000: a 100,000-transfer wallet). */
 const ETHEREUM_BLOCKS = Number(process.env.BENCH_ETHEREUM_BLOCKS ?? 25_000)
+/** WDS_HTTP_WORKERS of the service under test: by default one per core, as a deployment on this machine would run it. */
+const HTTP_WORKERS = Number(process.env.BENCH_HTTP_WORKERS ?? cpus().length)
 const outArg = process.argv.indexOf('--out')
 const root = join(import.meta.dirname, '..')
 const OUT = outArg > 0 ? (process.argv[outArg + 1] as string) : join(root, 'bench', 'results', 'api.json')
@@ -282,6 +284,7 @@ async function main() {
       WDS_RPC_ARBITRUM: 'http://127.0.0.1:9',
       // the bench account stands for many clients at once: the per-account limit of requests running (2) is raised too
       WDS_ACCOUNT_CONCURRENCY: '1000',
+      WDS_HTTP_WORKERS: String(HTTP_WORKERS),
     },
     /WDS listening on (http:\/\/\S+)/,
   )
@@ -462,7 +465,8 @@ async function main() {
       },
       postgres: commit[0]?.v,
       setup: {
-        wds: 'wds serve (child process), auth, rate limits and metering on, an Enterprise key with raised limits',
+        wds: `wds serve (child process, WDS_HTTP_WORKERS=${HTTP_WORKERS}), auth, rate limits and metering on, an Enterprise key with raised limits`,
+        httpWorkers: HTTP_WORKERS,
         naive: 'bench/api-naive.ts (child process): Fastify + node-pg, the same keyset SQL, rows as JSON',
         load: `autocannon, ${SECONDS} s per run, WDS then naive for each case`,
         wallet: `${(ETHEREUM_BLOCKS * 4).toLocaleString('en')} ERC-20 + ${(ETHEREUM_BLOCKS / 2).toLocaleString('en')} native + ${(ETHEREUM_BLOCKS / 2).toLocaleString('en')} fee records on ethereum, 20,000 on arbitrum; ${(ETHEREUM_BLOCKS * 4).toLocaleString('en')} other transfers`,
