@@ -77,13 +77,20 @@ test('two HTTP workers share the port, the rate limits and the market data notic
   expect(service.output()).toContain('"http_workers":2')
 
   // the free tier allows 10 requests a minute: 14 requests over 14 connections, 7 per worker, get exactly 10 through
-  const { key } = await createKey(
-    { store: createAccountsStore(database.db), keyPrefix: 'wds' },
-    { email: 'w@example.com', tier: 'free' },
-  )
+  // (a run that straddles a minute's end is tried again with another account's key: its counts start afresh)
   const fx = `${service.url}/v1/fx/rate?from=USD&to=EUR&date=2021-03-01`
-  const answers = []
-  for (let i = 0; i < 14; i++) answers.push(await get(fx, { 'x-api-key': key }))
+  const minute = () => Math.floor(Date.now() / 60_000)
+  let answers: { status: number; body: string }[] = []
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const { key } = await createKey(
+      { store: createAccountsStore(database.db), keyPrefix: 'wds' },
+      { email: `w${attempt}@example.com`, tier: 'free' },
+    )
+    const startedIn = minute()
+    answers = []
+    for (let i = 0; i < 14; i++) answers.push(await get(fx, { 'x-api-key': key }))
+    if (minute() === startedIn) break
+  }
   expect(answers.map((a) => a.status)).toEqual([...Array(10).fill(200), ...Array(4).fill(429)])
   // both workers answered FX, not 503 warming_up: each was told that the market data is in
   const rates = new Set(answers.slice(0, 10).map((a) => (JSON.parse(a.body) as { rate: string }).rate))
