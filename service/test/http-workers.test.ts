@@ -12,7 +12,8 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 /**
  * `wds serve` with WDS_HTTP_WORKERS=2, as a user runs it: two worker processes answer on the one
  * port, an account's rate limit holds across both (the main process keeps the counters), both learn
- * that the market data is in, and SIGTERM ends the main process and its workers.
+ * that the market data is in, a worker killed is replaced, and SIGTERM ends the main process and its
+ * workers.
  */
 
 let database: TestDatabase
@@ -65,7 +66,7 @@ function get(url: string, headers: Record<string, string>): Promise<{ status: nu
   })
 }
 
-test('two HTTP workers share the port, the rate limits and the market data notice; SIGTERM stops them all', async () => {
+test('two HTTP workers share the port, the rate limits and the market data notice; one killed is replaced; SIGTERM stops them all', async () => {
   service = await startService(
     cliEnv({ DATABASE_URL: database.url, WDS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WDS_HTTP_WORKERS: '2' }),
     60_000,
@@ -97,7 +98,15 @@ test('two HTTP workers share the port, the rate limits and the market data notic
   expect(rates.size).toBe(1)
   expect(Number([...rates][0])).toBeCloseTo(1 / 1.2066, 6)
 
+  // a worker killed in service is replaced, and the port keeps answering meanwhile
+  process.kill(workers[0] as number, 'SIGKILL')
+  await expect.poll(() => childrenOf(pid).filter((child) => child !== workers[0]), { timeout: 20_000 }).toHaveLength(2)
+  const now = childrenOf(pid)
+  expect(now).toContain(workers[1])
+  for (let i = 0; i < 4; i++) expect((await get(`${service.url}/health`, {})).status).toBe(200)
+  expect(service.output()).toContain('an HTTP worker exited; starting another')
+
   service.child.kill('SIGTERM')
   expect(await service.exited).toBe(0)
-  for (const worker of workers) expect(() => process.kill(worker, 0)).toThrow()
+  for (const worker of now) expect(() => process.kill(worker, 0)).toThrow()
 }, 90_000)
