@@ -3,6 +3,7 @@ import type { RateLimitCounters } from '../access/counters.ts'
 import type { Throttle } from '../access/throttle.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
+import { backoffMs } from '../lib/retry.ts'
 
 /**
  * HTTP workers (`WDS_HTTP_WORKERS` above 1): node:cluster processes that each build the app and listen
@@ -13,8 +14,8 @@ import type { Logger } from '../lib/logger.ts'
  * separate replicas do.)
  */
 
-/** What the main process tells its workers. */
-export type Notice = 'market-ready' | 'market-changed'
+/** What the main process tells its workers: the market data is in, or has changed (prices are read afresh). */
+export type Notice = 'market-data'
 
 type Method = 'consume' | 'peek' | 'hit'
 type Message =
@@ -26,13 +27,10 @@ type Message =
 const isMessage = (value: unknown): value is Message =>
   typeof value === 'object' && value !== null && typeof (value as { wds?: unknown }).wds === 'string'
 
-/** A worker that exits this soon after its start is failing to start, not crashing in service: it is not restarted. */
-const RESTART_AFTER_MS = 1_000
-
 export type HttpWorkers = {
   /** The URL the workers listen on (all the same port). */
   url: string
-  /** Tells every worker, and each one started later, that the bundled market data is in; or that market data changed. */
+  /** Tells every worker, and each one started later, that the market data is in (or changed). */
   notify(notice: Notice): void
   /** Asks each worker to stop (in-flight requests finish), and resolves once all have exited. */
   stop(): Promise<void>
@@ -56,6 +54,8 @@ export async function startHttpWorkers({
   const workers = new Set<Worker>()
   const told = new Set<Notice>()
   let stopping = false
+  /** The waits before replacing workers that died. */
+  const replacing = new Set<NodeJS.Timeout>()
 
   const answer = async (worker: Worker, { id, method, args }: { id: number; method: Method; args: unknown[] }) => {
     try {
@@ -75,7 +75,6 @@ export async function startHttpWorkers({
   /** Forks one worker; resolves with its URL once it listens, rejects if it exits first. */
   const fork = () =>
     new Promise<string>((resolve, reject) => {
-      const startedAt = Date.now()
       const worker = cluster.fork()
       workers.add(worker)
       let listening = false
@@ -95,16 +94,30 @@ export async function startHttpWorkers({
           return
         }
         if (stopping) return
-        const wait = Math.max(0, RESTART_AFTER_MS - (Date.now() - startedAt))
         logger.error({ worker_pid: worker.process.pid, code, signal }, 'an HTTP worker exited; starting another')
-        setTimeout(() => {
-          if (!stopping) fork().catch((error: unknown) => logger.error({ err: error }, 'could not replace an HTTP worker'))
-        }, wait)
+        replace(0)
       })
     })
 
+  /** Forks a worker in place of one that died; while the new one fails to start (the database gone, say), again after a growing wait. */
+  const replace = (attempt: number) => {
+    const timer = setTimeout(
+      () => {
+        replacing.delete(timer)
+        if (stopping) return
+        fork().catch((error: unknown) => {
+          logger.error({ err: error, attempt }, 'could not replace an HTTP worker; trying again')
+          replace(attempt + 1)
+        })
+      },
+      backoffMs(attempt, { baseMs: 1_000, maxMs: 30_000 }),
+    )
+    replacing.add(timer)
+  }
+
   const stop = async () => {
     stopping = true
+    for (const timer of replacing) clearTimeout(timer)
     await Promise.all(
       [...workers].map(
         (worker) =>
@@ -122,7 +135,7 @@ export async function startHttpWorkers({
     return {
       url: urls[0] as string,
       notify(notice) {
-        if (notice === 'market-ready') told.add(notice)
+        told.add(notice)
         for (const worker of workers) if (worker.isConnected()) worker.send({ wds: 'notice', notice } satisfies Message)
       },
       stop,

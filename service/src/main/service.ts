@@ -158,7 +158,7 @@ export async function startService(
       throttle: createMemoryThrottle(),
       logger,
     })
-    marketChanged = () => workers.notify('market-ready')
+    marketChanged = () => workers.notify('market-data')
     if (marketReady) marketChanged()
     return { url: workers.url, close: () => workers.stop() }
   }
@@ -225,8 +225,8 @@ export async function startHttpWorker(config: Readonly<Config>, logger: Logger):
   let invalidate = () => {}
   const main = connectToMain({
     logger,
-    onNotice: (notice) => {
-      if (notice === 'market-ready') marketReady = true
+    onNotice: () => {
+      marketReady = true
       invalidate()
     },
   })
