@@ -41,12 +41,14 @@ export type Database = {
 /**
  * Opens `DATABASE_URL`, or else the embedded PostgreSQL under the data dir, and applies pending
  * migrations. `attach`: use the embedded database of a running wds process (admin commands).
+ * `migrated`: the caller knows the schema is current (an HTTP worker, forked once its main process
+ * migrated), so the migrations are not looked at again.
  */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> &
     Partial<Pick<Config, 'databaseReadUrls' | 'readMaxLagSeconds' | 'databaseDirectUrl' | 'statementTimeoutMs' | 'poolWaitMs'>>,
   logger: Logger,
-  { attach, applicationName }: { attach: boolean; applicationName: string },
+  { attach, applicationName, migrated = false }: { attach: boolean; applicationName: string; migrated?: boolean },
 ): Promise<Database> {
   const embedded =
     config.databaseUrl === undefined ? await openEmbeddedDatabase({ dataDir: config.dataDir, logger, attach }) : undefined
@@ -65,7 +67,7 @@ export async function openDatabase(
   try {
     const version = await assertServerVersion(db)
     // migrations run under a session advisory lock
-    const { applied } = await migrate(direct, logger)
+    const { applied } = migrated ? { applied: [] } : await migrate(direct, logger)
     // The data API's pools: statements cut at the statement timeout, a bounded wait for a connection,
     // unlike start-up loading, the market sync and the admin commands, which use `db`. A statement not
     // answered READ_TIMEOUT_GRACE_MS after the statement timeout (no answer can come: the server or the

@@ -14,15 +14,13 @@ import { backoffMs } from '../lib/retry.ts'
  * separate replicas do.)
  */
 
-/** What the main process tells its workers: the market data is in, or has changed (prices are read afresh). */
-export type Notice = 'market-data'
-
 type Method = 'consume' | 'peek' | 'hit'
 type Message =
   | { wds: 'call'; id: number; method: Method; args: unknown[] }
   | { wds: 'answer'; id: number; result?: unknown; error?: string }
   | { wds: 'listening'; url: string }
-  | { wds: 'notice'; notice: Notice }
+  /** The main process's word that the market data is in, or has changed (prices are read afresh). */
+  | { wds: 'market-data' }
 
 const isMessage = (value: unknown): value is Message =>
   typeof value === 'object' && value !== null && typeof (value as { wds?: unknown }).wds === 'string'
@@ -31,7 +29,7 @@ export type HttpWorkers = {
   /** The URL the workers listen on (all the same port). */
   url: string
   /** Tells every worker, and each one started later, that the market data is in (or changed). */
-  notify(notice: Notice): void
+  marketData(): void
   /** Asks each worker to stop (in-flight requests finish), and resolves once all have exited. */
   stop(): Promise<void>
 }
@@ -52,24 +50,23 @@ export async function startHttpWorkers({
   logger: Logger
 }): Promise<HttpWorkers> {
   const workers = new Set<Worker>()
-  const told = new Set<Notice>()
+  let marketDataIn = false
   let stopping = false
   /** The waits before replacing workers that died. */
   const replacing = new Set<NodeJS.Timeout>()
 
+  const calls: Record<Method, (...args: never[]) => Promise<unknown>> = {
+    consume: counters.consume,
+    peek: counters.peek,
+    hit: throttle.hit,
+  }
   const answer = async (worker: Worker, { id, method, args }: { id: number; method: Method; args: unknown[] }) => {
-    try {
-      const result =
-        method === 'consume'
-          ? await counters.consume(...(args as Parameters<RateLimitCounters['consume']>))
-          : method === 'peek'
-            ? await counters.peek(...(args as Parameters<RateLimitCounters['peek']>))
-            : await throttle.hit(...(args as Parameters<Throttle['hit']>))
-      if (worker.isConnected()) worker.send({ wds: 'answer', id, result } satisfies Message)
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
-      if (worker.isConnected()) worker.send({ wds: 'answer', id, error: message } satisfies Message)
-    }
+    const reply = await calls[method](...(args as never[])).then(
+      (result) => ({ wds: 'answer', id, result }) satisfies Message,
+      (error: unknown) =>
+        ({ wds: 'answer', id, error: error instanceof Error ? error.message : String(error) }) satisfies Message,
+    )
+    if (worker.isConnected()) worker.send(reply)
   }
 
   /** Forks one worker; resolves with its URL once it listens, rejects if it exits first. */
@@ -83,7 +80,7 @@ export async function startHttpWorkers({
         if (message.wds === 'call') void answer(worker, message)
         else if (message.wds === 'listening') {
           listening = true
-          for (const notice of told) worker.send({ wds: 'notice', notice } satisfies Message)
+          if (marketDataIn) worker.send({ wds: 'market-data' } satisfies Message)
           resolve(message.url)
         }
       })
@@ -134,9 +131,9 @@ export async function startHttpWorkers({
     const urls = await Promise.all(Array.from({ length: count }, fork))
     return {
       url: urls[0] as string,
-      notify(notice) {
-        told.add(notice)
-        for (const worker of workers) if (worker.isConnected()) worker.send({ wds: 'notice', notice } satisfies Message)
+      marketData() {
+        marketDataIn = true
+        for (const worker of workers) if (worker.isConnected()) worker.send({ wds: 'market-data' } satisfies Message)
       },
       stop,
     }
@@ -150,16 +147,16 @@ export async function startHttpWorkers({
 export const isHttpWorker = () => cluster.isWorker
 
 /**
- * In a worker: the main process's counters and throttle, asked over IPC, and what it tells. A worker
+ * In a worker: the main process's counters and throttle, asked over IPC, and its market-data word. A worker
  * whose main process is gone (the IPC channel closed) exits.
  */
-export function connectToMain({ onNotice, logger }: { onNotice: (notice: Notice) => void; logger: Logger }) {
+export function connectToMain({ onMarketData, logger }: { onMarketData: () => void; logger: Logger }) {
   let nextId = 0
   let closing = false
   const pending = new Map<number, { resolve: (value: never) => void; reject: (error: Error) => void }>()
   process.on('message', (message: unknown) => {
     if (!isMessage(message)) return
-    if (message.wds === 'notice') onNotice(message.notice)
+    if (message.wds === 'market-data') onMarketData()
     if (message.wds !== 'answer') return
     const call = pending.get(message.id)
     pending.delete(message.id)

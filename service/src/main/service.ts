@@ -158,7 +158,7 @@ export async function startService(
       throttle: createMemoryThrottle(),
       logger,
     })
-    marketChanged = () => workers.notify('market-data')
+    marketChanged = () => workers.marketData()
     if (marketReady) marketChanged()
     return { url: workers.url, close: () => workers.stop() }
   }
@@ -225,12 +225,12 @@ export async function startHttpWorker(config: Readonly<Config>, logger: Logger):
   let invalidate = () => {}
   const main = connectToMain({
     logger,
-    onNotice: () => {
+    onMarketData: () => {
       marketReady = true
       invalidate()
     },
   })
-  const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-http' })
+  const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-http', migrated: true })
   const { app, pricer, close } = await createServiceApp(config, logger, database, {
     clock: systemClock,
     jwtSecret: await loadJwtSecret(config),
