@@ -87,6 +87,8 @@ describe('wds start, with the CLI beside it on the embedded database', () => {
   })
 
   test('the bundled ECB history is loaded on first start, so FX rates answer offline', async () => {
+    // market answers wait for the whole bundled set: the ECB rates, then the daily prices
+    await expect.poll(() => service.output(), { timeout: 30_000 }).toContain('loaded the bundled daily crypto prices')
     expect(service.output()).toContain('"rows":217555,"fixing_days":6983')
     const created = await runCli(['keys', 'create', '--email', 'fx@example.com', '--tier', 'pro', '--json'], env)
     const { key } = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
