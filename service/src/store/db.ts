@@ -248,6 +248,8 @@ function* chunksOf(lines: Iterable<string>, size = 1000): Generator<string> {
  * Writes `rows` into `table`'s `columns` by COPY (text format), the cheapest bulk load, when the table
  * is empty (bundled data on a fresh data dir); returns the rows written: 0 when it was not empty. The
  * table is locked against other writers first, so that two processes starting at once load it once.
+ * Its indexes are built once after the rows are in rather than kept up row by row (the ECB history:
+ * 0.47 s against 0.86 s), in the same transaction, under the names and definitions they had.
  * Values must hold no tab, newline or backslash (dates, codes, decimal strings).
  */
 export async function copyIntoEmpty(
@@ -259,13 +261,36 @@ export async function copyIntoEmpty(
   return withTransaction(db, async (client) => {
     await client.query(`LOCK TABLE ${table} IN SHARE ROW EXCLUSIVE MODE`)
     if ((await client.query(`SELECT 1 FROM ${table} LIMIT 1`)).rows.length > 0) return 0
+    const indexes = await indexesOf(client, table)
+    for (const index of indexes) await client.query(index.drop)
     await copyLines(
       client,
       `COPY ${table} (${columns.join(', ')}) FROM STDIN`,
       rows.map((row) => `${row.join('\t')}\n`),
     )
+    for (const index of indexes) await client.query(index.create)
     return rows.length
   })
+}
+
+/**
+ * The statements that drop `table`'s indexes (a primary key or unique constraint's with it) and make
+ * them again as they were; none when another table's foreign key refers to it (its key must stay).
+ */
+async function indexesOf(client: pg.PoolClient, table: string): Promise<{ drop: string; create: string }[]> {
+  const { rows } = await client.query<{ drop: string; create: string }>(
+    `SELECT CASE WHEN c.conname IS NULL THEN format('DROP INDEX %s', i.indexrelid::regclass)
+                 ELSE format('ALTER TABLE %s DROP CONSTRAINT %I', i.indrelid::regclass, c.conname) END AS drop,
+            CASE WHEN c.conname IS NULL THEN pg_get_indexdef(i.indexrelid)
+                 ELSE format('ALTER TABLE %s ADD CONSTRAINT %I %s', i.indrelid::regclass, c.conname, pg_get_constraintdef(c.oid)) END AS create
+       FROM pg_index i
+       LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid AND c.conrelid = i.indrelid AND c.contype IN ('p', 'u', 'x')
+      WHERE i.indrelid = $1::regclass
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint f WHERE f.contype = 'f' AND f.confrelid = i.indrelid)
+      ORDER BY c.conname IS NULL, i.indexrelid`,
+    [table],
+  )
+  return rows
 }
 
 /**

@@ -16,11 +16,17 @@ export function createFxRatesStore(db: Db) {
      * beside a chain's first backfill. Returns the rows written: 0 when the table was not empty.
      */
     async loadFixingsIntoEmpty(fixings: readonly EcbFixing[], source: string): Promise<number> {
-      // a day's rate is its last (as an upsert of the same rows would leave it)
-      const byKey = new Map<string, string[]>()
-      for (const f of fixings)
-        for (const [currency, rate] of f.rates) byKey.set(`${currency}:${f.date}`, [f.date, currency, rate, source])
-      return copyIntoEmpty(db, 'fx_rates', ['date', 'currency', 'rate', 'source'], [...byKey.values()])
+      const rowsOf = (f: EcbFixing) => [...f.rates].map(([currency, rate]) => [f.date, currency, rate, source])
+      let rows: string[][]
+      if (new Set(fixings.map((f) => f.date)).size === fixings.length) {
+        rows = fixings.flatMap(rowsOf)
+      } else {
+        // a day given twice: its rate is its last (as an upsert of the same rows would leave it)
+        const byKey = new Map<string, string[]>()
+        for (const row of fixings.flatMap(rowsOf)) byKey.set(`${row[1]}:${row[0]}`, row)
+        rows = [...byKey.values()]
+      }
+      return copyIntoEmpty(db, 'fx_rates', ['date', 'currency', 'rate', 'source'], rows)
     },
 
     /** Inserts or replaces the rates of the given fixing days; returns the number of rows written. */
