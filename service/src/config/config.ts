@@ -73,6 +73,12 @@ export const ConfigSchema = Type.Object({
   requestTimeoutMs: Type.Integer({ minimum: 1_000, maximum: 600_000, description: 'an integer from 1000 to 600000 (ms)' }),
   /** Processes serving HTTP on the one port (node:cluster); above 1, the main process runs the rest and shares the limits. */
   httpWorkers: Type.Integer({ minimum: 1, maximum: 64, description: 'an integer from 1 to 64' }),
+  /**
+   * Whether the data API's page statements are prepared (planned once per connection): `auto` prepares
+   * unless DATABASE_DIRECT_URL says DATABASE_URL is a transaction-mode pooler, which (PgBouncer before
+   * 1.21) cannot keep a connection's prepared statements.
+   */
+  preparedStatements: Type.Enum(['auto', 'on', 'off'], { description: 'auto, on or off' }),
   /** Requests of one account that may run at once per process (429 beyond). */
   accountConcurrency: Type.Integer({ minimum: 1, maximum: 1_000, description: 'an integer from 1 to 1000' }),
   /** With a token, GET /metrics needs `Authorization: Bearer <token>`; without, it answers loopback clients only. */
@@ -128,6 +134,7 @@ const SETTINGS = {
   poolWaitMs: { env: 'WDS_POOL_WAIT_MS', kind: 'integer', default: 2_000 },
   requestTimeoutMs: { env: 'WDS_REQUEST_TIMEOUT_MS', kind: 'integer', default: 10_000 },
   httpWorkers: { env: 'WDS_HTTP_WORKERS', kind: 'integer', default: 1 },
+  preparedStatements: { env: 'WDS_PREPARED_STATEMENTS', kind: 'string', default: 'auto' },
   accountConcurrency: { env: 'WDS_ACCOUNT_CONCURRENCY', kind: 'integer', default: 2 },
   metricsToken: { env: 'WDS_METRICS_TOKEN', kind: 'string' },
   corsOrigins: { env: 'WDS_CORS_ORIGINS', kind: 'list', default: [] },

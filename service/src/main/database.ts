@@ -39,6 +39,15 @@ export type Database = {
 }
 
 /**
+ * Whether the data API prepares its page statements (WDS_PREPARED_STATEMENTS): `on`, or `auto` unless
+ * DATABASE_DIRECT_URL is set, which says DATABASE_URL is a transaction-mode pooler (PgBouncer before
+ * 1.21 does not keep a connection's prepared statements across transactions).
+ */
+export function preparesStatements(config: Pick<Config, 'preparedStatements' | 'databaseDirectUrl'>): boolean {
+  return config.preparedStatements === 'on' || (config.preparedStatements === 'auto' && config.databaseDirectUrl === undefined)
+}
+
+/**
  * Opens `DATABASE_URL`, or else the embedded PostgreSQL under the data dir, and applies pending
  * migrations. `attach`: use the embedded database of a running wds process (admin commands).
  * `migrated`: the caller knows the schema is current (an HTTP worker, forked once its main process

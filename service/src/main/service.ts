@@ -30,7 +30,7 @@ import { createOutputsStore } from '../store/outputs-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createUsageStore } from '../store/usage-store.ts'
 import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
-import { type Database, openDatabase } from './database.ts'
+import { type Database, openDatabase, preparesStatements } from './database.ts'
 import { connectToMain, isHttpWorker, startHttpWorkers } from './http-workers.ts'
 import {
   createExplorerFinder,
@@ -291,7 +291,7 @@ async function createServiceApp(
     stores: {
       accounts: createAccountsStore(apiDb),
       chainStates: createChainStatesStore(reads.db, apiDb),
-      walletTransfers: createWalletTransfersStore(reads.db),
+      walletTransfers: createWalletTransfersStore(reads.db, { prepare: preparesStatements(config) }),
       balances: createBalancesStore(reads.db),
       outputs: createOutputsStore(reads.db),
       fxRates,

@@ -78,7 +78,7 @@ export async function createTestApp(
   const stores = {
     accounts: createAccountsStore(database.db),
     chainStates: createChainStatesStore(database.db),
-    walletTransfers: createWalletTransfersStore(database.db),
+    walletTransfers: createWalletTransfersStore(database.db, { prepare: true }),
     balances: createBalancesStore(database.db),
     outputs: createOutputsStore(database.db),
     fxRates: createFxRatesStore(database.db),
