@@ -109,7 +109,12 @@ export function getChainParam(slug: string): ChainInfo {
 
 /** The address in its canonical form for the first of `chains` it is an address of, or 400 invalid_address. */
 export function normalizeAddress(address: string, chains: readonly ChainInfo[], param = 'address'): string {
-  const canonical = chains.map((chain) => chain.address.canonical(address)).find((form) => form !== undefined)
+  // the first format that reads it: an all-chains request's EVM address is not tried as the other families' too
+  let canonical: string | undefined
+  for (const chain of chains) {
+    canonical = chain.address.canonical(address)
+    if (canonical !== undefined) break
+  }
   if (canonical === undefined) {
     const [only] = chains
     const expected =

@@ -107,13 +107,13 @@ const ORDER = 'block_number DESC, tx_index DESC, seq DESC'
  * execution). Not through a transaction-mode pooler (main/database.ts preparesStatements).
  */
 export function createWalletTransfersStore(db: Queryable, { prepare = false }: { prepare?: boolean } = {}) {
-  /** Statement names by text. */
+  /** Statement names by the short key that decides a text (its direction and filters), not the whole text. */
   const statementNames = new Map<string, string>()
-  const statementName = (sql: string) => {
-    let name = statementNames.get(sql)
+  const statementName = (key: string, sql: string) => {
+    let name = statementNames.get(key)
     if (name === undefined) {
       name = `wds_page_${createHash('sha256').update(sql).digest('base64url').slice(0, 16)}`
-      statementNames.set(sql, name)
+      statementNames.set(key, name)
     }
     return name
   }
@@ -163,7 +163,7 @@ export function createWalletTransfersStore(db: Queryable, { prepare = false }: {
         text: sql,
         values: params,
         rowMode: 'array',
-        ...(prepare ? { name: statementName(sql) } : {}),
+        ...(prepare ? { name: statementName(direction + filters, sql) } : {}),
       })
       return rows.map(storedTransfer)
     },
