@@ -52,6 +52,21 @@ test('pages read the same rows prepared, one statement per text, reused', async 
   expect(await prepared()).toHaveLength(2)
 })
 
+test('a column changed under the prepared statements (a migration while serving): the page is read again, unprepared', async () => {
+  const store = createWalletTransfersStore(session, { prepare: true })
+  const query = { chain: 'ethereum', address: `0x${'22'.repeat(20)}`, direction: 'in' as const, limit: 10 }
+  const expected = await store.listWalletTransfers(query)
+  expect(expected).toHaveLength(1)
+  for (let i = 0; i < 6; i++) await store.listWalletTransfers(query)
+  await session.query('ALTER TABLE transfers ALTER COLUMN log_index TYPE bigint')
+  try {
+    expect(await store.listWalletTransfers(query)).toEqual(expected)
+    expect(await store.listWalletTransfers(query)).toEqual(expected)
+  } finally {
+    await session.query('ALTER TABLE transfers ALTER COLUMN log_index TYPE integer')
+  }
+})
+
 test('WDS_PREPARED_STATEMENTS: auto prepares unless DATABASE_URL is a transaction-mode pooler', () => {
   const direct = 'postgres://u@primary:5432/wds'
   expect(preparesStatements({ preparedStatements: 'auto' })).toBe(true)

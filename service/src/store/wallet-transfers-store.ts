@@ -91,6 +91,11 @@ function storedTransfer(row: unknown[]): StoredTransfer {
   }
 }
 
+/** PostgreSQL's answer to a prepared statement whose columns changed type since it was planned. */
+const isStalePlan = (error: unknown) =>
+  (error as { code?: unknown }).code === '0A000' &&
+  /cached plan must not change result type/.test(String((error as Error).message))
+
 /** Bounds the token metadata held in memory (it is cleared, not evicted, past this). */
 const MAX_CACHED_TOKENS = 100_000
 
@@ -104,9 +109,12 @@ const ORDER = 'block_number DESC, tx_index DESC, seq DESC'
  * `prepare`: the page statement is prepared on each connection, named after its text (a page's
  * filters give a few dozen texts), so that PostgreSQL plans it once per connection and then runs its
  * generic plan, where it otherwise plans every page (about 0.15–0.2 ms, more than the page's own
- * execution). Not through a transaction-mode pooler (main/database.ts preparesStatements).
+ * execution). Not through a transaction-mode pooler (main/database.ts preparesStatements). Should a
+ * migration change the table's columns while the process runs, PostgreSQL refuses the old statements:
+ * the process then reads unprepared.
  */
 export function createWalletTransfersStore(db: Queryable, { prepare = false }: { prepare?: boolean } = {}) {
+  let prepared = prepare
   /** Statement names by the short key that decides a text (its direction and filters), not the whole text. */
   const statementNames = new Map<string, string>()
   const statementName = (key: string, sql: string) => {
@@ -159,13 +167,19 @@ export function createWalletTransfersStore(db: Queryable, { prepare = false }: {
           : direction === 'in'
             ? received
             : `SELECT * FROM (${sent} UNION ALL ${received}) AS t ORDER BY "blockNumber" DESC, "txIndex" DESC, seq DESC LIMIT $3`
-      const { rows } = await db.query<unknown[]>({
-        text: sql,
-        values: params,
-        rowMode: 'array',
-        ...(prepare ? { name: statementName(direction + filters, sql) } : {}),
-      })
-      return rows.map(storedTransfer)
+      const statement = { text: sql, values: params, rowMode: 'array' as const }
+      if (!prepared) return (await db.query<unknown[]>(statement)).rows.map(storedTransfer)
+      try {
+        return (await db.query<unknown[]>({ ...statement, name: statementName(direction + filters, sql) })).rows.map(
+          storedTransfer,
+        )
+      } catch (error) {
+        if (!isStalePlan(error)) throw error
+        // the table's columns changed under the connections' prepared statements (a migration while
+        // this process runs): from here on this process reads unprepared, and this page is read again
+        prepared = false
+        return (await db.query<unknown[]>(statement)).rows.map(storedTransfer)
+      }
     },
 
     /**
