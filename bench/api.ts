@@ -31,6 +31,8 @@ import { createTransfersStore, partitionName } from '../service/src/store/transf
 import { spawnAndWait, stop } from './child-process.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
+/** An unmeasured run of each case on each server before its measured one (0: none). */
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 0)
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number)
 /** Only the cases whose names contain one of these (`;`-separated: names hold commas), e.g. `balances`; unset: all. */
 const CASES = process.env.BENCH_CASES?.split(';')
@@ -440,8 +442,11 @@ async function main() {
     const results = []
     for (const connections of CONNECTIONS) {
       for (const c of cases) {
-        // side by side: the service, then its limit, on the same data a moment later
+        // side by side: the service, then its limit, on the same data a moment later; each first
+        // warmed for WARM_UP_SECONDS unmeasured (the setup's cursor walks leave WDS garbage to collect)
+        if (WARM_UP_SECONDS > 0) await load(c.wds, connections, auth, WARM_UP_SECONDS)
         const service = await load(c.wds, connections, auth)
+        if (WARM_UP_SECONDS > 0) await load(c.naive, connections, {}, WARM_UP_SECONDS)
         const naiveLoad = await load(c.naive, connections, {})
         // autocannon stops at its deadline, not the naive server's statements: the next case waits for them
         await settled(db)
