@@ -443,7 +443,8 @@ async function main() {
     for (const connections of CONNECTIONS) {
       for (const c of cases) {
         // side by side: the service, then its limit, on the same data a moment later; each first
-        // warmed for WARM_UP_SECONDS unmeasured (the setup's cursor walks leave WDS garbage to collect)
+        // warmed for WARM_UP_SECONDS unmeasured (what follows start-up and the backfill, such as the
+        // partitions' autovacuum, otherwise lands on the first cases)
         if (WARM_UP_SECONDS > 0) await load(c.wds, connections, auth, WARM_UP_SECONDS)
         const service = await load(c.wds, connections, auth)
         if (WARM_UP_SECONDS > 0) await load(c.naive, connections, {}, WARM_UP_SECONDS)

@@ -24,7 +24,7 @@ const isRecordPage = (schema: unknown) =>
  * listens in seconds, and the same serialiser from the first answer on. Record pages: JSON.stringify.
  */
 export function createSerializerBuilder(externalSchemas: unknown, serializerOpts: unknown): BuildSerializer {
-  const build = (SerializerSelector() as (schemas: unknown, options: unknown) => BuildSerializer)(externalSchemas, serializerOpts)
+  const build = compileFromSchemas(externalSchemas, serializerOpts)
   return (route) => {
     if (isRecordPage(route.schema)) return stringify
     let serialize: Serialize | undefined
@@ -33,4 +33,9 @@ export function createSerializerBuilder(externalSchemas: unknown, serializerOpts
       return serialize(data)
     }
   }
+}
+
+/** fast-json-stringify's compiler over the app's shared schemas: a route's serialiser built from its schema. */
+export function compileFromSchemas(externalSchemas: unknown, serializerOpts: unknown): BuildSerializer {
+  return (SerializerSelector() as (schemas: unknown, options: unknown) => BuildSerializer)(externalSchemas, serializerOpts)
 }

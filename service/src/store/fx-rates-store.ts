@@ -16,16 +16,13 @@ export function createFxRatesStore(db: Db) {
      * beside a chain's first backfill. Returns the rows written: 0 when the table was not empty.
      */
     async loadFixingsIntoEmpty(fixings: readonly EcbFixing[], source: string): Promise<number> {
-      const rowsOf = (f: EcbFixing) => [...f.rates].map(([currency, rate]) => [f.date, currency, rate, source])
-      let rows: string[][]
-      if (new Set(fixings.map((f) => f.date)).size === fixings.length) {
-        rows = fixings.flatMap(rowsOf)
-      } else {
-        // a day given twice: its rate is its last (as an upsert of the same rows would leave it)
-        const byKey = new Map<string, string[]>()
-        for (const row of fixings.flatMap(rowsOf)) byKey.set(`${row[1]}:${row[0]}`, row)
-        rows = [...byKey.values()]
+      // a day given twice: each of its currencies' rate is its last (as an upsert of the same rows would leave it)
+      const byDay = new Map<string, ReadonlyMap<string, string>>()
+      for (const f of fixings) {
+        const earlier = byDay.get(f.date)
+        byDay.set(f.date, earlier === undefined ? f.rates : new Map([...earlier, ...f.rates]))
       }
+      const rows = [...byDay].flatMap(([date, rates]) => [...rates].map(([currency, rate]) => [date, currency, rate, source]))
       return copyIntoEmpty(db, 'fx_rates', ['date', 'currency', 'rate', 'source'], rows)
     },
 

@@ -167,18 +167,19 @@ export function createWalletTransfersStore(db: Queryable, { prepare = false }: {
           : direction === 'in'
             ? received
             : `SELECT * FROM (${sent} UNION ALL ${received}) AS t ORDER BY "blockNumber" DESC, "txIndex" DESC, seq DESC LIMIT $3`
-      const statement = { text: sql, values: params, rowMode: 'array' as const }
-      if (!prepared) return (await db.query<unknown[]>(statement)).rows.map(storedTransfer)
+      const read = async (name?: string) =>
+        (
+          await db.query<unknown[]>({ text: sql, values: params, rowMode: 'array', ...(name === undefined ? {} : { name }) })
+        ).rows.map(storedTransfer)
+      if (!prepared) return read()
       try {
-        return (await db.query<unknown[]>({ ...statement, name: statementName(direction + filters, sql) })).rows.map(
-          storedTransfer,
-        )
+        return await read(statementName(direction + filters, sql))
       } catch (error) {
         if (!isStalePlan(error)) throw error
         // the table's columns changed under the connections' prepared statements (a migration while
         // this process runs): from here on this process reads unprepared, and this page is read again
         prepared = false
-        return (await db.query<unknown[]>(statement)).rows.map(storedTransfer)
+        return read()
       }
     },
 

@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { isDeepStrictEqual } from 'node:util'
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import { createKey } from '../../src/access/keys.ts'
 import { type App, type AppDeps, buildApp } from '../../src/api/app.ts'
-import { RECORD_PAGES } from '../../src/api/serializers.ts'
+import { compileFromSchemas, RECORD_PAGES } from '../../src/api/serializers.ts'
 import type { Tier } from '../../src/domain/tiers.ts'
 import type { ExplorerFinder } from '../../src/ingestion/explorer-sync.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
@@ -135,16 +134,13 @@ export type TestApp = Awaited<ReturnType<typeof createTestApp>>
  * would have written (no field more or less, none of another type), or the answer fails (500).
  */
 function holdRecordPagesToSchemas(app: App): void {
-  const build = (SerializerSelector() as (schemas: unknown, options: unknown) => (route: object) => (data: unknown) => string)(
-    app.getSchemas(),
-    {},
-  )
+  const build = compileFromSchemas(app.getSchemas(), {})
   const compiled = new Map<string, (data: unknown) => string>()
   app.addHook('onSend', async (request, reply, payload) => {
     const ref = (request.routeOptions.schema?.response as Record<number, { $ref?: string }> | undefined)?.[200]?.$ref
     if (reply.statusCode !== 200 || ref === undefined || !RECORD_PAGES.has(ref) || typeof payload !== 'string') return payload
     const serialize =
-      compiled.get(ref) ?? build({ schema: { $ref: ref }, method: 'GET', url: request.routeOptions.url, httpStatus: '200' })
+      compiled.get(ref) ?? build({ schema: { $ref: ref }, method: 'GET', url: request.routeOptions.url ?? '', httpStatus: '200' })
     compiled.set(ref, serialize)
     const page = JSON.parse(payload)
     if (!isDeepStrictEqual(JSON.parse(serialize(page)), page)) {
