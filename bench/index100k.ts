@@ -16,6 +16,11 @@
  *            backfill with its balance checkpoints, the indexes and the statistics, start-up excluded.
  *            Rate: the wallet's transfers/s.
  *          Then (not timed) every page of the wallet's ERC-20 history is read: 100,000 records.
+ *   yardstick  bench:ingest's bare eth_getLogs → decode → COPY pipeline (bench/ingest/run-bare-pipeline.ts,
+ *          the simplest useful indexer: Transfer logs only, no blocks, receipts, traces, tokens or
+ *          checks) on the same node into a fresh database of the bench's own embedded PostgreSQL,
+ *          its address indexes built and the table analysed at the end as WDS's first backfill does:
+ *          what any indexer that stores the rows in PostgreSQL gets on this machine. Rate: transfers/s.
  *
  * Target: indexing ≥ 0.35 × the bare rate, and start-up within 4 s (fresh data dir). Writes
  * bench/results/index100k.json (or --out FILE).
@@ -35,7 +40,9 @@ import { type Anvil, startAnvil } from '../service/test/helpers/anvil.ts'
 import { stop } from './child-process.ts'
 import { CHAIN_ID, ensureHistory100k, type History100kMeta, SERVE_ARGS, verifyServedChain } from './index100k/chain.ts'
 import { cpuBetween, takeCpuSnapshot } from './ingest/cpu-usage.ts'
+import { type BenchPostgres, openBenchPostgres } from './ingest/database.ts'
 import { createJsonRpc, hex } from './ingest/json-rpc.ts'
+import { runBarePipeline } from './ingest/run-bare-pipeline.ts'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const TARGET_RATIO = 0.35
@@ -91,7 +98,9 @@ type LogLine = { msg: string; time: string; chain?: string } & Record<string, un
 /** `wds start` on `dataDir`; resolves once it listens, with its URL, and every log line it writes meanwhile and after. */
 function startWds(dataDir: string, nodeUrl: string) {
   const spawnedAt = Date.now()
-  const child: ChildProcess = spawn(process.execPath, [join(root, 'service', 'bin', 'wds.js'), 'start'], {
+  // BENCH_WDS_NODE_ARGS: Node options for the service alone (`--cpu-prof --cpu-prof-dir=DIR` for a profile of a round)
+  const nodeArgs = process.env.BENCH_WDS_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(root, 'service', 'bin', 'wds.js'), 'start'], {
     env: {
       ...process.env,
       WDS_DATA_DIR: dataDir,
@@ -121,16 +130,20 @@ function startWds(dataDir: string, nodeUrl: string) {
       }
     }, 2)
   })
-  /** The wds log lines written so far (JSON lines on stdout). */
+  /** The wds log lines written so far (JSON lines on stdout), each parsed once: the log is looked at every few ms while wds indexes. */
   const logText = () => stdout
-  const logLines = () =>
-    stdout.split('\n').flatMap((line) => {
+  const parsed: LogLine[] = []
+  let parsedTo = 0
+  const logLines = () => {
+    const end = stdout.lastIndexOf('\n') + 1
+    for (const line of stdout.slice(parsedTo, end).split('\n')) {
       try {
-        return [JSON.parse(line) as LogLine]
-      } catch {
-        return []
-      }
-    })
+        parsed.push(JSON.parse(line) as LogLine)
+      } catch {}
+    }
+    parsedTo = Math.max(parsedTo, end)
+    return parsed
+  }
   return { child, spawnedAt, listening, logLines, logText }
 }
 
@@ -196,6 +209,31 @@ async function countServed(url: string, key: string, wallet: string): Promise<nu
   return records
 }
 
+/** The yardstick: bench:ingest's bare getLogs → COPY pipeline, indexes and statistics at the end. */
+async function runYardstick(anvil: Anvil, meta: History100kMeta, postgres: BenchPostgres) {
+  const run = await runBarePipeline({
+    rpcUrl: anvil.url,
+    postgres,
+    // the chain's Transfer logs: the wallet's and the mint
+    meta: { head: meta.head, expectedTransfers: { erc20: meta.walletTransfers + 1 } },
+    cpuGroups: {
+      bench: { pid: process.pid, tree: false },
+      postgres: { pid: postgres.pid, tree: true },
+      anvil: { pid: anvil.process.pid as number, tree: true },
+    },
+    rangeSize: BARE_RANGE_BLOCKS,
+    inFlight: BARE_RANGES_IN_FLIGHT,
+    database: 'wds_bench_index100k_yardstick',
+    indexesAfter: true,
+  })
+  if (!run.correct) throw new Error(`the yardstick stored ${run.transfers} transfers, not ${meta.walletTransfers + 1}`)
+  return {
+    seconds: run.wallSeconds,
+    transfersPerSecond: Math.round(run.transfersPerSecond),
+    cpuSeconds: { ...run.cpu.seconds, other: run.cpu.otherSeconds },
+  }
+}
+
 async function runWds(anvil: Anvil, meta: History100kMeta, roundNumber: number) {
   await rm(DATA_DIR, { recursive: true, force: true })
   await mkdir(DATA_DIR, { recursive: true })
@@ -204,6 +242,7 @@ async function runWds(anvil: Anvil, meta: History100kMeta, roundNumber: number) 
     const { url, listeningAt } = await wds.listening
     const cpuGroups = {
       wds: { pid: wds.child.pid as number, tree: true },
+      bench: { pid: process.pid, tree: false },
       anvil: { pid: anvil.process.pid as number, tree: true },
     }
     const cpuBefore = await takeCpuSnapshot(cpuGroups)
@@ -251,20 +290,35 @@ function git(...args: string[]): string {
 const { stateFile, meta } = await ensureHistory100k()
 const anvil = await startAnvil({ chainId: CHAIN_ID, args: [...SERVE_ARGS, '--load-state', stateFile] })
 const loadBefore = loadavg()[0]
-const rounds: { bare: Awaited<ReturnType<typeof readBare>>; wds: Awaited<ReturnType<typeof runWds>>; ratio: number }[] = []
+const postgres = await openBenchPostgres(logger, join(root, '.wds-bench', 'index100k', 'yardstick-postgres'))
+type Round = {
+  bare: Awaited<ReturnType<typeof readBare>>
+  yardstick: Awaited<ReturnType<typeof runYardstick>> & { ratio: number }
+  wds: Awaited<ReturnType<typeof runWds>>
+  ratio: number
+}
+const rounds: Round[] = []
 try {
   await verifyServedChain(anvil.url, meta)
   await readBare(anvil, meta) // once before the rounds: anvil's first answers of a loaded state are slower
   for (let i = 0; i < ROUNDS; i++) {
     const bare = await readBare(anvil, meta)
+    const yardstick = await runYardstick(anvil, meta, postgres)
     const wds = await runWds(anvil, meta, i + 1)
-    rounds.push({ bare, wds, ratio: round(wds.transfersPerSecond / bare.logsPerSecond, 3) })
+    rounds.push({
+      bare,
+      yardstick: { ...yardstick, ratio: round(yardstick.transfersPerSecond / bare.logsPerSecond, 3) },
+      wds,
+      ratio: round(wds.transfersPerSecond / bare.logsPerSecond, 3),
+    })
     console.log(
-      `round ${i + 1}: bare ${bare.logsPerSecond} logs/s (${bare.seconds} s); wds listening ${wds.listeningMs} ms, ` +
-        `indexed in ${wds.indexingSeconds} s, ${wds.transfersPerSecond} transfers/s: ratio ${rounds.at(-1)?.ratio}`,
+      `round ${i + 1}: bare ${bare.logsPerSecond} logs/s (${bare.seconds} s); yardstick ${yardstick.transfersPerSecond} ` +
+        `transfers/s (${yardstick.seconds} s); wds listening ${wds.listeningMs} ms, indexed in ${wds.indexingSeconds} s, ` +
+        `${wds.transfersPerSecond} transfers/s: ratio ${rounds.at(-1)?.ratio}`,
     )
   }
 } finally {
+  await postgres.stop()
   await anvil.close()
 }
 const ratios = rounds.map((r) => r.ratio)
@@ -275,6 +329,8 @@ const summary = {
   bareLogsPerSecondMedian: median(rounds.map((r) => r.bare.logsPerSecond)),
   ratioMedian: median(ratios),
   ratioRange: [Math.min(...ratios), Math.max(...ratios)],
+  yardstickRatioMedian: median(rounds.map((r) => r.yardstick.ratio)),
+  wdsToYardstickMedian: median(rounds.map((r) => round(r.wds.transfersPerSecond / r.yardstick.transfersPerSecond, 3))),
   meetsRatioTarget: median(ratios) >= TARGET_RATIO,
   meetsStartupTarget: median(rounds.map((r) => r.wds.listeningMs)) <= TARGET_FRESH_LISTENING_MS,
 }
@@ -299,6 +355,7 @@ await writeFile(
       setup: {
         chain: { key: meta.key, blocks: meta.head, walletTransfers: meta.walletTransfers, transfersPerBlock: 100 },
         bare: `eth_getLogs of the wallet's Transfer logs (as sender, as recipient), ${BARE_RANGE_BLOCKS}-block ranges, ${BARE_RANGES_IN_FLIGHT} in flight`,
+        yardstick: `bench:ingest's bare eth_getLogs → decode → COPY pipeline, ${BARE_RANGE_BLOCKS}-block ranges, ${BARE_RANGES_IN_FLIGHT} in flight, into a fresh database of the bench's own embedded PostgreSQL; its address indexes built and the table analysed at the end (counted)`,
         wds: 'wds start, fresh data dir, WDS_RPC_ETHEREUM = the anvil node, WDS_MARKET_SYNC_AT=off',
         indexingFrom: 'the indexer’s "indexer started" log line, or listening when earlier',
         indexingTo:

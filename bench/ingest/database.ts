@@ -28,8 +28,7 @@ export function withDatabase(url: string, database: string): string {
   return parsed.toString()
 }
 
-export async function openBenchPostgres(logger: Logger): Promise<BenchPostgres> {
-  const dataDir = join(BENCH_DIR, 'postgres')
+export async function openBenchPostgres(logger: Logger, dataDir = join(BENCH_DIR, 'postgres')): Promise<BenchPostgres> {
   const embedded = await openEmbeddedDatabase({ dataDir, logger, attach: false })
   const pid = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0])
   const admin = createDb({ url: embedded.url, applicationName: 'wds-bench', maxConnections: 1 })
