@@ -33,6 +33,13 @@ import { spawnAndWait, stop } from './child-process.ts'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 /** An unmeasured run of each case on each server before its measured one (0: none). */
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 0)
+/**
+ * Before the measured cases, every case is run unmeasured on each server for this long, at the first
+ * connection count (0: none): both servers' code is warm (V8 optimises a function after it has run a
+ * while; WDS has more of it, spread over its HTTP workers) before either is compared. The cold service
+ * is measured apart, as `afterBackfill`.
+ */
+const WARM_UP_PASS_SECONDS = Number(process.env.BENCH_WARM_UP_PASS_SECONDS ?? 2)
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number)
 /** Only the cases whose names contain one of these (`;`-separated: names hold commas), e.g. `balances`; unset: all. */
 const CASES = process.env.BENCH_CASES?.split(';')
@@ -439,6 +446,14 @@ async function main() {
       firstMs[c.name] = Math.round((performance.now() - at) * 10) / 10
       await getJson(c.naive)
     }
+    if (WARM_UP_PASS_SECONDS > 0) {
+      console.log(`warming both servers up: each case for ${WARM_UP_PASS_SECONDS} s on each, unmeasured …`)
+      for (const c of cases) {
+        await load(c.wds, CONNECTIONS[0] ?? 10, auth, WARM_UP_PASS_SECONDS)
+        await load(c.naive, CONNECTIONS[0] ?? 10, {}, WARM_UP_PASS_SECONDS)
+        await settled(db)
+      }
+    }
     const results = []
     for (const connections of CONNECTIONS) {
       for (const c of cases) {
@@ -474,7 +489,7 @@ async function main() {
         wds: `wds serve (child process, WDS_HTTP_WORKERS=${HTTP_WORKERS}), auth, rate limits and metering on, an Enterprise key with raised limits`,
         httpWorkers: HTTP_WORKERS,
         naive: 'bench/api-naive.ts (child process): Fastify + node-pg, the same keyset SQL, rows as JSON',
-        load: `autocannon, ${SECONDS} s per run, WDS then naive for each case`,
+        load: `autocannon, ${SECONDS} s per run, WDS then naive for each case${WARM_UP_SECONDS > 0 ? `, each after ${WARM_UP_SECONDS} s unmeasured` : ''}; before the cases, ${WARM_UP_PASS_SECONDS} s of each case on each server, unmeasured (warm-up pass)`,
         wallet: `${(ETHEREUM_BLOCKS * 4).toLocaleString('en')} ERC-20 + ${(ETHEREUM_BLOCKS / 2).toLocaleString('en')} native + ${(ETHEREUM_BLOCKS / 2).toLocaleString('en')} fee records on ethereum, 20,000 on arbitrum; ${(ETHEREUM_BLOCKS * 4).toLocaleString('en')} other transfers`,
         cases: CASES ?? 'all',
         backfillSeconds,
