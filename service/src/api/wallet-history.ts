@@ -146,26 +146,30 @@ export function createWalletHistory({
         throw new WdsError('chain_unavailable', firstUnavailable.detail, { param: 'chain' })
       }
 
-      const perChain = await Promise.all(
+      const queries = await Promise.all(
         request.chains
           .filter((chain) => chain in cursor.upperBlocks)
           .map(async (chain) => {
             const bounds = await blockBounds(request, chain, states.get(chain), cursor.upperBlocks[chain] as number)
             if (bounds === undefined) return []
-            return store.listWalletTransfers({
-              chain,
-              address: request.address,
-              direction: request.direction,
-              before: cursor.positions[chain],
-              fromBlock: bounds.from,
-              toBlock: bounds.to,
-              types: request.types,
-              contractAddress: request.contractAddress,
-              limit: request.limit + 1,
-            })
+            return [
+              {
+                chain,
+                address: request.address,
+                direction: request.direction,
+                before: cursor.positions[chain],
+                fromBlock: bounds.from,
+                toBlock: bounds.to,
+                types: request.types,
+                contractAddress: request.contractAddress,
+                limit: request.limit + 1,
+              },
+            ]
           }),
       )
-      const merged = perChain.flat().sort(compareNewestFirst)
+      // merged by PostgreSQL (one statement for every chain), and sorted here by compareNewestFirst too,
+      // whose block times are JavaScript's (to the millisecond; PostgreSQL's are to the microsecond)
+      const merged = (await store.listWalletTransfersAcross(queries.flat(), request.limit + 1)).sort(compareNewestFirst)
       const hasMore = merged.length > request.limit
       const transfers = merged.slice(0, request.limit)
       const positions = { ...cursor.positions }

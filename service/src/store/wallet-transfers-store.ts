@@ -102,6 +102,39 @@ const MAX_CACHED_TOKENS = 100_000
 const ORDER = 'block_number DESC, tx_index DESC, seq DESC'
 
 /**
+ * One chain's page as a statement (its parameters taken by `param`), and the key of its text (its
+ * direction and filters: the parameters' places follow from them).
+ */
+function pageStatement(query: WalletTransfersQuery, param: (value: unknown) => string): { sql: string; key: string } {
+  const { chain, address, direction, before, fromBlock, toBlock, types, contractAddress, limit } = query
+  const chainParam = param(chain)
+  const addressParam = param(pack(address))
+  const limitParam = param(limit)
+  // Every condition narrows one index range scan (address, then block, tx, seq descending);
+  // type and contract are checked on the rows that scan visits.
+  let filters = ''
+  if (before !== undefined) {
+    filters += ` AND (block_number, tx_index, seq) < (${param(before.blockNumber)}, ${param(before.txIndex)}, ${param(before.seq)})`
+  }
+  if (toBlock !== undefined) filters += ` AND block_number <= ${param(toBlock)}`
+  if (fromBlock !== undefined) filters += ` AND block_number >= ${param(fromBlock)}`
+  if (types !== undefined) filters += ` AND type = ANY(${param(types)}::text[])`
+  if (contractAddress !== undefined) filters += ` AND contract_address = ${param(pack(contractAddress))}`
+  const sent = `(SELECT ${COLUMNS} FROM transfers WHERE chain = ${chainParam} AND from_address = ${addressParam} ${filters} ORDER BY ${ORDER} LIMIT ${limitParam})`
+  const received = `(SELECT ${COLUMNS} FROM transfers WHERE chain = ${chainParam} AND to_address = ${addressParam} ${
+    // a record without a sender (a reward) is received, never a self-transfer
+    direction === 'both' ? `AND from_address IS DISTINCT FROM ${addressParam}` : ''
+  } ${filters} ORDER BY ${ORDER} LIMIT ${limitParam})`
+  const sql =
+    direction === 'out'
+      ? sent
+      : direction === 'in'
+        ? received
+        : `SELECT * FROM (${sent} UNION ALL ${received}) AS t ORDER BY "blockNumber" DESC, "txIndex" DESC, seq DESC LIMIT ${limitParam}`
+  return { sql, key: `${chainParam}${direction}${filters}` }
+}
+
+/**
  * A wallet's transfers newest first, by keyset: each side (sent, received) is one range scan of its
  * address index starting at the cursor, so any page costs the same however deep it is. A transfer
  * to oneself is read from the sending side only, so it appears once.
@@ -136,52 +169,47 @@ export function createWalletTransfersStore(db: Queryable, { prepare = false }: {
     return rows[0]?.timestamp
   }
 
+  /**
+   * Several chains' pages merged newest first (block time, then chain slug, then each chain's own
+   * order), the first `limit` of them: one statement whose branches are each chain's page (at most
+   * its own `limit` records), merged by PostgreSQL, so that an all-chains page reads `limit` rows
+   * rather than `limit` from every chain.
+   */
+  async function listWalletTransfersAcross(queries: readonly WalletTransfersQuery[], limit: number): Promise<StoredTransfer[]> {
+    if (queries.length === 0) return []
+    const params: unknown[] = []
+    const param = (value: unknown) => {
+      params.push(value)
+      return `$${params.length}`
+    }
+    const pages = queries.map((query) => pageStatement(query, param))
+    const sql =
+      pages.length === 1
+        ? (pages[0]?.sql as string)
+        : `SELECT * FROM (${pages.map((page) => `(${page.sql})`).join(' UNION ALL ')}) AS pages
+           ORDER BY "blockTime" DESC, chain COLLATE "C", "blockNumber" DESC, "txIndex" DESC, seq DESC LIMIT ${param(limit)}`
+    const read = async (name?: string) =>
+      (
+        await db.query<unknown[]>({ text: sql, values: params, rowMode: 'array', ...(name === undefined ? {} : { name }) })
+      ).rows.map(storedTransfer)
+    if (!prepared) return read()
+    try {
+      return await read(statementName(pages.map((page) => page.key).join('|'), sql))
+    } catch (error) {
+      if (!isStalePlan(error)) throw error
+      // the table's columns changed under the connections' prepared statements (a migration while
+      // this process runs): from here on this process reads unprepared, and this page is read again
+      prepared = false
+      return read()
+    }
+  }
+
   return {
     findBlockTime,
 
-    async listWalletTransfers(query: WalletTransfersQuery): Promise<StoredTransfer[]> {
-      const { chain, address, direction, before, fromBlock, toBlock, types, contractAddress, limit } = query
-      const params: unknown[] = [chain, pack(address), limit]
-      const param = (value: unknown) => {
-        params.push(value)
-        return `$${params.length}`
-      }
-      // Every condition narrows one index range scan (address, then block, tx, seq descending);
-      // type and contract are checked on the rows that scan visits.
-      let filters = ''
-      if (before !== undefined) {
-        filters += ` AND (block_number, tx_index, seq) < (${param(before.blockNumber)}, ${param(before.txIndex)}, ${param(before.seq)})`
-      }
-      if (toBlock !== undefined) filters += ` AND block_number <= ${param(toBlock)}`
-      if (fromBlock !== undefined) filters += ` AND block_number >= ${param(fromBlock)}`
-      if (types !== undefined) filters += ` AND type = ANY(${param(types)}::text[])`
-      if (contractAddress !== undefined) filters += ` AND contract_address = ${param(pack(contractAddress))}`
-      const sent = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND from_address = $2 ${filters} ORDER BY ${ORDER} LIMIT $3)`
-      const received = `(SELECT ${COLUMNS} FROM transfers WHERE chain = $1 AND to_address = $2 ${
-        // a record without a sender (a reward) is received, never a self-transfer
-        direction === 'both' ? 'AND from_address IS DISTINCT FROM $2' : ''
-      } ${filters} ORDER BY ${ORDER} LIMIT $3)`
-      const sql =
-        direction === 'out'
-          ? sent
-          : direction === 'in'
-            ? received
-            : `SELECT * FROM (${sent} UNION ALL ${received}) AS t ORDER BY "blockNumber" DESC, "txIndex" DESC, seq DESC LIMIT $3`
-      const read = async (name?: string) =>
-        (
-          await db.query<unknown[]>({ text: sql, values: params, rowMode: 'array', ...(name === undefined ? {} : { name }) })
-        ).rows.map(storedTransfer)
-      if (!prepared) return read()
-      try {
-        return await read(statementName(direction + filters, sql))
-      } catch (error) {
-        if (!isStalePlan(error)) throw error
-        // the table's columns changed under the connections' prepared statements (a migration while
-        // this process runs): from here on this process reads unprepared, and this page is read again
-        prepared = false
-        return read()
-      }
-    },
+    /** One chain's page: its newest `limit` records before the cursor's position. */
+    listWalletTransfers: (query: WalletTransfersQuery) => listWalletTransfersAcross([query], query.limit),
+    listWalletTransfersAcross,
 
     /**
      * Name, symbol and decimals of these token contracts, where known. A token known in full is held
