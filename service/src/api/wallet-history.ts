@@ -2,7 +2,7 @@ import { findChain } from '../config/chains.ts'
 import type { Direction, RecordType } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { ReadPools } from '../store/read-pools.ts'
-import type { HistoryState, StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import type { ChainPageQuery, HistoryState, StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { type CursorState, decodeCursor, encodeCursor, InvalidCursorError } from './cursor.ts'
 import { createDateBlocks } from './date-blocks.ts'
 
@@ -149,27 +149,31 @@ export function createWalletHistory({
       const queries = await Promise.all(
         request.chains
           .filter((chain) => chain in cursor.upperBlocks)
-          .map(async (chain) => {
+          .map(async (chain): Promise<ChainPageQuery | undefined> => {
             const bounds = await blockBounds(request, chain, states.get(chain), cursor.upperBlocks[chain] as number)
-            if (bounds === undefined) return []
-            return [
-              {
-                chain,
-                address: request.address,
-                direction: request.direction,
-                before: cursor.positions[chain],
-                fromBlock: bounds.from,
-                toBlock: bounds.to,
-                types: request.types,
-                contractAddress: request.contractAddress,
-                limit: request.limit + 1,
-              },
-            ]
+            if (bounds === undefined) return undefined
+            return {
+              chain,
+              address: request.address,
+              direction: request.direction,
+              // a chain not read yet starts just past its upper bound: every chain's part of the
+              // statement has the same filters, and so the same text whatever page it is on
+              before: cursor.positions[chain] ?? { blockNumber: bounds.to + 1, txIndex: 0, seq: 0 },
+              fromBlock: bounds.from,
+              toBlock: bounds.to,
+              types: request.types,
+              contractAddress: request.contractAddress,
+            }
           }),
       )
       // merged by PostgreSQL (one statement for every chain), and sorted here by compareNewestFirst too,
       // whose block times are JavaScript's (to the millisecond; PostgreSQL's are to the microsecond)
-      const merged = (await store.listWalletTransfersAcross(queries.flat(), request.limit + 1)).sort(compareNewestFirst)
+      const merged = (
+        await store.listWalletTransfersAcross(
+          queries.filter((query) => query !== undefined),
+          request.limit + 1,
+        )
+      ).sort(compareNewestFirst)
       const hasMore = merged.length > request.limit
       const transfers = merged.slice(0, request.limit)
       const positions = { ...cursor.positions }

@@ -101,15 +101,21 @@ const MAX_CACHED_TOKENS = 100_000
 
 const ORDER = 'block_number DESC, tx_index DESC, seq DESC'
 
+/** One chain's part of a page request: a page of it is at most the request's `limit` records. */
+export type ChainPageQuery = Omit<WalletTransfersQuery, 'limit'>
+
 /**
- * One chain's page as a statement (its parameters taken by `param`), and the key of its text (its
- * direction and filters: the parameters' places follow from them).
+ * One chain's page of at most `limitParam` records as a statement (its parameters taken by `param`),
+ * and the key of its text (its direction and filters: the parameters' places follow from them).
  */
-function pageStatement(query: WalletTransfersQuery, param: (value: unknown) => string): { sql: string; key: string } {
-  const { chain, address, direction, before, fromBlock, toBlock, types, contractAddress, limit } = query
+function pageStatement(
+  query: ChainPageQuery,
+  limitParam: string,
+  param: (value: unknown) => string,
+): { sql: string; key: string } {
+  const { chain, address, direction, before, fromBlock, toBlock, types, contractAddress } = query
   const chainParam = param(chain)
   const addressParam = param(pack(address))
-  const limitParam = param(limit)
   // Every condition narrows one index range scan (address, then block, tx, seq descending);
   // type and contract are checked on the rows that scan visits.
   let filters = ''
@@ -172,22 +178,25 @@ export function createWalletTransfersStore(db: Queryable, { prepare = false }: {
   /**
    * Several chains' pages merged newest first (block time, then chain slug, then each chain's own
    * order), the first `limit` of them: one statement whose branches are each chain's page (at most
-   * its own `limit` records), merged by PostgreSQL, so that an all-chains page reads `limit` rows
-   * rather than `limit` from every chain.
+   * `limit` records), merged by PostgreSQL, so that an all-chains page reads `limit` rows rather than
+   * `limit` from every chain. Prepared, a statement's text follows from the number of chains and each
+   * one's filters: callers give every chain the same filters (wallet-history.ts), so that a few texts
+   * serve every wallet.
    */
-  async function listWalletTransfersAcross(queries: readonly WalletTransfersQuery[], limit: number): Promise<StoredTransfer[]> {
+  async function listWalletTransfersAcross(queries: readonly ChainPageQuery[], limit: number): Promise<StoredTransfer[]> {
     if (queries.length === 0) return []
     const params: unknown[] = []
     const param = (value: unknown) => {
       params.push(value)
       return `$${params.length}`
     }
-    const pages = queries.map((query) => pageStatement(query, param))
+    const limitParam = param(limit)
+    const pages = queries.map((query) => pageStatement(query, limitParam, param))
     const sql =
       pages.length === 1
         ? (pages[0]?.sql as string)
         : `SELECT * FROM (${pages.map((page) => `(${page.sql})`).join(' UNION ALL ')}) AS pages
-           ORDER BY "blockTime" DESC, chain COLLATE "C", "blockNumber" DESC, "txIndex" DESC, seq DESC LIMIT ${param(limit)}`
+           ORDER BY "blockTime" DESC, chain COLLATE "C", "blockNumber" DESC, "txIndex" DESC, seq DESC LIMIT ${limitParam}`
     const read = async (name?: string) =>
       (
         await db.query<unknown[]>({ text: sql, values: params, rowMode: 'array', ...(name === undefined ? {} : { name }) })
@@ -208,7 +217,7 @@ export function createWalletTransfersStore(db: Queryable, { prepare = false }: {
     findBlockTime,
 
     /** One chain's page: its newest `limit` records before the cursor's position. */
-    listWalletTransfers: (query: WalletTransfersQuery) => listWalletTransfersAcross([query], query.limit),
+    listWalletTransfers: ({ limit, ...query }: WalletTransfersQuery) => listWalletTransfersAcross([query], limit),
     listWalletTransfersAcross,
 
     /**
