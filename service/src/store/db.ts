@@ -122,7 +122,7 @@ export function createDb({
     signal.addEventListener('abort', cancel, { once: true })
     client.on('error', ignoreWhileHeld)
     try {
-      return await (client.query as (...a: unknown[]) => Promise<unknown>)(...args)
+      return await queryWithCallback(client, args)
     } finally {
       signal.removeEventListener('abort', cancel)
       client.off('error', ignoreWhileHeld)
@@ -130,6 +130,21 @@ export function createDb({
     }
   }) as typeof pool.query
   return pool
+}
+
+/**
+ * A statement through node-postgres's callback form, its answer as a promise of our own. Not pg's
+ * promise form (`client.query(config)` without a callback): with it every statement's rows outlive
+ * the young generation's collections into the old one — 400 statements of 100 rows in a query scope
+ * leave 11 MB more in the old space (test/unreachable-database.test.ts), a page of the API some 50 KB
+ * a request — and the old space's collections then cost a tenth of each request's CPU.
+ */
+function queryWithCallback(client: pg.PoolClient, args: unknown[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    ;(client.query as (...a: unknown[]) => void)(...args, (error: Error | null, result: unknown) =>
+      error ? reject(error) : resolve(result),
+    )
+  })
 }
 
 /**
