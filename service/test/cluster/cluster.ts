@@ -29,7 +29,9 @@ export type Cluster = {
   stop(): Promise<void>
 }
 
-const base = Number(process.env.CLUSTER_PORT ?? 58000)
+// Below Linux's ephemeral ports (32768–60999): there an outgoing connection of an earlier test could
+// hold one of the cluster's fixed ports when it starts (a CI run timed out waiting for its Redis on 58004).
+const base = Number(process.env.CLUSTER_PORT ?? 28000)
 
 /** Where the cluster's database servers listen (cluster.sh's ports), known before it starts. */
 export const CLUSTER_DATABASES = {
@@ -44,7 +46,7 @@ export function clusterDatabaseUrl({ host, port }: { host: string; port: number 
 }
 
 /**
- * deploy/cluster/cluster.sh's topology in `dir`, on ports from `CLUSTER_PORT` (default 58000). `env`
+ * deploy/cluster/cluster.sh's topology in `dir`, on ports from `CLUSTER_PORT` (default 28000). `env`
  * goes to cluster.sh: the chains, and CLUSTER_SERVE<n>_DATABASE_*URL to route one replica elsewhere.
  */
 export async function startCluster({ dir, env }: { dir: string; env: Record<string, string> }): Promise<Cluster> {
