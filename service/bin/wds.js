@@ -9,8 +9,8 @@ import { freshBuild } from './build.js'
 // V8 moves an allocation site's objects straight into the old generation once most of them outlive a
 // young-generation collection ("pretenuring"). A request's objects that happen to survive one while it
 // waits on the database then make that decision for every later request, and everything those objects
-// point at (a page's rows, its JSON) is promoted and left for the full collections: ~55 KB of each
-// 100-record page against ~1.3 KB without, GC 0.15–0.24 ms of each request against 0.05 (README,
+// point at (a page's rows, its JSON) is promoted and left for the full collections: 67 KB of each
+// 100-record includePrices page against 1.4 KB without, GC 0.22 ms of each request against 0.05 (README,
 // "Garbage collection"). Set before any of the service's code runs, for this process and its workers.
 setFlagsFromString('--no-allocation-site-pretenuring')
 
