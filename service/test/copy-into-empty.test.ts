@@ -54,6 +54,14 @@ test('the ECB history goes in with its indexes and constraints as before; a day 
     { date: '2024-01-03', currency: 'JPY', rate: '156.07' },
     { date: '2024-01-03', currency: 'USD', rate: '1.0919' },
   ])
+  // stored in the key's order (currency, date), not the days' (which the key's build would have to sort)
+  const stored = await database.db.query('SELECT date::text AS date, currency FROM fx_rates ORDER BY ctid')
+  expect(stored.rows.map((r) => `${r.currency} ${r.date}`)).toEqual([
+    'JPY 2024-01-02',
+    'JPY 2024-01-03',
+    'USD 2024-01-02',
+    'USD 2024-01-03',
+  ])
   expect(await schemaOf('fx_rates')).toEqual(before)
   // the key holds again, and the date index is there for the planner
   await expect(
@@ -70,9 +78,21 @@ test('the bundled prices go in with their indexes and constraints as before', as
     { symbol: 'BTC', date: '2024-01-02', source: 'binance', quote: 'USDT', close: '45000.1' },
     { symbol: 'BTC', date: '2024-01-03', source: 'binance', quote: 'USDT', close: '42800.5' },
     { symbol: 'BTC', date: '2024-01-02', source: 'binance', quote: 'USDT', close: '45001.2' },
+    { symbol: 'ETH', date: '2024-01-02', source: 'binance', quote: 'USDT', close: '2350.2' },
+    { symbol: 'BNB', date: '2024-01-03', source: 'binance', quote: 'USDT', close: '310.5' },
   ])
-  expect(written).toBe(2)
-  const { rows } = await database.db.query('SELECT date::text AS date, close::text AS close FROM asset_prices ORDER BY date')
+  expect(written).toBe(4)
+  // stored in the key's order (symbol, date, source)
+  const stored = await database.db.query('SELECT symbol, date::text AS date FROM asset_prices ORDER BY ctid')
+  expect(stored.rows.map((r) => `${r.symbol} ${r.date}`)).toEqual([
+    'BNB 2024-01-03',
+    'BTC 2024-01-02',
+    'BTC 2024-01-03',
+    'ETH 2024-01-02',
+  ])
+  const { rows } = await database.db.query(
+    `SELECT date::text AS date, close::text AS close FROM asset_prices WHERE symbol = 'BTC' ORDER BY date`,
+  )
   expect(rows).toEqual([
     { date: '2024-01-02', close: '45001.2' },
     { date: '2024-01-03', close: '42800.5' },

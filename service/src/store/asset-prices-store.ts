@@ -3,6 +3,16 @@ import { copyIntoEmpty, type Db, readTableVersion } from './db.ts'
 
 const INSERT_BATCH_ROWS = 20_000
 
+/** Rows of (symbol, date, source, ...) in the order of those first three columns, the table's primary key. */
+function byPrimaryKey(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < 3; i++) {
+    const x = a[i] as string
+    const y = b[i] as string
+    if (x !== y) return x < y ? -1 : 1
+  }
+  return 0
+}
+
 export type PriceCoverage = { symbol: string; source: string; firstDate: string; lastDate: string; observations: number }
 
 export function createAssetPricesStore(db: Db) {
@@ -20,7 +30,9 @@ export function createAssetPricesStore(db: Db) {
       // a (symbol, date, source) given twice keeps its last close (as an upsert of the same rows would)
       const byKey = new Map<string, string[]>()
       for (const p of prices) byKey.set(`${p.symbol}:${p.date}:${p.source}`, [p.symbol, p.date, p.source, p.quote, p.close])
-      return copyIntoEmpty(db, 'asset_prices', ['symbol', 'date', 'source', 'quote', 'close'], [...byKey.values()])
+      // in the primary key's order (symbol, date, source), as loadFixingsIntoEmpty writes its rows
+      const rows = [...byKey.values()].sort(byPrimaryKey)
+      return copyIntoEmpty(db, 'asset_prices', ['symbol', 'date', 'source', 'quote', 'close'], rows)
     },
 
     /** Inserts or replaces daily closes (a source's correction overwrites its earlier value); returns the rows written. */

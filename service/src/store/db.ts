@@ -268,7 +268,9 @@ function* chunksOf(lines: Iterable<string>, size = 1000): Generator<string> {
  * table is locked against other writers first, so that two processes starting at once load it once.
  * Its indexes are built once after the rows are in rather than kept up row by row (the ECB history:
  * 0.47 s against 0.86 s), in the same transaction, under the names and definitions they had.
- * Values must hold no tab, newline or backslash (dates, codes, decimal strings).
+ * Values must hold no tab, newline or backslash (dates, codes, decimal strings). Rows given in the order
+ * of the table's primary key make its build a fraction of the work: PostgreSQL's sort finds them sorted
+ * (the ECB history's key: 60-100 ms against 230-380 ms in the order of its days).
  */
 export async function copyIntoEmpty(
   db: Db,

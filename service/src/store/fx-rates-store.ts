@@ -3,6 +3,9 @@ import { copyIntoEmpty, type Db, readTableVersion } from './db.ts'
 
 const INSERT_BATCH_ROWS = 20_000
 
+type Row = [date: string, currency: string, rate: string, source: string]
+const byDate = (a: Row, b: Row) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
+
 export function createFxRatesStore(db: Db) {
   return {
     async hasRates(): Promise<boolean> {
@@ -22,7 +25,16 @@ export function createFxRatesStore(db: Db) {
         const earlier = byDay.get(f.date)
         byDay.set(f.date, earlier === undefined ? f.rates : new Map([...earlier, ...f.rates]))
       }
-      const rows = [...byDay].flatMap(([date, rates]) => [...rates].map(([currency, rate]) => [date, currency, rate, source]))
+      // in the primary key's order (currency, date), which its build after the COPY then finds sorted
+      const byCurrency = new Map<string, Row[]>()
+      for (const [date, rates] of byDay) {
+        for (const [currency, rate] of rates) {
+          const list = byCurrency.get(currency) ?? []
+          if (list.length === 0) byCurrency.set(currency, list)
+          list.push([date, currency, rate, source])
+        }
+      }
+      const rows = [...byCurrency.keys()].sort().flatMap((currency) => (byCurrency.get(currency) as Row[]).sort(byDate))
       return copyIntoEmpty(db, 'fx_rates', ['date', 'currency', 'rate', 'source'], rows)
     },
 
@@ -42,10 +54,10 @@ export function createFxRatesStore(db: Db) {
       return rows.length
     },
 
-    /** Every rate, for the in-memory FX book (about 220,000 rows for the ECB's history). */
+    /** Every rate, for the in-memory FX book (about 220,000 rows for the ECB's history), in no order: the book sorts its days. */
     async listAll(): Promise<{ date: string; currency: string; rate: number }[]> {
       const { rows } = await db.query<{ date: string; currency: string; rate: number }>(
-        'SELECT date::text AS date, currency, rate::float8 AS rate FROM fx_rates ORDER BY date',
+        'SELECT date::text AS date, currency, rate::float8 AS rate FROM fx_rates',
       )
       return rows
     },
