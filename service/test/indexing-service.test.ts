@@ -81,6 +81,25 @@ describe('wds start indexes every configured chain at once, each independent of 
     expect(await readTransfers(database.db, 'base')).toEqual(await rowsFromSource(sourceFor('base', base), 0, baseHead))
   })
 
+  test('the indexers run on a thread of their own: each of their lines says so, the API’s do not', async () => {
+    await expect.poll(() => linesOf('indexer started').length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2)
+    expect(linesOf('indexer started').map((line) => [line.chain, line.thread])).toEqual(
+      expect.arrayContaining([
+        ['ethereum', 'indexing'],
+        ['base', 'indexing'],
+      ]),
+    )
+    expect(linesOf('listening').map((line) => line.thread)).toEqual([undefined])
+  })
+
+  /** The service's JSON log lines with message `msg`. */
+  const linesOf = (msg: string) =>
+    service
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{') && line.includes(`"msg":"${msg}"`))
+      .map((line) => JSON.parse(line) as { chain?: string; thread?: string })
+
   test('a node of another chain is refused with a clear reason, a node that is down is stalled; the API stays up', async () => {
     await expect
       .poll(

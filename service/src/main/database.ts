@@ -26,6 +26,8 @@ export type Database = {
     maxConnections: number,
     bounds?: Pick<CreateDbOptions, 'statementTimeoutMs' | 'poolWaitMs'>,
   ): Db
+  /** The primary's connection string (credentials included): for a pool opened elsewhere, the indexing thread's. */
+  url: string
   /** Where the data lives, for the start-up banner (no credentials). */
   description: string
   /**
@@ -114,6 +116,7 @@ export async function openDatabase(
         pools.push(pool)
         return pool
       },
+      url,
       description: `PostgreSQL ${Math.floor(version / 10000)}.${version % 100}, ${where}`,
       embedded:
         embedded === undefined

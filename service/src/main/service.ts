@@ -40,6 +40,7 @@ import {
   startIndexing,
   unimplementedChains,
 } from './indexing.ts'
+import { canIndexOnThread, startIndexingThread } from './indexing-thread.ts'
 import { runMarketSync } from './market.ts'
 
 const SHUTDOWN_TIMEOUT_MS = 15_000
@@ -100,7 +101,16 @@ export async function startService(
   // Before anything slow starts (the database, the first start's data loads): a port in use fails at once.
   const portProblem = config.port === 0 ? undefined : await findPortProblem(config.host, config.port)
   if (portProblem !== undefined) throw portError(config, portProblem)
-  const database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
+  // the indexing thread loads its code while the database starts, and indexes once the service listens
+  const chains = role === 'start' ? indexableChains(config) : []
+  const thread = chains.length > 0 && canIndexOnThread() ? startIndexingThread({ config, chains, logger }) : undefined
+  let database: Database
+  try {
+    database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
+  } catch (error) {
+    await thread?.stop()
+    throw error
+  }
   // FX and prices answer offline: the bundled ECB history and daily prices go in on first start (empty
   // tables), in the background so that the service listens at once; market answers wait for them.
   let marketReady = false
@@ -124,6 +134,7 @@ export async function startService(
   try {
     served = config.httpWorkers > 1 ? await forkWorkers() : await listenHere()
   } catch (error) {
+    await thread?.stop()
     await marketLoad
     await database.close()
     throw error
@@ -163,7 +174,9 @@ export async function startService(
     return { url: workers.url, close: () => workers.stop() }
   }
 
-  const indexing = role === 'start' ? startIndexing({ config, db: database.createPool('wds-index', 6), logger }) : undefined
+  thread?.index(database.url)
+  const indexing =
+    role !== 'start' ? undefined : (thread ?? startIndexing({ config, db: database.createPool('wds-index', 6), logger }))
   // The daily market-data sync runs in `start` processes (one at a time, under a lease), never in `serve` replicas.
   const marketSync = new AbortController()
   const marketSchedule =
