@@ -91,8 +91,11 @@ export function startIndexingThread(options: {
     })
     worker = thread
     if (databaseUrl !== undefined) tell(thread, { type: 'index', databaseUrl })
+    /** Set once the thread is up: after a minute, its failure is not one of a series. */
+    let settled: NodeJS.Timeout | undefined
     exited = new Promise((resolve) => {
       thread.once('exit', (code) => {
+        clearTimeout(settled)
         worker = undefined
         resolve()
         if (stopping) return
@@ -103,7 +106,9 @@ export function startIndexingThread(options: {
     })
     thread.on('error', (error) => logger.error({ err: error }, 'the indexing thread failed'))
     // a thread that has run a while had its failure long after its start: the next one waits little again
-    thread.once('online', () => setTimeout(() => (failures = 0), 60_000).unref())
+    thread.once('online', () => {
+      settled = setTimeout(() => (failures = 0), 60_000).unref()
+    })
   }
   spawn()
 
@@ -139,10 +144,8 @@ function runThread(data: ThreadData): void {
   if (port === null) return
   // the thread's standard output is the process's, by way of the main thread (lines in the order written)
   // and each line says it comes from this thread (`"thread":"indexing"`)
-  const logger = createLogger(data.logLevel, {
-    isTTY: data.tty,
-    write: (line: string) => void process.stdout.write(line),
-  } as unknown as Parameters<typeof createLogger>[1]).child({ thread: 'indexing' })
+  const stdout = { isTTY: data.tty, write: (line: string) => void process.stdout.write(line) }
+  const logger = createLogger(data.logLevel, stdout).child({ thread: 'indexing' })
   let running: { stop(): Promise<void> } | undefined
   port.on('message', async (message: ThreadMessage) => {
     if (message.type === 'index' && running === undefined) {
