@@ -3,7 +3,7 @@ import type { Config } from '../config/config.ts'
 import { createLogger, type Logger } from '../lib/logger.ts'
 import { backoffMs } from '../lib/retry.ts'
 import { createDb } from '../store/db.ts'
-import { type IndexingOptions, startIndexing } from './indexing.ts'
+import { INDEXING_POOL, type IndexingOptions, startIndexing } from './indexing.ts'
 
 /**
  * `wds start` indexes on a thread of its own, so that a backfill's decoding never stands between a
@@ -18,8 +18,6 @@ import { type IndexingOptions, startIndexing } from './indexing.ts'
 
 /** Marks the worker's data, so that this module, loaded as the thread's entry, knows it is one. */
 const THREAD = 'wds-indexing-thread'
-/** The indexing pool's connections, as in one process. */
-const POOL_CONNECTIONS = 6
 /**
  * V8's young generation of the thread (the default is 48 MB): four 50-block ranges of a busy chain in
  * flight outlive the default's scavenges. Over the 100,000-transfer backfill its collections took
@@ -39,7 +37,6 @@ type ThreadData = {
 type ThreadMessage = { type: 'index'; databaseUrl: string } | { type: 'stop' } | { type: 'stopped' }
 
 export type IndexingThread = {
-  chains: string[]
   /** Starts the indexers, on the database at `databaseUrl` (once the service listens). */
   index(databaseUrl: string): void
   stop(): Promise<void>
@@ -55,17 +52,16 @@ export function canIndexOnThread(): boolean {
 }
 
 /**
- * Starts the thread that will index `chains`: it loads its modules at once, beside the database's
+ * Starts the thread that will index `config`'s chains: it loads its modules at once, beside the database's
  * start (about 0.35 s of CPU here, off the indexing's way), and indexes when told `index`. A thread
  * that fails (a bug: each chain's own failures are retried inside it) is logged and started again
  * after a growing wait.
  */
 export function startIndexingThread(options: {
   config: IndexingOptions['config'] & Pick<Config, 'logLevel'>
-  chains: string[]
   logger: Logger
 }): IndexingThread {
-  const { config, chains, logger } = options
+  const { config, logger } = options
   const data: ThreadData = {
     kind: THREAD,
     config: {
@@ -113,7 +109,6 @@ export function startIndexingThread(options: {
   spawn()
 
   return {
-    chains,
     index(url) {
       databaseUrl = url
       if (worker !== undefined) tell(worker, { type: 'index', databaseUrl: url })
@@ -151,8 +146,7 @@ function runThread(data: ThreadData): void {
     if (message.type === 'index' && running === undefined) {
       const db = createDb({
         url: message.databaseUrl,
-        applicationName: 'wds-index',
-        maxConnections: POOL_CONNECTIONS,
+        ...INDEXING_POOL,
         onIdleError: (error) => logger.warn({ err: error }, 'an idle database connection broke; it will be replaced'),
       })
       const indexing = startIndexing({ config: data.config, db, logger })

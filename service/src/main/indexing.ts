@@ -15,6 +15,8 @@ import { createOutputsStore } from '../store/outputs-store.ts'
 import { createTransfersStore } from '../store/transfers-store.ts'
 
 const LEASE_RETRY_MS = 5_000
+/** The indexers' own pool in a `wds start` process (on its main thread or its indexing thread). */
+export const INDEXING_POOL = { applicationName: 'wds-index', maxConnections: 6 } as const
 /** How often the head of an "Explorer API" chain is asked, for /v1/status/chains. */
 const EXPLORER_HEAD_INTERVAL_MS = 30_000
 

@@ -35,6 +35,7 @@ import { connectToMain, isHttpWorker, startHttpWorkers } from './http-workers.ts
 import {
   createExplorerFinder,
   createSourceFinder,
+  INDEXING_POOL,
   implementedChains,
   indexableChains,
   startIndexing,
@@ -103,7 +104,7 @@ export async function startService(
   if (portProblem !== undefined) throw portError(config, portProblem)
   // the indexing thread loads its code while the database starts, and indexes once the service listens
   const chains = role === 'start' ? indexableChains(config) : []
-  const thread = chains.length > 0 && canIndexOnThread() ? startIndexingThread({ config, chains, logger }) : undefined
+  const thread = chains.length > 0 && canIndexOnThread() ? startIndexingThread({ config, logger }) : undefined
   let database: Database
   try {
     database = await openDatabase(config, logger, { attach: false, applicationName: `wds-${role}` })
@@ -176,7 +177,14 @@ export async function startService(
 
   thread?.index(database.url)
   const indexing =
-    role !== 'start' ? undefined : (thread ?? startIndexing({ config, db: database.createPool('wds-index', 6), logger }))
+    role !== 'start'
+      ? undefined
+      : (thread ??
+        startIndexing({
+          config,
+          db: database.createPool(INDEXING_POOL.applicationName, INDEXING_POOL.maxConnections),
+          logger,
+        }))
   // The daily market-data sync runs in `start` processes (one at a time, under a lease), never in `serve` replicas.
   const marketSync = new AbortController()
   const marketSchedule =

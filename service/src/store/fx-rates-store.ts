@@ -29,8 +29,11 @@ export function createFxRatesStore(db: Db) {
       const byCurrency = new Map<string, Row[]>()
       for (const [date, rates] of byDay) {
         for (const [currency, rate] of rates) {
-          const list = byCurrency.get(currency) ?? []
-          if (list.length === 0) byCurrency.set(currency, list)
+          let list = byCurrency.get(currency)
+          if (list === undefined) {
+            list = []
+            byCurrency.set(currency, list)
+          }
           list.push([date, currency, rate, source])
         }
       }
