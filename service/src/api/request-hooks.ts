@@ -4,8 +4,15 @@ import { WdsError } from '../lib/errors.ts'
 import type { Metrics } from './metrics.ts'
 
 /**
- * What every request goes through: its request id echoed, keys in URLs refused, one log line and the
- * metrics when it completes, and `connection: close` on answers sent while the server closes.
+ * Liveness and readiness probes: a load balancer asks them every second or so (HAProxy's three checks a
+ * second in deploy/cluster), so their lines are logged at debug; a failed probe is still logged by the
+ * error handler ("request failed").
+ */
+const PROBE_ROUTES = new Set(['/health', '/ready'])
+
+/**
+ * What every request goes through: its request id echoed, keys in URLs refused, one log line (at debug
+ * for the probes) and the metrics when it completes, and `connection: close` on answers sent while the server closes.
  */
 export function addRequestHooks(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onRequest', async (request, reply) => {
@@ -22,7 +29,8 @@ export function addRequestHooks(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched'
     metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000)
-    request.log.info(
+    const level = PROBE_ROUTES.has(route) ? 'debug' : 'info'
+    request.log[level](
       {
         method: request.method,
         url: redactUrl(request.url),
