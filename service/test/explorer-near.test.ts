@@ -107,6 +107,28 @@ for (let n = 0; n < PAGED_FTS; n++)
     fts: [{ contract: USDC, from: 'dave.near', to: V, value: 1_000_000n }],
   })
 
+// erin.near: 55 transactions of its own (3 NearBlocks pages of 25) and 27 USDC receipts (2 pages)
+const PAGER = 'erin.near'
+const PAGER_TXNS = 55
+const PAGER_FTS = 27
+for (let n = 0; n < PAGER_TXNS; n++)
+  chain.add({
+    hash: hashOf(3000 + n),
+    signer: PAGER,
+    receiver: 'carol.near',
+    block: 169_200_000 + n,
+    actions: transfer(10n ** 20n),
+  })
+for (let n = 0; n < PAGER_FTS; n++)
+  chain.add({
+    hash: hashOf(4000 + n),
+    signer: 'dave.near',
+    receiver: USDC,
+    block: 169_250_000 + n,
+    actions: call('ft_transfer', 1n),
+    fts: [{ contract: USDC, from: 'dave.near', to: PAGER, value: 2_000_000n }],
+  })
+
 describe('NEAR records from the documented transaction', () => {
   test('the documented transfer: its burnt gas (transaction + receipts) as the signer’s fee, 1 NEAR to the receiver', () => {
     expect(transactionMovements(recordedTx).map((m) => [m.type, m.from, m.to, m.value])).toEqual([
@@ -230,6 +252,76 @@ describe('NEAR through the API on a local NearBlocks and NEAR RPC node', () => {
     resetCalls()
     const again = await get(`/v1/wallets/${V}/transfers?chain=near&limit=5`)
     expect({ status: again.status, calls: explorer.calls.length + rpc.calls.length }).toEqual({ status: 200, calls: 0 })
+  })
+
+  test('NearBlocks’ cursors go back as it gave them: 3 pages of transactions, 2 of token events, no 422', async () => {
+    resetCalls()
+    const { status, body } = await get(`/v1/wallets/${PAGER}/transfers?chain=near&limit=1000`)
+    const sent = (kind: string) => explorer.calls.filter((c) => c.path.endsWith(`/${kind}`)).map((c) => c.query.get('cursor'))
+    const given = (kind: string, page: Record<string, string>) =>
+      chain.nearblocks({ method: 'GET', path: `/v1/account/${PAGER}/${kind}`, query: new URLSearchParams(page), body: undefined })
+        .body as { cursor?: string; txns: { event_index: string }[] }
+    const txnsCursor = given('txns-only', { per_page: '25', order: 'asc' }).cursor
+    // a full page of events may end inside a transaction: the adapter goes on after the one before it
+    const ftCursor = given('ft-txns', { per_page: '25', order: 'asc' }).txns[23]?.event_index
+    expect({
+      status,
+      txns: sent('txns-only'),
+      ft: sent('ft-txns'),
+      ftCursorLength: ftCursor?.length,
+      usdcIn: body.transfers
+        .filter((r: { type: string; direction: string }) => r.type === 'nep141' && r.direction === 'in')
+        .reduce((sum: bigint, r: { value: string }) => sum + BigInt(r.value.replace('.', '')), 0n),
+      payments: body.transfers.filter((r: { type: string }) => r.type === 'native').length,
+    }).toEqual({
+      status: 200,
+      txns: [null, txnsCursor, given('txns-only', { per_page: '25', order: 'asc', cursor: txnsCursor as string }).cursor],
+      ft: [null, ftCursor],
+      ftCursorLength: 35,
+      usdcIn: BigInt(PAGER_FTS) * 2_000_000n,
+      payments: PAGER_TXNS,
+    })
+  })
+
+  test('the NearBlocks stand-in refuses cursors as NearBlocks does: 422 with the zod issue', () => {
+    const ask = (kind: string, cursor: string) =>
+      chain.nearblocks({
+        method: 'GET',
+        path: `/v1/account/${PAGER}/${kind}`,
+        query: new URLSearchParams({ per_page: '25', order: 'asc', cursor }),
+        body: undefined,
+      })
+    const ftCursor = (
+      chain.nearblocks({
+        method: 'GET',
+        path: `/v1/account/${PAGER}/ft-txns`,
+        query: new URLSearchParams({ per_page: '25', order: 'asc' }),
+        body: undefined,
+      }).body as { cursor: string }
+    ).cursor
+    expect([ask('ft-txns', `${ftCursor}n`), ask('txns-only', '12n'), ask('ft-txns', ftCursor).status]).toEqual([
+      {
+        status: 422,
+        body: {
+          errors: [
+            {
+              code: 'too_big',
+              maximum: 35,
+              type: 'string',
+              inclusive: true,
+              exact: true,
+              message: 'String must contain exactly 35 character(s)',
+              path: ['cursor'],
+            },
+          ],
+        },
+      },
+      {
+        status: 422,
+        body: { errors: [{ validation: 'regex', code: 'invalid_string', message: 'Invalid cursor', path: ['cursor'] }] },
+      },
+      undefined,
+    ])
   })
 
   test('later, only what is newer is read: once the node’s final block passes it, the waiting transaction', async () => {

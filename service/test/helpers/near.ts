@@ -86,8 +86,71 @@ function nodeAnswer(s: NearSpec): NearTxStatus {
 const ns = (block: number) => String(BigInt(1_700_000_000 + (block - 169_000_000)) * 1_000_000_000n)
 
 /**
- * The generated chain's NearBlocks (`/v1/account/{a}/txns-only` and `ft-txns` oldest first, `per_page`
- * rows after `cursor`, a cursor while a page is full; `inventory`) and node (`block` at `final`, `tx`,
+ * NearBlocks' FT event index, as its events indexer numbers them: the block's timestamp in
+ * nanoseconds × 10^16 + shard × 10^7 + event type × 10^6 + the event's place (35 digits today).
+ */
+const FT_EVENT_TYPE = 1n
+const eventIndex = (block: number, index: bigint) => String(BigInt(ns(block)) * 10n ** 16n + FT_EVENT_TYPE * 1_000_000n + index)
+
+/** A request NearBlocks refuses: its validator's 422 with the zod issues (zod 3). */
+const invalid = (issue: Record<string, unknown>): ExplorerAnswer => ({ status: 422, body: { errors: [issue] } })
+
+/**
+ * NearBlocks' checks of a list's query (`apps/api/src/libs/schema/account.ts`): `txns-only` takes a
+ * cursor of digits (a transaction id), `ft-txns` exactly the 35-character event index; `per_page` is
+ * positive and at most 250, `order` asc or desc.
+ */
+function checkListQuery(kind: 'txns-only' | 'ft-txns', query: URLSearchParams): ExplorerAnswer | undefined {
+  const cursor = query.get('cursor')
+  if (cursor !== null && kind === 'txns-only' && !/^\d*$/.test(cursor))
+    return invalid({ validation: 'regex', code: 'invalid_string', message: 'Invalid cursor', path: ['cursor'] })
+  if (cursor !== null && kind === 'ft-txns' && cursor.length !== 35)
+    return invalid({
+      code: cursor.length > 35 ? 'too_big' : 'too_small',
+      ...(cursor.length > 35 ? { maximum: 35 } : { minimum: 35 }),
+      type: 'string',
+      inclusive: true,
+      exact: true,
+      message: 'String must contain exactly 35 character(s)',
+      path: ['cursor'],
+    })
+  const perPage = Number(query.get('per_page') ?? 25)
+  if (perPage > 250)
+    return invalid({
+      code: 'too_big',
+      maximum: 250,
+      type: 'number',
+      inclusive: true,
+      exact: false,
+      message: 'Number must be less than or equal to 250',
+      path: ['per_page'],
+    })
+  if (!(perPage > 0))
+    return invalid({
+      code: 'too_small',
+      minimum: 0,
+      type: 'number',
+      inclusive: false,
+      exact: false,
+      message: 'Number must be greater than 0',
+      path: ['per_page'],
+    })
+  const order = query.get('order')
+  if (order !== null && order !== 'asc' && order !== 'desc')
+    return invalid({
+      received: order,
+      code: 'invalid_enum_value',
+      options: ['desc', 'asc'],
+      path: ['order'],
+      message: `Invalid enum value. Expected 'desc' | 'asc', received '${order}'`,
+    })
+  return undefined
+}
+
+/**
+ * The generated chain's NearBlocks (`/v1/account/{a}/txns-only` and `ft-txns` in `order` (newest first
+ * unless `asc`), `per_page` rows past `cursor`, the last row's id or event index as the cursor while a
+ * page is full, 422 for a query NearBlocks refuses; `inventory`) and node (`block` at `final`, `tx`,
  * `view_account`). Blocks are numbered from 169,000,000.
  */
 export function nearChain({
@@ -117,7 +180,7 @@ export function nearChain({
       index.set(account, list)
     }
     const ordered = specs.map((s, i) => ({ s, i })).sort((a, b) => a.s.block - b.s.block)
-    let index = 0n
+    const eventsInBlock = new Map<number, bigint>()
     for (const { s, i } of ordered) {
       const deposit = Number(
         s.actions.reduce((sum, a) => sum + BigInt(Object.values(a as Record<string, { deposit?: string }>)[0]?.deposit ?? 0), 0n),
@@ -141,10 +204,11 @@ export function nearChain({
           [ft.from, ft.to, -1n],
           [ft.to, ft.from, 1n],
         ] as const) {
-          index++
+          const index = eventsInBlock.get(s.block) ?? 0n
+          eventsInBlock.set(s.block, index + 1n)
           if (affected === null) continue
           push(fts, affected, {
-            event_index: String(17_000_000_000_000_000_000_000_000_000n * BigInt(s.block) + index),
+            event_index: eventIndex(s.block, index),
             affected_account_id: affected,
             involved_account_id: involved,
             delta_amount: String(sign * ft.value),
@@ -185,18 +249,26 @@ export function nearChain({
       if (match === null) return { status: 404, body: { message: 'Not Found' } }
       const [, account = '', kind] = match
       if (kind === 'inventory') return { body: { inventory: { fts: inventory(account), nfts: [] } } }
+      const refused = checkListQuery(kind as 'txns-only' | 'ft-txns', call.query)
+      if (refused !== undefined) return refused
       const perPage = Number(call.query.get('per_page') ?? 25)
-      const cursor = call.query.get('cursor')
+      // NearBlocks' default order is newest first; an empty cursor is no cursor (it is tested for truth)
+      const ascending = call.query.get('order') === 'asc'
+      const cursor = call.query.get('cursor') || null
+      const after = (key: string | number) =>
+        cursor === null || (ascending ? BigInt(key) > BigInt(cursor) : BigInt(key) < BigInt(cursor))
+      const inOrder = <T>(list: T[]) => (ascending ? list : [...list].reverse())
       if (kind === 'txns-only') {
-        const all = rows().txns.get(account) ?? []
-        const start = cursor === null ? 0 : all.findIndex((r) => BigInt(r.id) > BigInt(cursor))
-        const page = start === -1 ? [] : all.slice(start, start + perPage)
+        const page = inOrder(rows().txns.get(account) ?? [])
+          .filter((r) => after(r.id))
+          .slice(0, perPage)
         return { body: { cursor: page.length === perPage ? String(page.at(-1)?.id) : undefined, txns: page } }
       }
-      const all = rows().fts.get(account) ?? []
-      const after = cursor === null ? -1n : BigInt(cursor.replace('n', ''))
-      const page = all.filter((r) => BigInt(r.event_index) > after).slice(0, perPage)
-      return { body: { cursor: page.length === perPage ? `${page.at(-1)?.event_index}n` : undefined, txns: page } }
+      // the next cursor is the last row's event index as it is (NearBlocks' ft.ts since 2024)
+      const page = inOrder(rows().fts.get(account) ?? [])
+        .filter((r) => after(r.event_index))
+        .slice(0, perPage)
+      return { body: { cursor: page.length === perPage ? String(page.at(-1)?.event_index) : undefined, txns: page } }
     },
 
     node(call: ExplorerCall): ExplorerAnswer {

@@ -172,6 +172,27 @@ function nearError(answer: JsonRpcAnswerError, method: string): JsonRpcError {
 /** Per NearBlocks list, the id (transactions) or event index (FT events) after which to go on. */
 type NearPosition = { txns?: string | undefined; ft?: string | undefined }
 
+/**
+ * Where a list goes on after the rows kept of a page: the cursor NearBlocks answered when the page
+ * is kept whole, else the last kept row's key, which is what NearBlocks' cursor is (`txns-only`: the
+ * transaction id; `ft-txns`: the event index, exactly 35 digits, sent without any suffix).
+ */
+function nextCursor<T>(
+  page: { cursor?: string | null; txns: readonly T[] },
+  kept: readonly T[],
+  keyOf: (row: T) => string | number,
+): string | undefined {
+  const last = kept.at(-1)
+  if (last === undefined) return undefined
+  if (kept.length === page.txns.length && typeof page.cursor === 'string' && page.cursor !== '') return page.cursor
+  const key = keyOf(last)
+  // a key served as a JSON number beyond 2^53 has lost digits: going on from it would skip or repeat rows
+  if (typeof key === 'number' && Number.isSafeInteger(key) && key >= 0) return String(key)
+  if (typeof key !== 'string' || !/^\d+$/.test(key))
+    throw new UpstreamError(`NearBlocks: a row's cursor key is not a string of digits (${String(key)})`, { failure: 'malformed' })
+  return key
+}
+
 export function createNearSource({
   http,
   node,
@@ -206,6 +227,7 @@ export function createNearSource({
     }
   }
 
+  /** A list's page; `cursor` is sent as NearBlocks gave it (a transaction id; an FT event index of 35 digits). */
   const list = <T>(account: string, kind: 'txns-only' | 'ft-txns', cursor: string | undefined) =>
     http.json<{ cursor?: string | null; txns: T[] }>(
       { path: `/v1/account/${account}/${kind}`, query: { per_page: ROWS_PER_PAGE, order: 'asc', cursor } },
@@ -213,7 +235,7 @@ export function createNearSource({
         if (status >= 300) return body as { txns: T[] }
         if (!Array.isArray((body as { txns?: unknown } | null)?.txns))
           throw new UpstreamError(`NearBlocks ${kind}: the answer has no txns list`, { failure: 'malformed' })
-        return body as { txns: T[] }
+        return body as { cursor?: string | null; txns: T[] }
       },
     )
 
@@ -267,14 +289,14 @@ export function createNearSource({
           block: { number: Number(row.block.block_height), hash: '', timestamp: seconds(row.block_timestamp) },
           transfers: walletTransfers(txs[i] as NearTxStatus, { blockNumber: Number(row.block.block_height) }, account),
         }))
-        position.txns = rows.length === 0 ? position.txns : String((rows.at(-1) as NearBlocksTxn).id)
+        position.txns = nextCursor(page, rows, (row) => row.id) ?? position.txns
         yield { blocks: groupByBlock(records), tokens: [], position: { ...position }, complete: false } satisfies ExplorerPage
         if (last) break
       }
 
       // NEP-141 events of the account
       for (;;) {
-        const page = await list<NearBlocksFtTxn>(account, 'ft-txns', position.ft === undefined ? undefined : `${position.ft}n`)
+        const page = await list<NearBlocksFtTxn>(account, 'ft-txns', position.ft)
         const { rows, last } = finalRows(page.txns, final, (row) => row.outcomes?.status === null, true)
         const byTx = new Map<string, NearBlocksFtTxn[]>()
         for (const row of rows) byTx.set(row.transaction_hash, [...(byTx.get(row.transaction_hash) ?? []), row])
@@ -295,7 +317,7 @@ export function createNearSource({
             decimals: row.ft.decimals ?? null,
           })
         }
-        position.ft = rows.length === 0 ? position.ft : String((rows.at(-1) as NearBlocksFtTxn).event_index)
+        position.ft = nextCursor(page, rows, (row) => row.event_index) ?? position.ft
         yield { blocks: groupByBlock(records), tokens: [...tokens.values()], position: { ...position }, complete: last }
         if (last) break
       }
