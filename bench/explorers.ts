@@ -13,11 +13,12 @@
  *   an indexed EVM chain's wallet of as many transactions and records (7,500), measured in the same
  *   run; the ratio of the two (the target is ≥ 0.8×).
  *
- * The client-side limiter is lifted (callsPerSecond 100000, passed to connectExplorerSource: there is
- * no setting for it) and the keyed upstreams get keys (`WDS_EXPLORER_NEAR_KEY`, `…_CARDANO_KEY`,
- * `…_POLKADOT_KEY`): at the published rates the cold reads would take from about a second (XRP) to
- * 17 minutes (Cardano, 10,053 calls at Blockfrost's 10/s); NEAR without a key (NearBlocks' free 6
- * calls/min) over half an hour. The bench account gets an Enterprise limit of its own (as `wds
+ * The client-side limiters are lifted as a user with a paid plan lifts them, by configuration
+ * (`WDS_EXPLORER_<CHAIN>_CALLS_PER_MINUTE`, `WDS_EXPLORER_NEAR_RPC_CALLS_PER_MINUTE`: 6,000,000), and
+ * the keyed upstreams get keys (`WDS_EXPLORER_NEAR_KEY`, `…_CARDANO_KEY`, `…_POLKADOT_KEY`): at the
+ * published rates the cold reads would take from about a second (XRP) to 17 minutes (Cardano, 10,053
+ * calls at Blockfrost's 10/s); NEAR without a key (NearBlocks' free 6 calls/min) over half an hour.
+ * The bench account gets an Enterprise limit of its own (as `wds
  * accounts set-limits` sets it): the walks make more than the default 1,000 requests a minute.
  * Writes bench/results/explorers.json (full runs only: all chains, 5,000 transactions).
  *
@@ -52,8 +53,8 @@ import { createTestAppOn } from './explorers-app.ts'
 const TRANSACTIONS = Number(process.env.BENCH_EXPLORER_TXS ?? 5_000)
 const ROUNDS = Number(process.env.BENCH_EXPLORER_ROUNDS ?? 3)
 const PAGE_SIZE = 100
-/** The client-side limiter, lifted: the local server is not the public API. */
-const UNTHROTTLED = 100_000
+/** The client-side limiters, lifted (calls a minute): the local server is not the public API. */
+const UNTHROTTLED = 6_000_000
 const EVM_WALLET = '0x00000000000000000000000000000000000000aa'
 const root = join(import.meta.dirname, '..')
 const logger = createLogger('warn')
@@ -351,14 +352,17 @@ async function main() {
       `${upstreams.length} local upstreams of ${TRANSACTIONS} transactions each in ${seconds(performance.now() - started)} s`,
     )
 
-    // the service configured as a user would: WDS_EXPLORER_<CHAIN> (+ _KEY, NEAR's _RPC) pointing at them
-    const config = loadConfig({ env: Object.assign({}, ...upstreams.map((u) => u.env)), cwd: root })
+    // the service configured as a user would: WDS_EXPLORER_<CHAIN> (+ _KEY, NEAR's _RPC) pointing at them,
+    // each upstream's rate (…_CALLS_PER_MINUTE) lifted
+    const env = Object.assign({}, ...upstreams.map((u) => u.env))
+    for (const name of Object.keys(env)) if (!name.endsWith('_KEY')) env[`${name}_CALLS_PER_MINUTE`] = String(UNTHROTTLED)
+    const config = loadConfig({ env, cwd: root })
     const sources = new Map(
       upstreams.map((u) => {
         const chain = findChain(u.chain) as NonNullable<ReturnType<typeof findChain>>
         const source = config.chains[u.chain]
         if (source === undefined) throw new Error(`${u.chain}: not configured`)
-        return [u.chain, connectExplorerSource(chain, { ...source, logger, callsPerSecond: UNTHROTTLED })]
+        return [u.chain, connectExplorerSource(chain, { ...source, logger })]
       }),
     )
     for (const u of upstreams) {
@@ -497,7 +501,7 @@ async function main() {
       transactions: TRANSACTIONS,
       pageSize: PAGE_SIZE,
       rounds: ROUNDS,
-      callsPerSecond: UNTHROTTLED,
+      callsPerMinute: UNTHROTTLED,
       machine: { cpus: cpus().length, shared: true },
       at: new Date().toISOString(),
       chains: results,

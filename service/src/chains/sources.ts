@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import { BITCOIN_NETWORKS, type BitcoinNetworkName } from '../config/addresses/bitcoin.ts'
 import { type ChainInfo, sourceVariable } from '../config/chains.ts'
+import { type Clock, systemClock } from '../lib/clock.ts'
 import { WdsError } from '../lib/errors.ts'
 import { createHttpClient, type HttpClient } from '../lib/http-client.ts'
 import { createBitcoinSource } from './bitcoin/bitcoin-source.ts'
@@ -163,13 +164,28 @@ export type ExplorerOptions = {
   /** The node beside the explorer, for chains read from both (NEAR: `WDS_EXPLORER_NEAR_RPC`). */
   nodeUrls?: readonly string[] | undefined
   logger: Logger
-  /** Calls per second allowed to the upstream (default: the chain's published public limit). */
-  callsPerSecond?: number
+  /** Calls a minute allowed to the explorer (`WDS_EXPLORER_<CHAIN>_CALLS_PER_MINUTE`; default its public tier's). */
+  callsPerMinute?: number | undefined
+  /** Calls a minute allowed to the node beside it (`WDS_EXPLORER_<CHAIN>_RPC_CALLS_PER_MINUTE`; default the adapter's). */
+  nodeCallsPerMinute?: number | undefined
+  /** What the limiters wait on (tests move a manual one). */
+  clock?: Clock
   http?: { timeoutMs?: number; retryBaseMs?: number; maxAttempts?: number; maxRetryAfterMs?: number }
 }
 
-/** One limiter per chain for the whole process: every request shares the upstream's published rate. */
-const limiters = new Map<string, () => Promise<void>>()
+/** One limiter per upstream and rate for the whole process (per clock): every request shares the rate. */
+const limiters = new WeakMap<Clock, Map<string, () => Promise<void>>>()
+
+function findLimiter(key: string, callsPerSecond: number, clock: Clock): () => Promise<void> {
+  const ofClock = limiters.get(clock) ?? new Map<string, () => Promise<void>>()
+  limiters.set(clock, ofClock)
+  let take = ofClock.get(`${key}:${callsPerSecond}`)
+  if (take === undefined) {
+    take = createRateLimiter(callsPerSecond, clock)
+    ofClock.set(`${key}:${callsPerSecond}`, take)
+  }
+  return take
+}
 
 /**
  * The explorer source of an "Explorer API" chain (`WDS_EXPLORER_<CHAIN>`, key in `…_KEY`), or
@@ -178,14 +194,10 @@ const limiters = new Map<string, () => Promise<void>>()
 export function connectExplorerSource(chain: ChainInfo, options: ExplorerOptions): ExplorerSource | undefined {
   const explorer = chain.source === 'explorer' ? EXPLORERS[chain.slug] : undefined
   if (explorer === undefined) return undefined
-  const callsPerSecond =
-    options.callsPerSecond ??
-    (options.apiKey === undefined ? explorer.callsPerSecond : (explorer.keyedCallsPerSecond ?? explorer.callsPerSecond))
-  let take = limiters.get(`${chain.slug}:${callsPerSecond}`)
-  if (take === undefined) {
-    take = createRateLimiter(callsPerSecond)
-    limiters.set(`${chain.slug}:${callsPerSecond}`, take)
-  }
+  const clock = options.clock ?? systemClock
+  const published =
+    options.apiKey === undefined ? explorer.callsPerSecond : (explorer.keyedCallsPerSecond ?? explorer.callsPerSecond)
+  const take = findLimiter(chain.slug, perSecond(options.callsPerMinute) ?? published, clock)
   const apiKey = options.apiKey
   const http = createHttpClient({
     urls: options.urls,
@@ -198,13 +210,14 @@ export function connectExplorerSource(chain: ChainInfo, options: ExplorerOptions
   // the node beside the explorer: its own URLs and limit, never the explorer's key
   let node: HttpClient | undefined
   if (explorer.node !== undefined && options.nodeUrls !== undefined && options.nodeUrls.length > 0) {
-    const nodeRate = options.callsPerSecond ?? explorer.node.callsPerSecond
-    let takeNode = limiters.get(`${chain.slug}-node:${nodeRate}`)
-    if (takeNode === undefined) {
-      takeNode = createRateLimiter(nodeRate)
-      limiters.set(`${chain.slug}-node:${nodeRate}`, takeNode)
-    }
+    const takeNode = findLimiter(
+      `${chain.slug}-node`,
+      perSecond(options.nodeCallsPerMinute) ?? explorer.node.callsPerSecond,
+      clock,
+    )
     node = limited(createHttpClient({ urls: options.nodeUrls, logger: options.logger, ...options.http }), takeNode)
   }
   return explorer.create(limited(http, take), chain.slug, node)
 }
+
+const perSecond = (callsPerMinute: number | undefined) => (callsPerMinute === undefined ? undefined : callsPerMinute / 60)

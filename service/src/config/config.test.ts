@@ -184,6 +184,47 @@ describe('loadConfig()', () => {
     ])
   })
 
+  test("an explorer's own rate and its node's: WDS_EXPLORER_<CHAIN>[_RPC]_CALLS_PER_MINUTE, whole calls a minute", () => {
+    expect(
+      load({
+        WDS_EXPLORER_NEAR: 'https://api.nearblocks.io',
+        WDS_EXPLORER_NEAR_RPC: 'https://rpc.example',
+        WDS_EXPLORER_NEAR_CALLS_PER_MINUTE: '190',
+        WDS_EXPLORER_NEAR_RPC_CALLS_PER_MINUTE: '600',
+        WDS_EXPLORER_XRP: 'https://xrplcluster.com',
+      }).chains,
+    ).toEqual({
+      near: {
+        urls: ['https://api.nearblocks.io'],
+        nodeUrls: ['https://rpc.example'],
+        callsPerMinute: 190,
+        nodeCallsPerMinute: 600,
+        startBlock: 0,
+      },
+      xrp: { urls: ['https://xrplcluster.com'], startBlock: 0 },
+    })
+    expect(
+      problemsOf({
+        WDS_EXPLORER_NEAR: 'https://api.nearblocks.io',
+        WDS_EXPLORER_NEAR_RPC: 'https://rpc.example',
+        WDS_EXPLORER_NEAR_CALLS_PER_MINUTE: 'fast',
+        WDS_EXPLORER_NEAR_RPC_CALLS_PER_MINUTE: '0',
+        WDS_EXPLORER_XRP: 'https://xrplcluster.com',
+        WDS_EXPLORER_XRP_CALLS_PER_MINUTE: '1.5',
+        WDS_EXPLORER_SUI_RPC_CALLS_PER_MINUTE: '60',
+        WDS_EXPLORER_APTOS_CALLS_PER_MINUTE: '60',
+        WDS_RPC_ETHEREUM_CALLS_PER_MINUTE: '60',
+      }),
+    ).toEqual([
+      'WDS_EXPLORER_SUI_RPC_CALLS_PER_MINUTE: unknown setting: sui is read from its explorer alone (WDS_EXPLORER_SUI)',
+      'WDS_RPC_ETHEREUM_CALLS_PER_MINUTE: unknown chain "ETHEREUM_CALLS_PER_MINUTE"; the chains are ETHEREUM, BSC, POLYGON, ARBITRUM, OPTIMISM, BASE, AVALANCHE, FANTOM, GNOSIS, LINEA, ZKSYNC, SCROLL, MANTLE, BLAST, CELO, POLYGON_ZKEVM, MANTA, ZORA, MODE, BITCOIN, SOLANA, TRON, COSMOS, XRP, CARDANO, POLKADOT, NEAR, APTOS, SUI',
+      'WDS_EXPLORER_APTOS: required when other settings of aptos are given',
+      'WDS_EXPLORER_NEAR_CALLS_PER_MINUTE: must be a whole number of calls a minute, at least 1 (got "fast")',
+      'WDS_EXPLORER_NEAR_RPC_CALLS_PER_MINUTE: must be a whole number of calls a minute, at least 1 (got 0)',
+      'WDS_EXPLORER_XRP_CALLS_PER_MINUTE: must be a whole number of calls a minute, at least 1 (got "1.5")',
+    ])
+  })
+
   test("an EVM node's URLs may be WebSocket URLs, all of them or none; other nodes and explorers are HTTP only", () => {
     expect(
       load({ WDS_RPC_ETHEREUM: 'wss://eth.example/v2/key, wss://eth2.example', WDS_RPC_ARBITRUM: 'ws://127.0.0.1:8546' }).chains,

@@ -8,6 +8,8 @@ import { CHAINS, type ChainInfo, findChain, toEnvSuffix } from './chains.ts'
 const url = (protocols: readonly string[]) =>
   Type.String({ pattern: `^(?:${protocols.join('|')})://[^\\s]+$`, description: `a ${protocols.join('/')} URL` })
 
+const CallsPerMinute = Type.Integer({ minimum: 1, description: 'a whole number of calls a minute, at least 1' })
+
 const ChainEndpointSchema = Type.Object({
   /**
    * The node RPC or explorer API URLs (the registry's `source` says which), in failover order; an EVM
@@ -19,6 +21,10 @@ const ChainEndpointSchema = Type.Object({
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
   /** The node beside an explorer, for chains read from both (`WDS_EXPLORER_NEAR_RPC`), in failover order. */
   nodeUrls: Type.Optional(Type.Array(url(['http', 'https']), { minItems: 1 })),
+  /** An explorer's own request rate (`WDS_EXPLORER_<CHAIN>_CALLS_PER_MINUTE`); unset: its public tier's. */
+  callsPerMinute: Type.Optional(CallsPerMinute),
+  /** The rate of the node beside an explorer (`WDS_EXPLORER_<CHAIN>_RPC_CALLS_PER_MINUTE`); unset: the adapter's. */
+  nodeCallsPerMinute: Type.Optional(CallsPerMinute),
 })
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -150,6 +156,9 @@ const CHAIN_SETTINGS = [
   { prefix: 'WDS_EXPLORER_', field: 'urls', source: 'explorer' },
 ] as const
 
+/** An explorer's (or its node's) own request rate: `WDS_EXPLORER_<CHAIN>[_RPC]_CALLS_PER_MINUTE`. */
+const RATE_SUFFIX = '_CALLS_PER_MINUTE'
+
 /** Settings whose value is never echoed in an error message. */
 const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret|metricsToken)$/
 
@@ -206,9 +215,11 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
   const knownNames = new Set<string>(Object.values(SETTINGS).map((s) => s.env))
   for (const [name, value] of values) {
     if (!name.startsWith('WDS_') || knownNames.has(name)) continue
-    const isKey = (name.startsWith('WDS_EXPLORER_') || name.startsWith('WDS_RPC_')) && name.endsWith('_KEY')
-    const isNode = name.startsWith('WDS_EXPLORER_') && name.endsWith('_RPC')
-    const settingName = isKey ? name.slice(0, -'_KEY'.length) : isNode ? name.slice(0, -'_RPC'.length) : name
+    const isRate = name.startsWith('WDS_EXPLORER_') && name.endsWith(RATE_SUFFIX)
+    const base = isRate ? name.slice(0, -RATE_SUFFIX.length) : name
+    const isKey = !isRate && (name.startsWith('WDS_EXPLORER_') || name.startsWith('WDS_RPC_')) && name.endsWith('_KEY')
+    const isNode = base.startsWith('WDS_EXPLORER_') && base.endsWith('_RPC')
+    const settingName = isKey ? name.slice(0, -'_KEY'.length) : isNode ? base.slice(0, -'_RPC'.length) : base
     const setting = CHAIN_SETTINGS.find((s) => settingName.startsWith(s.prefix))
     if (setting === undefined) {
       problems.push(`${name}: unknown setting (see the README's configuration table)`)
@@ -232,11 +243,19 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
     }
     const entry = chains[chain.slug] ?? {}
     chains[chain.slug] = entry
-    const field = isKey ? 'apiKey' : isNode ? 'nodeUrls' : setting.field
+    const field = isRate
+      ? isNode
+        ? 'nodeCallsPerMinute'
+        : 'callsPerMinute'
+      : isKey
+        ? 'apiKey'
+        : isNode
+          ? 'nodeUrls'
+          : setting.field
     entry[field] =
       field === 'urls' || field === 'nodeUrls'
         ? value.split(',').map((u) => u.trim())
-        : field === 'startBlock'
+        : field === 'startBlock' || isRate
           ? parseInteger(value)
           : value
     envNameOf.set(`/chains/${chain.slug}/${field}`, name)

@@ -55,7 +55,8 @@ export async function startExplorerTestApp({
         ...nodeUrls,
         ...(upstream.apiKey === undefined ? {} : { apiKey: upstream.apiKey }),
         logger,
-        callsPerSecond: 10_000,
+        callsPerMinute: 600_000,
+        nodeCallsPerMinute: 600_000,
         http,
       })
     if (source === undefined) throw new Error(`${slug} is not an explorer chain`)
