@@ -8,7 +8,14 @@ import { describe, expect, it } from 'vitest'
  * a dead end. A `#anchor` into a Markdown file must name one of its headings, slugged as GitHub does.
  */
 
-const ROOT = resolve(import.meta.dirname, '..', '..')
+/** The repository's root: the nearest folder above this file holding both `docs/` and `service/`. */
+function repositoryRoot(from: string): string {
+  if (existsSync(join(from, 'docs')) && existsSync(join(from, 'service'))) return from
+  if (dirname(from) === from) throw new Error('no repository root above the test')
+  return repositoryRoot(dirname(from))
+}
+
+const ROOT = repositoryRoot(import.meta.dirname)
 
 function markdownFiles(): string[] {
   const docs = (dir: string): string[] =>
