@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# The reference topology on one machine, as a user runs it on several (README, "Running several
-# replicas"): a PostgreSQL 15 primary and a streaming replica (Debian's postgresql-15), PgBouncer in
+# The reference topology on one machine, as a user runs it on several (docs/scaling.md, "Running
+# several replicas"): a PostgreSQL 15 primary and a streaming replica (Debian's postgresql-15), PgBouncer in
 # transaction mode, Redis, three `wds serve` behind HAProxy, two `wds index` sharing chains by lease.
 #
 #   deploy/cluster/cluster.sh up        start everything (in the background) and wait until ready
 #   deploy/cluster/cluster.sh down      stop everything this directory started
 #   deploy/cluster/cluster.sh run       up, then wait; Ctrl-C stops everything
-#   deploy/cluster/cluster.sh status    what runs, and HAProxy's view of the replicas
+#   deploy/cluster/cluster.sh status    each process: its role (index leader / standby), pid, port, state
 #   deploy/cluster/cluster.sh start|stop|kill <component>   one component: primary, replica,
-#       redis, pgbouncer, haproxy, serve1..3, index1..2 (kill = kill -9)
+#       redis, pgbouncer, haproxy, serve1..3, index1..2 (kill = kill -9: a supervised one restarts)
 #
+# Runs as root: it installs the Debian packages it needs when missing (postgresql-15, redis-server,
+# haproxy, pgbouncer), runs PostgreSQL and PgBouncer as the `postgres` user (runuser) and gives that
+# user their directories (chown). Everything but PostgreSQL runs under supervise.sh, with the restart
+# policy of its unit in deploy/systemd (a killed serve is back within seconds, as under systemd).
 # Settings (environment): CLUSTER_DIR (default /tmp/wds-cluster), CLUSTER_PORT (default
-# 57000: primary +1, replica +2, pgbouncer +3, redis +4, HAProxy +80, stats +90, serve +81..83),
+# 29000: primary +1, replica +2, pgbouncer +3, redis +4, HAProxy +80, stats +90, serve +81..83),
 # and the chains to index as for `wds` (WDS_RPC_<CHAIN>, WDS_START_BLOCK_<CHAIN>). Loopback only.
 # CLUSTER_SERVE<n>_DATABASE_URL, _DATABASE_DIRECT_URL, _DATABASE_READ_URL: another address for one
 # replica's connections (the fault tests route serve3 through a proxy that can stall).
@@ -20,7 +24,12 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 DIR="${CLUSTER_DIR:-/tmp/wds-cluster}"
-BASE="${CLUSTER_PORT:-57000}"
+# below Linux's ephemeral ports (32768-60999), which an outgoing connection may hold at any time
+BASE="${CLUSTER_PORT:-29000}"
+if ! [[ "$BASE" =~ ^[0-9]+$ ]] || [ "$BASE" -lt 1024 ] || [ "$BASE" -gt 65445 ]; then
+  echo "cluster: CLUSTER_PORT must be a port number from 1024 to 65445 (the cluster uses it up to +90), got \"$BASE\"" >&2
+  exit 2
+fi
 HOST=127.0.0.1
 PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 PRIMARY_PORT=$((BASE + 1))
@@ -31,13 +40,13 @@ HAPROXY_PORT=$((BASE + 80))
 STATS_PORT=$((BASE + 90))
 DB_PASSWORD=wds
 REPLICATION_PASSWORD=replication
+UNITS="$ROOT/deploy/systemd"
+ROOT_NEEDED="cluster.sh must run as root: it installs the Debian packages it needs when missing (postgresql-15, redis-server, haproxy, pgbouncer), runs PostgreSQL and PgBouncer as the postgres user (runuser) and gives that user their directories (chown)."
 
 serve_port() { echo $((BASE + 80 + $1)); }
 
-# PostgreSQL refuses to run as root: its commands run as the `postgres` user when we are root.
-as_postgres() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
+# PostgreSQL refuses to run as root: its commands run as the `postgres` user.
+as_postgres() { runuser -u postgres -- "$@"; }
 
 log() { echo "cluster: $*" >&2; }
 
@@ -57,8 +66,12 @@ wait_for() { # description, seconds, command...
   return 1
 }
 
+alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+# a process's pid (while it runs), and its supervisor's (while it supervises: the process may be restarting)
 pid_of() { cat "$DIR/run/$1.pid" 2>/dev/null || true; }
-running() { local pid; pid="$(pid_of "$1")"; [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
+supervisor_of() { cat "$DIR/run/$1.supervise.pid" 2>/dev/null || true; }
+running() { alive "$(pid_of "$1")"; }
+supervised() { alive "$(supervisor_of "$1")"; }
 
 # --- PostgreSQL -----------------------------------------------------------------------------
 
@@ -113,12 +126,22 @@ stop_pg() { # primary|replica, mode
 
 # --- the rest ---------------------------------------------------------------------------------
 
-spawn() { # name, command... (in the background, logs in logs/<name>.log, pid in run/<name>.pid)
+# the unit (deploy/systemd) whose restart policy a component runs under
+unit_of() {
+  case "$1" in
+    serve*) echo "$UNITS/wds-serve@.service" ;;
+    index*) echo "$UNITS/wds-index@.service" ;;
+    redis) echo "$UNITS/redis-server.service.d/wds.conf" ;;
+    *) echo "$UNITS/$1.service.d/wds.conf" ;;
+  esac
+}
+
+spawn() { # name, command... (supervised, in the background, logs in logs/<name>.log, pid in run/<name>.pid)
   local name=$1
   shift
-  if running "$name"; then return 0; fi
-  setsid "$@" >>"$DIR/logs/$name.log" 2>&1 </dev/null &
-  echo $! >"$DIR/run/$name.pid"
+  if supervised "$name"; then return 0; fi
+  setsid "$HERE/supervise.sh" "$(unit_of "$name")" "$DIR/run/$name.pid" "$@" >>"$DIR/logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$DIR/run/$name.supervise.pid"
 }
 
 start_redis() {
@@ -135,14 +158,10 @@ start_pgbouncer() {
     -e "s|@AUTH_FILE@|$DIR/run/pgbouncer-users.txt|; s|@LOG_FILE@|$DIR/logs/pgbouncer.log|; s|@PID_FILE@|$DIR/run/pgbouncer-self.pid|" \
     -e "s|@STATEMENT_TIMEOUT_MS@|${WDS_STATEMENT_TIMEOUT_MS:-5000}|" \
     "$HERE/pgbouncer.ini.template" >"$DIR/run/pgbouncer.ini"
-  if [ "$(id -u)" = 0 ]; then chown postgres "$DIR/run/pgbouncer.ini" "$DIR/run/pgbouncer-users.txt"; fi
-  touch "$DIR/logs/pgbouncer.log" && chown postgres "$DIR/logs/pgbouncer.log" 2>/dev/null || true
+  chown postgres "$DIR/run/pgbouncer.ini" "$DIR/run/pgbouncer-users.txt"
+  touch "$DIR/logs/pgbouncer.log" && chown postgres "$DIR/logs/pgbouncer.log"
   # PgBouncer, like PostgreSQL, will not run as root
-  if [ "$(id -u)" = 0 ]; then
-    spawn pgbouncer runuser -u postgres -- pgbouncer "$DIR/run/pgbouncer.ini"
-  else
-    spawn pgbouncer pgbouncer "$DIR/run/pgbouncer.ini"
-  fi
+  spawn pgbouncer runuser -u postgres -- pgbouncer "$DIR/run/pgbouncer.ini"
   wait_for pgbouncer 10 "$PG_BIN/pg_isready" -h $HOST -p "$PGBOUNCER_PORT"
 }
 
@@ -187,15 +206,22 @@ start_haproxy() {
   wait_for haproxy 30 curl -fsS "http://$HOST:$HAPROXY_PORT/ready"
 }
 
-stop_process() { # name, signal
+stop_process() { # name: as `systemctl stop`, its supervisor stops it (SIGTERM) and does not restart it
+  local supervisor pid
+  supervisor="$(supervisor_of "$1")" pid="$(pid_of "$1")"
+  if alive "$supervisor"; then kill -TERM "$supervisor"; fi
+  for _ in $(seq 1 150); do alive "$supervisor" || alive "$pid" || break; sleep 0.1; done
+  # setsid made each a process group leader: the signal reaches the children (runuser's pgbouncer) too
+  for group in "$supervisor" "$pid"; do [ -z "$group" ] || kill -KILL -- "-$group" 2>/dev/null || true; done
+  rm -f "$DIR/run/$1.pid" "$DIR/run/$1.supervise.pid"
+}
+
+kill_process() { # name: kill -9 of the process (and its children), which its supervisor restarts
   local pid
   pid="$(pid_of "$1")"
-  [ -n "$pid" ] || return 0
-  # setsid made it a process group leader: the signal reaches its children (npm, tsx) too
-  kill "-${2:-TERM}" -- "-$pid" 2>/dev/null || true
-  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL -- "-$pid" 2>/dev/null || true
-  rm -f "$DIR/run/$1.pid"
+  alive "$pid" || { log "$1 is not running" && return 1; }
+  kill -KILL -- "-$pid"
+  for _ in $(seq 1 50); do alive "$pid" || return 0; sleep 0.1; done
 }
 
 start_component() {
@@ -211,19 +237,21 @@ start_component() {
   esac
 }
 
-stop_component() { # name, signal
-  case "$1" in
-    primary | replica) stop_pg "$1" "$([ "${2:-TERM}" = KILL ] && echo immediate || echo fast)" ;;
-    *) stop_process "$1" "${2:-TERM}" ;;
+stop_component() { # name, TERM|KILL
+  case "$1:${2:-TERM}" in
+    primary:KILL | replica:KILL) stop_pg "$1" immediate ;;
+    primary:* | replica:*) stop_pg "$1" fast ;;
+    *:KILL) kill_process "$1" ;;
+    *) stop_process "$1" ;;
   esac
 }
 
 up() {
+  check_ports
   ensure_packages
   mkdir -p "$DIR/run" "$DIR/logs"
   chmod 755 "$DIR" "$DIR/run" "$DIR/logs"
-  if [ "$(id -u)" = 0 ]; then chown postgres "$DIR/logs"; fi
-  if [ "$(id -u)" = 0 ]; then chown postgres "$DIR/run"; fi
+  chown postgres "$DIR/logs" "$DIR/run"
   init_primary
   [ -f "$DIR/primary/postmaster.pid" ] || start_primary
   init_replica
@@ -250,16 +278,12 @@ down() {
   log "down (data kept in $DIR; remove it for a fresh start)"
 }
 
-status() {
-  for name in primary replica; do
-    if [ -f "$DIR/$name/postmaster.pid" ]; then echo "$name: running"; else echo "$name: stopped"; fi
-  done
-  for name in redis pgbouncer haproxy serve1 serve2 serve3 index1 index2; do
-    if running "$name"; then echo "$name: running (pid $(pid_of "$name"))"; else echo "$name: stopped"; fi
-  done
-  curl -fsS "http://$HOST:$STATS_PORT/stats;csv" 2>/dev/null | awk -F, '$1 == "wds_serve" { print "haproxy " $2 ": " $18 }' || true
-}
+# shellcheck source=deploy/cluster/status.sh
+. "$HERE/status.sh"
 
+case "${1:-}" in
+  up | down | run | start | stop | kill) [ "$(id -u)" = 0 ] || { echo "$ROOT_NEEDED" >&2 && exit 1; } ;;
+esac
 case "${1:-}" in
   up) up ;;
   down) down ;;
@@ -274,7 +298,7 @@ case "${1:-}" in
   stop) stop_component "$2" TERM ;;
   kill) stop_component "$2" KILL ;;
   *)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -19,7 +19,9 @@ export type Cluster = {
   createKey(email: string): Promise<string>
   /** HAProxy's status of one server (UP, DOWN, "UP 1/2"…). */
   serverState(name: string): Promise<string>
-  /** The `wds index` process that leads the chain (the other one logged that it stands by). */
+  /** `cluster.sh status`, a row per component. */
+  status(): Promise<StatusRow[]>
+  /** The `wds index` process that leads a chain, as `cluster.sh status` names it. */
   indexLeader(): Promise<string | undefined>
   /** How many lines of a component's log contain this text. */
   countInLog(name: string, text: string): number
@@ -29,9 +31,26 @@ export type Cluster = {
   stop(): Promise<void>
 }
 
+/** One row of `cluster.sh status`. */
+export type StatusRow = { component: string; role: string; pid: string; port: string; state: string }
+
+/** `cluster.sh status`'s table: COMPONENT ROLE PID PORT STATE, the role being one or two words. */
+export function parseStatus(output: string): StatusRow[] {
+  return output
+    .split('\n')
+    .map((line) => /^(\S+)\s+(index leader|index standby|\S+)\s+(\S+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((match) => match !== null && match[1] !== 'COMPONENT')
+    .map((match) => {
+      const [, component, role, pid, port, state] = match as unknown as string[]
+      return { component, role, pid, port, state } as StatusRow
+    })
+}
+
 // Below Linux's ephemeral ports (32768–60999): there an outgoing connection of an earlier test could
 // hold one of the cluster's fixed ports when it starts (a CI run timed out waiting for its Redis on 58004).
 const base = Number(process.env.CLUSTER_PORT ?? 28000)
+/** The cluster's base port (cluster.sh's CLUSTER_PORT). */
+export const CLUSTER_BASE_PORT = base
 
 /** Where the cluster's database servers listen (cluster.sh's ports), known before it starts. */
 export const CLUSTER_DATABASES = {
@@ -100,11 +119,11 @@ export async function startCluster({ dir, env }: { dir: string; env: Record<stri
       const row = csv.split('\n').find((line) => line.startsWith(`wds_serve,${name},`))
       return row?.split(',')[17] ?? ''
     },
+    async status() {
+      return parseStatus(await run('status'))
+    },
     async indexLeader() {
-      const standing = ['index1', 'index2'].filter((name) => log(name).includes('standing by'))
-      if (standing.length === 0) return undefined
-      const leader = ['index1', 'index2'].find((name) => !standing.includes(name))
-      return leader
+      return parseStatus(await run('status')).find((row) => row.role === 'index leader')?.component
     },
     countInLog(name, text) {
       return log(name)

@@ -1,17 +1,20 @@
+import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createDb, type Db } from '../../src/store/db.ts'
 import { type Anvil, startAnvil } from '../helpers/anvil.ts'
 import { type LoadReport, runLoad } from '../helpers/load.ts'
 import { type StallProxy, startStallProxy } from '../helpers/stall-proxy.ts'
-import { CLUSTER_DATABASES, type Cluster, clusterDatabaseUrl, startCluster } from './cluster.ts'
+import { CLUSTER_BASE_PORT, CLUSTER_DATABASES, type Cluster, clusterDatabaseUrl, startCluster } from './cluster.ts'
 
 /**
  * The reference topology of deploy/cluster (PostgreSQL primary + streaming replica, PgBouncer,
  * Redis, HAProxy, three `wds serve`, two `wds index` on one anvil chain) through its faults, each
- * under a bounded load through HAProxy. Every scenario prints its figures (`npm run test:cluster`).
+ * under a bounded load through HAProxy; what `cluster.sh status` says of each process; a killed
+ * process started again by its supervisor (deploy/cluster/supervise.sh, the units' restart policy). Every scenario prints its figures (`npm run test:cluster`).
  * serve3 reaches PgBouncer, the primary and the replica through TCP proxies of this process, which
  * pass everything until the partition scenario stalls them.
  */
@@ -73,6 +76,22 @@ async function sendTransfers(signal: AbortSignal): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   return sent
+}
+
+/**
+ * The pid of the process holding ethereum's indexing lease, found as an operator would without
+ * `cluster.sh status`: the session holding the advisory lock (pg_locks), its client port
+ * (pg_stat_activity), and the local process whose socket that is (ss).
+ */
+async function leaseHolderPid(): Promise<string | undefined> {
+  const { rows } = await primary.query<{ port: number }>(
+    `SELECT a.client_port AS port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+        AND l.objid::bigint = (hashtext('wds:index:ethereum')::bigint & 4294967295)`,
+  )
+  if (rows.length !== 1) return undefined
+  const { stdout } = await promisify(execFile)('ss', ['-Htnp', `( sport = :${rows[0]?.port} )`])
+  return /pid=(\d+)/.exec(stdout)?.[1]
 }
 
 async function indexedBlock(db: Db): Promise<number> {
@@ -150,22 +169,78 @@ describe('the cluster under faults', () => {
     expect(report.failedTotal).toBe(0)
   })
 
-  test('kill -9 of one serve: only its in-flight requests fail, HAProxy routes around it, it comes back', async () => {
+  test('status names each process: its role, pid and port; the index leader is the lease holder PostgreSQL shows', async () => {
+    const rows = await until('an index leader', 30_000, async () => {
+      const rows = await cluster.status()
+      return rows.some((row) => row.role === 'index leader') && rows
+    })
+    const pids = await cluster.pids()
+    const holder = await leaseHolderPid()
+    const leader = rows.find((row) => row.role === 'index leader')?.component
+    const standby = leader === 'index1' ? 'index2' : 'index1'
+    figures.status = rows
+    const port = (offset: number) => String(CLUSTER_BASE_PORT + offset)
+    expect(
+      rows.map(({ component, role, pid, port }) => ({ component, role, pid: /^\d+$/.test(pid) ? 'pid' : pid, port })),
+    ).toEqual([
+      { component: 'primary', role: 'primary', pid: 'pid', port: port(1) },
+      { component: 'replica', role: 'replica', pid: 'pid', port: port(2) },
+      { component: 'redis', role: 'redis', pid: 'pid', port: port(4) },
+      { component: 'pgbouncer', role: 'pgbouncer', pid: 'pid', port: port(3) },
+      { component: 'haproxy', role: 'haproxy', pid: 'pid', port: port(80) },
+      { component: 'serve1', role: 'serve', pid: 'pid', port: port(81) },
+      { component: 'serve2', role: 'serve', pid: 'pid', port: port(82) },
+      { component: 'serve3', role: 'serve', pid: 'pid', port: port(83) },
+      { component: 'index1', role: leader === 'index1' ? 'index leader' : 'index standby', pid: 'pid', port: '-' },
+      { component: 'index2', role: leader === 'index2' ? 'index leader' : 'index standby', pid: 'pid', port: '-' },
+    ])
+    const row = (component: string) => rows.find((r) => r.component === component)
+    expect({
+      leaderPid: row(leader ?? '')?.pid,
+      leads: row(leader ?? '')?.state,
+      standbyPid: row(standby)?.pid,
+      servePids: ['serve1', 'serve2', 'serve3'].map((name) => row(name)?.pid),
+      serveStates: ['serve1', 'serve2', 'serve3'].map((name) => row(name)?.state),
+      replica: /^running, replay lag \d+ bytes, [\d.]+ s \(streaming\)$/.test(row('replica')?.state ?? ''),
+    }).toEqual({
+      leaderPid: holder,
+      leads: 'running, leads ethereum',
+      standbyPid: pids[standby],
+      servePids: [pids.serve1, pids.serve2, pids.serve3],
+      serveStates: ['running, HAProxy UP', 'running, HAProxy UP', 'running, HAProxy UP'],
+      replica: true,
+    })
+  })
+
+  test('kill -9 of one serve: only its in-flight requests fail, its supervisor starts it again by itself', async () => {
+    const killed = (await cluster.pids()).serve2
+    const RESTARTED = 'killed by SIGKILL; restarting in 1000 ms (Restart=always)'
+    const restartsBefore = cluster.countInLog('serve2', RESTARTED)
     const load = walletLoad()
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     await cluster.run('kill', 'serve2')
     const killedAt = performance.now()
-    await until('HAProxy to mark serve2 down', 10_000, async () => (await cluster.serverState('serve2')).startsWith('DOWN'))
+    const seconds = () => Math.round((performance.now() - killedAt) / 100) / 10
+    // no `cluster.sh start`: the supervisor, with wds-serve@.service's policy, starts a new process
+    const restarted = await until('serve2 to answer /ready again by itself', 30_000, async () => {
+      const pid = (await cluster.pids()).serve2
+      return pid !== undefined && pid !== killed && (await fetch(`${cluster.serveUrl('serve2')}/ready`)).status === 200 && pid
+    })
+    const secondsUntilReady = seconds()
     const report = await load
-    await cluster.run('start', 'serve2')
-    await until('HAProxy to mark serve2 up', 60_000, async () => (await cluster.serverState('serve2')).startsWith('UP'))
-    figures.killServe = { ...report, secondsUntilBackInRotation: Math.round((performance.now() - killedAt) / 100) / 10 }
-    // at most the requests in flight on it when it died (HAProxy retries the connections that failed)
-    expect(report.failedTotal).toBeLessThanOrEqual(LOAD.concurrency)
+    await until('HAProxy to mark serve2 up', 30_000, async () => (await cluster.serverState('serve2')).startsWith('UP'))
+    figures.killServe = { ...report, secondsUntilReadyByItself: secondsUntilReady, secondsUntilBackInRotation: seconds() }
+    expect({
+      // at most the requests in flight on it when it died (HAProxy retries the connections that failed)
+      failedAtMostInFlight: report.failedTotal <= LOAD.concurrency,
+      restartsLogged: cluster.countInLog('serve2', RESTARTED) - restartsBefore,
+      newProcess: restarted !== killed,
+    }).toEqual({ failedAtMostInFlight: true, restartsLogged: 1, newProcess: true })
   })
 
-  test('kill -9 of the index leader: the standby takes over, no row lost or doubled', async () => {
+  test('kill -9 of the index leader: another process takes the lease (the standby, or the killed one restarted), no row lost or doubled', async () => {
     const leader = await until('one indexer to be the leader', 30_000, async () => cluster.indexLeader())
+    const killed = (await cluster.pids())[leader]
     const writing = new AbortController()
     const transfers = sendTransfers(writing.signal)
     await until('the leader to index new blocks', 30_000, async () => {
@@ -180,9 +255,25 @@ describe('the cluster under faults', () => {
     writing.abort()
     const sent = await transfers
     const checked = await expectIndexMatchesNode()
-    figures.killIndexLeader = { leader, takeoverSeconds, transfersSentMeanwhile: sent, ...checked }
-    await cluster.run('start', leader)
+    // the killed process is back (a new pid, by its supervisor); status names the one that leads now
+    const rows = await until(`${leader} to run again by itself`, 30_000, async () => {
+      const rows = await cluster.status()
+      const row = rows.find((r) => r.component === leader)
+      return row?.state.startsWith('running') === true && row.pid !== killed && rows
+    })
+    const leaderNow = rows.find((row) => row.role === 'index leader')
+    figures.killIndexLeader = {
+      leader,
+      leaderNow: leaderNow?.component,
+      takeoverSeconds,
+      transfersSentMeanwhile: sent,
+      ...checked,
+    }
     expect(takeoverSeconds).toBeLessThan(15)
+    expect({ leaders: rows.filter((row) => row.role === 'index leader').length, pid: leaderNow?.pid }).toEqual({
+      leaders: 1,
+      pid: await leaseHolderPid(),
+    })
   })
 
   test('a lagging replica: status shows its lag, a cursor walk is bound to what it holds and skips nothing', async () => {
@@ -199,6 +290,7 @@ describe('the cluster under faults', () => {
       // read before the status: the indexer may still index a last block meanwhile, and the status's
       // head (latestBlock) is at least what the primary had indexed when it was asked
       const primaryBlock = await indexedBlock(primary)
+      const replicaRow = (await cluster.status()).find((row) => row.component === 'replica')
       const status = (await (await fetch(`${cluster.url}/v1/status/chains`, { headers })).json()) as {
         chains: { chain: string; indexedBlock: number; latestBlock: number; lagBlocks: number }[]
       }
@@ -226,13 +318,22 @@ describe('the cluster under faults', () => {
             AND (from_address = wds_pack($1) OR to_address = wds_pack($1))`,
         [wallets[0], held],
       )
-      figures.laggingReplica = { replicaBlock: held, primaryBlock, status: ethereum, recordsWalked: seen.length }
+      figures.laggingReplica = {
+        replicaBlock: held,
+        primaryBlock,
+        status: ethereum,
+        clusterStatus: replicaRow?.state,
+        recordsWalked: seen.length,
+      }
+      const lagBytes = Number(/replay lag (\d+) bytes/.exec(replicaRow?.state ?? '')?.[1])
       expect({
+        clusterStatus: { lagBytes: lagBytes > 0, paused: replicaRow?.state.endsWith(', replay paused') },
         status: { indexedBlock: ethereum?.indexedBlock, behind: (ethereum?.lagBlocks ?? 0) >= primaryBlock - held },
         newestOnFirstPage: Math.max(...first.transfers.map((t) => t.blockNumber)) <= held,
         distinct: new Set(seen.map((t) => t.id)).size,
         walked: seen.length,
       }).toEqual({
+        clusterStatus: { lagBytes: true, paused: true },
         status: { indexedBlock: held, behind: true },
         newestOnFirstPage: true,
         distinct: rows[0]?.n,
