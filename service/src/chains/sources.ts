@@ -16,7 +16,10 @@ import { createRateLimiter, limited } from './explorers/rate-limit.ts'
 import { parseNodeJson } from './tron/node-types.ts'
 import { createTronSource, TRON_GENESIS_BLOCK_IDS } from './tron/tron-source.ts'
 
-/** The configured node serves another chain: the operator must fix its URL; retrying cannot help. */
+/** The chain IDs development nodes serve unless told otherwise: anvil's and Hardhat's, Ganache's and geth --dev's. */
+const DEVELOPMENT_CHAIN_IDS: ReadonlySet<number> = new Set([31337, 1337])
+
+/** The configured node serves another chain: the operator must fix the node or its URL (the indexers check it again now and then). */
 export class ChainMismatchError extends WdsError {
   override name = 'ChainMismatchError'
   constructor(detail: string) {
@@ -87,8 +90,11 @@ async function connectEvmSource(chain: ChainInfo, options: SourceOptions): Promi
     .then(quantity)
     .finally(() => probe.close())
   if (chainId !== chain.chainId) {
+    const hint = DEVELOPMENT_CHAIN_IDS.has(chainId)
+      ? ` (a development node must serve the chain ID of the chain it stands for: start it with \`anvil --chain-id ${chain.chainId}\`)`
+      : ''
     throw new ChainMismatchError(
-      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${sourceVariable(chain)}`,
+      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${sourceVariable(chain)}${hint}`,
     )
   }
   await source.detectCapabilities()

@@ -5,9 +5,10 @@ import { CHAINS, findChain, headPollIntervalMs } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
 import { createIndexer, describeError, errorFields } from '../ingestion/indexer.ts'
 import type { ProgressReporter } from '../ingestion/progress.ts'
+import { type Clock, systemClock } from '../lib/clock.ts'
 import { redact } from '../lib/http-client.ts'
 import type { Logger } from '../lib/logger.ts'
-import { backoffMs, sleep } from '../lib/retry.ts'
+import { backoffMs } from '../lib/retry.ts'
 import type { Db } from '../store/db.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { tryAcquireLease } from '../store/leases.ts'
@@ -19,6 +20,14 @@ const LEASE_RETRY_MS = 5_000
 export const INDEXING_POOL = { applicationName: 'wds-index', maxConnections: 6 } as const
 /** How often the head of an "Explorer API" chain is asked, for /v1/status/chains. */
 const EXPLORER_HEAD_INTERVAL_MS = 30_000
+/** The backoff before a chain's source is tried again after a failure (a node down, unreachable). */
+const FAILURE_BACKOFF = { baseMs: 1_000, maxMs: 60_000 } as const
+/**
+ * …and after it was refused as a node of another chain: an operator has to fix the node or its URL,
+ * so it is checked again less often, but the chain resumes on its own once the node is right.
+ */
+const REFUSAL_BACKOFF = { baseMs: 5_000, maxMs: 300_000 } as const
+const REFUSED = 'refusing to index: the node is of another chain'
 
 export type IndexingOptions = {
   config: Pick<Config, 'chains' | 'reorgWindowBlocks'> & Partial<Pick<Config, 'bitcoinNetwork'>>
@@ -30,15 +39,19 @@ export type IndexingOptions = {
   stopAtHead?: boolean
   /** How often a chain at its head asks for a new one (the indexer's default: 2 s). */
   pollIntervalMs?: number
+  /** What the waits before a chain's source is tried again run on (a test moves a manual one). */
+  clock?: Clock
 }
 
 /**
  * Runs one indexer per configured chain, each on its own and independent of the others' failures:
- * a chain whose node is down or wrong is logged and retried (or, for a wrong chain ID, left alone)
- * while the rest go on. Resolves when all have stopped.
+ * a chain whose node is down, or of another chain, is logged and its source tried again with backoff
+ * (the chain resumes on its own once the node is right) while the rest go on. Resolves when all have stopped.
  */
-export function startIndexing({ config, db, logger, progress, only, stopAtHead = false, pollIntervalMs }: IndexingOptions) {
+export function startIndexing(options: IndexingOptions) {
+  const { config, db, logger, progress, only, stopAtHead = false, pollIntervalMs, clock = systemClock } = options
   const controller = new AbortController()
+  const sleep = (ms: number) => sleepOn(clock, ms, controller.signal)
   const store = createTransfersStore(db)
   const outputs = createOutputsStore(db)
   const slugs = indexableChains(config).filter((slug) => only === undefined || only.includes(slug))
@@ -72,7 +85,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
         }
         if (lease === undefined) {
           log.info('another process indexes this chain; standing by')
-          await sleep(LEASE_RETRY_MS, controller.signal)
+          await sleep(LEASE_RETRY_MS)
           continue
         }
         try {
@@ -101,16 +114,17 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
       } catch (error) {
         if (controller.signal.aborted) return
         await store.recordError(slug, describeError(error, slug)).catch(() => {})
-        if (error instanceof ChainMismatchError) {
-          log.error(
-            { error: error.message, urls: source.urls.map((url) => redact(url)) },
-            'refusing to index: the node is of another chain',
-          )
+        const refused = error instanceof ChainMismatchError
+        // `wds index --once` reports a refusal and ends, rather than waiting for an operator to fix the node
+        if (refused && stopAtHead) {
+          log.error({ error: error.message, urls: source.urls.map((url) => redact(url)) }, REFUSED)
           return
         }
-        const delay = backoffMs(failures++, { baseMs: 1_000, maxMs: 60_000 })
-        log.error({ ...errorFields(error), retry_in_ms: Math.round(delay) }, 'could not start indexing; retrying')
-        await sleep(delay, controller.signal)
+        const delay = backoffMs(failures++, refused ? REFUSAL_BACKOFF : FAILURE_BACKOFF)
+        const retry = { retry_in_ms: Math.round(delay) }
+        if (refused) log.error({ error: error.message, urls: source.urls.map((url) => redact(url)), ...retry }, REFUSED)
+        else log.error({ ...errorFields(error), ...retry }, 'could not start indexing; retrying')
+        await sleep(delay)
       }
     }
   }
@@ -132,7 +146,7 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
       }
       // `wds index --once`: one look at the head is all an explorer chain has to do
       if (stopAtHead) return
-      await sleep(EXPLORER_HEAD_INTERVAL_MS, controller.signal)
+      await sleep(EXPLORER_HEAD_INTERVAL_MS)
     }
   }
 
@@ -148,6 +162,20 @@ export function startIndexing({ config, db, logger, progress, only, stopAtHead =
       await done
     },
   }
+}
+
+/** Waits `ms` on `clock`, or less when `signal` aborts. */
+function sleepOn(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve()
+    const done = () => {
+      cancel()
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const cancel = clock.setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
 }
 
 /** The slugs of the chains whose family this build implements (whether configured or not). */

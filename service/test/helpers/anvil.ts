@@ -24,13 +24,19 @@ export type AnvilOptions = {
   chainId?: number
   /** Extra command-line arguments, e.g. ['--prune-history'] or ['--load-state', file]. */
   args?: string[]
+  /** The port to listen on (default: a free one): another node on the URL of one closed before. */
+  port?: number
 }
 
 /** Starts a real anvil node on a free loopback port; resolves once it listens. */
-export async function startAnvil({ chainId = 1, args = [] }: AnvilOptions = {}): Promise<Anvil> {
-  const child = spawn(anvilBinary(), ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(chainId), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+export async function startAnvil({ chainId = 1, args = [], port: listenOn = 0 }: AnvilOptions = {}): Promise<Anvil> {
+  const child = spawn(
+    anvilBinary(),
+    ['--host', '127.0.0.1', '--port', String(listenOn), '--chain-id', String(chainId), ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let stderr = ''
   child.stderr?.on('data', (chunk) => {
     stderr += chunk
