@@ -1,5 +1,5 @@
 // The portal API over HTTP, as any client uses it. The session token lives in this module's memory
-// only: never in localStorage, sessionStorage or a cookie (see README, "The web pages").
+// only: never in localStorage, sessionStorage or a cookie (see docs/security.md, "The web pages").
 
 let session
 let expiryTimer

@@ -139,7 +139,7 @@ describe('bounded work', () => {
         const answer = await get(HEAVY, keys[3] as string)
         abusive++
         // a refused request is retried after Retry-After (1 s), as client libraries do; the flood's client runs in this
-        // process, so a client that ignores it would mostly measure its own CPU (README, "Decisions")
+        // process, so a client that ignores it would mostly measure its own CPU (docs/decisions.md, "Bounded work")
         if (answer.status === 429) await new Promise((resolve) => setTimeout(resolve, 1_000))
       }
     })

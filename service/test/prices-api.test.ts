@@ -39,7 +39,7 @@ const coinbaseBtc = readCloses('coinbase-bitstamp-mathaszip/BTCUSD_1d_candles_fu
 const binanceBtc = readCloses('binance-ccxt-falli007/coin_Bitcoin.csv', 'close')
 const binanceEth = readCloses('binance-ccxt-falli007/coin_Ethereum.csv', 'close')
 
-/** The README rubric, written out again: 1, less 0.1 when the other sources differ by over 2 % (0.3 over 10 %). */
+/** The rubric of docs/endpoints.md, written out again: 1, less 0.1 when the other sources differ by over 2 % (0.3 over 10 %). */
 function disagreementDeduction(chosen: number, others: (number | undefined)[]): number {
   const spread = Math.max(0, ...others.filter((o) => o !== undefined).map((o) => Math.abs(o / chosen - 1)))
   return spread > 0.1 ? 0.3 : spread > 0.02 ? 0.1 : 0

@@ -40,7 +40,7 @@ const EXPOSED_HEADERS =
 /**
  * CORS for the data API (`/v1/…` but the portal), from `WDS_CORS_ORIGINS`: a comma-separated list of
  * origins, or `*`. Default: none, so no browser page of another origin can call the API with a key
- * (README, "Decisions"). The portal API is same-origin only: its pages are served by this service.
+ * (docs/security.md, "HTTP"). The portal API is same-origin only: its pages are served by this service.
  * Preflights of an allowed origin are answered 204; of any other, 204 without CORS headers, which
  * the browser refuses.
  */

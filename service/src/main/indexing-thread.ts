@@ -9,7 +9,7 @@ import { INDEXING_POOL, type IndexingOptions, startIndexing } from './indexing.t
  * `wds start` indexes on a thread of its own, so that a backfill's decoding never stands between a
  * request and its answer, and so that the indexer's short-lived ranges have a young generation of
  * their own, sized for them, apart from the API's pages and the bundled market data. Measured while a
- * 100,000-transfer chain was backfilled (README, "Indexing on its own thread"): /health at one
+ * 100,000-transfer chain was backfilled (docs/scaling.md, "Indexing on its own thread"): /health at one
  * connection answered 3,283-4,834 requests in 2 s with a p99 of 4-6 ms, against 364-1,270 and 30-49 ms
  * on one thread, and the backfill alone took as long as before. The thread runs the same indexers as
  * `wds index` on its own pool; everything it shares with the API goes through the database, as

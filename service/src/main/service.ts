@@ -357,7 +357,7 @@ function listeningUrl(config: Pick<Config, 'host' | 'port'>, address: ReturnType
 function banner({ url, database, configured, unsupported }: StartedService): string {
   const chains =
     configured.length === 0
-      ? `none of ${CHAINS.length} — give one a source, e.g. WDS_RPC_ETHEREUM=https://your-node (see README, Configuration)`
+      ? `none of ${CHAINS.length} — give one a source, e.g. WDS_RPC_ETHEREUM=https://your-node (see docs/configuration.md)`
       : `${configured.length} of ${CHAINS.length}: ${configured.join(', ')}`
   return [
     '',

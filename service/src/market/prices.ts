@@ -1,6 +1,6 @@
 /**
  * Choosing an asset's USD price for a UTC day among the sources that publish daily closes, and scoring
- * how good that price is. Pure: the series come in, a choice comes out. The rubric is the README's.
+ * how good that price is. Pure: the series come in, a choice comes out. The rubric is docs/endpoints.md's.
  */
 
 import { addDays } from '../lib/dates.ts'
@@ -21,7 +21,7 @@ const SOURCE_ORDER = Object.keys(PRICE_SOURCES)
 /** A crypto day has no holidays: a missing day is a gap in the data, bridged by at most this many days. */
 export const MAX_PRICE_CARRY_DAYS = 3
 
-/** Deductions from a quality score of 1 (README, "Prices: quality score"). */
+/** Deductions from a quality score of 1 (docs/endpoints.md, "Quality score"). */
 export const QUALITY_DEDUCTIONS = {
   /** the price is an exchange's candle, not an aggregated market price */
   exchangeSource: 0.1,

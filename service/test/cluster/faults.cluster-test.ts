@@ -23,7 +23,7 @@ const LOAD = { concurrency: 6, durationMs: 6_000 }
 const ACCOUNTS = 8
 const WALLETS = 10
 /**
- * How long a request may take when its database stops answering (README, Configuration), with the
+ * How long a request may take when its database stops answering (docs/configuration.md), with the
  * defaults: at most the wait for a pool connection (WDS_POOL_WAIT_MS: one held by another request
  * comes free, its last answer in, just before the silence), then one statement given up 1 s after
  * WDS_STATEMENT_TIMEOUT_MS; the auth-change barrier and opening a connection give up at the pool wait.

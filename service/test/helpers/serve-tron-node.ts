@@ -1,6 +1,6 @@
 /**
  * `npm run tron:demo-node`: the scripted Tron chain of the tests on a local java-tron-shaped HTTP API,
- * for trying WDS's Tron indexing without a node (README, "Tron"). A block every 3 s, as on mainnet.
+ * for trying WDS's Tron indexing without a node (docs/chains/tron.md). A block every 3 s, as on mainnet.
  */
 import { addressOf, ScriptedTronChain, type ScriptTx } from './tron-chain.ts'
 import { startTronNode } from './tron-node.ts'

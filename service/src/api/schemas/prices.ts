@@ -11,7 +11,7 @@ export const PriceSchema = Type.Object(
     qualityScore: Type.Number({
       minimum: 0,
       maximum: 1,
-      description: 'See the README rubric: 1 is the primary source’s close of that day in USD',
+      description: 'See the rubric in docs/endpoints.md: 1 is the primary source’s close of that day in USD',
     }),
     derivation: Type.Object(
       {
