@@ -162,14 +162,38 @@ describe('wds start with a node that is down, and chains without a source', () =
     // ethereum is configured but not indexed yet (its node is down): it is read and named unavailable
     const evm = await get('/v1/wallets/0xd8da6bf26964af9d7eed9e03e53415d37aa96045/balances')
     expect(evm.body).toMatchObject({
+      addressReadAs: ['evm', 'near', 'move'],
       chains: ['ethereum'],
       unavailableChains: [{ chain: 'ethereum', code: 'chain_unavailable', detail: expect.stringContaining('Ethereum') }],
     })
     // a Cosmos address: its only chain has no source
     const cosmos = await get('/v1/wallets/cosmos1xxkueklal9vejv9unqu80w9vptyepfa95pd53u/transfers')
     expect(cosmos.body).toMatchObject({
+      addressReadAs: ['cosmos'],
       chains: [],
       unavailableChains: [{ chain: 'cosmos', code: 'chain_unavailable', detail: expect.stringContaining('Cosmos') }],
+    })
+  })
+
+  test("a truncated 0x address (the SDK READMEs' old error example) is read as a Move address only, and says so", async () => {
+    const truncated = await get('/v1/wallets/0x123/transfers')
+    expect({ status: truncated.status, body: truncated.body }).toMatchObject({
+      status: 200,
+      body: {
+        address: `0x${'123'.padStart(64, '0')}`,
+        addressReadAs: ['move'],
+        chains: [],
+        unavailableChains: [{ chain: 'aptos' }, { chain: 'sui' }],
+        transfers: [],
+      },
+    })
+    // with chain, the same text is refused
+    const named = await get('/v1/wallets/0x123/transfers?chain=ethereum')
+    expect({ status: named.status, code: named.body.code, detail: named.body.detail }).toEqual({
+      status: 400,
+      code: 'invalid_address',
+      detail:
+        'address "0x123" is not an address of Ethereum (0x-prefixed 20-byte hex, e.g. 0xd8da6bf26964af9d7eed9e03e53415d37aa96045)',
     })
   })
 

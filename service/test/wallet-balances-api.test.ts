@@ -180,6 +180,7 @@ describe('balances equal what the node answers at the same block', () => {
     expect(all.status).toBe(200)
     expect(all.body).toMatchObject({
       chain: 'all',
+      addressReadAs: ['evm', 'near', 'move'],
       chains: ['ethereum', 'optimism', 'base'],
       unavailableChains: [
         {

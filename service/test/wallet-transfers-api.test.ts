@@ -357,6 +357,7 @@ describe('all chains (no chain parameter)', () => {
     expect(body).toMatchObject({
       address: alice,
       chain: 'all',
+      addressReadAs: ['evm', 'near', 'move'],
       chains: ['ethereum', 'optimism', 'base'],
       unavailableChains: [
         {

@@ -154,6 +154,11 @@ def test_the_portal_signup_verify_login_account_keys_usage_billing() -> None:
     assert no_session.value.status == 401
 
 
+def test_a_truncated_address_without_chain_is_read_as_a_move_address() -> None:
+    page = client.wallets.transfers("0x123")
+    assert (page.chain, page.address_read_as, page.transfers) == ("all", ["move"], [])
+
+
 @pytest.mark.parametrize(
     "call,error_class",
     [

@@ -79,6 +79,8 @@ export type NftTransfer = Open & {
 type ListEnvelope<T> = Open & {
   address: string
   chain: string
+  /** All-chains mode: the address formats that read the address (`evm`, `move`, …); `["move"]` alone for a truncated `0x…`. */
+  addressReadAs?: string[]
   chains?: string[]
   unavailableChains?: { chain: string; code: string }[]
   currency?: string
@@ -108,6 +110,8 @@ export type Balance = Open & {
 export type BalanceList = Open & {
   address: string
   chain: string
+  /** All-chains mode: the address formats that read the address (`evm`, `move`, …). */
+  addressReadAs?: string[]
   chains?: string[]
   unavailableChains?: { chain: string; code: string }[]
   currency?: string
@@ -285,11 +289,32 @@ export const MODEL_FIELDS = {
     'collectionSymbol',
     'direction',
   ],
-  TransferList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'transfers', 'cursor', 'hasMore'],
+  TransferList: [
+    'address',
+    'chain',
+    'addressReadAs',
+    'chains',
+    'unavailableChains',
+    'currency',
+    'transfers',
+    'cursor',
+    'hasMore',
+  ],
   Erc20TransferList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'transfers', 'cursor', 'hasMore'],
   NftTransferList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'transfers', 'cursor', 'hasMore'],
   Balance: ['chain', 'chainId', 'type', 'asset', 'name', 'contractAddress', 'tokenDecimals', 'balance', 'balanceRaw', 'priced'],
-  BalanceList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'asOf', 'balances', 'priced', 'addresses'],
+  BalanceList: [
+    'address',
+    'chain',
+    'addressReadAs',
+    'chains',
+    'unavailableChains',
+    'currency',
+    'asOf',
+    'balances',
+    'priced',
+    'addresses',
+  ],
   ChainStatus: [
     'chain',
     'chainId',

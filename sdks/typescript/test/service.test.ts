@@ -178,6 +178,15 @@ describe('every method through the real service', () => {
 })
 
 describe('errors from the real service', () => {
+  test('without chain, a truncated 0x address is no error: a 200 that says it was read as a Move address', async () => {
+    const page = await client.wallets.transfers('0x123')
+    expect({ chain: page.chain, addressReadAs: page.addressReadAs, transfers: page.transfers }).toEqual({
+      chain: 'all',
+      addressReadAs: ['move'],
+      transfers: [],
+    })
+  })
+
   test('problem codes map to their classes, with detail, param and request id', async () => {
     const cases = [
       [() => client.wallets.transfers('0x123', { chain: 'ethereum' }), InvalidAddressError],

@@ -14,7 +14,7 @@ import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import type { HdWallets } from './hd-wallets.ts'
 import type { ReadRouting } from './wallet-history.ts'
-import type { DateParam, UnavailableChain } from './wallet-query.ts'
+import { addressReadAs, type DateParam, type UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/balances` request. */
 export type BalancesRequest = {
@@ -275,7 +275,14 @@ export function createWalletBalances(deps: {
       return {
         address: request.address,
         chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
-        ...(request.named ? {} : { chains: request.chains.map((chain) => chain.slug), unavailableChains }),
+        ...(request.named
+          ? {}
+          : {
+              // an extended key is read by its chain's wallets, not as an address
+              addressReadAs: request.hd === undefined ? addressReadAs(request.address) : [request.hd.chain.address.id],
+              chains: request.chains.map((chain) => chain.slug),
+              unavailableChains,
+            }),
         ...(includePrices ? { currency } : {}),
         asOf: results.map((r) => r.asOf),
         balances: records,

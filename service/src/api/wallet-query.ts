@@ -119,7 +119,7 @@ export function normalizeAddress(address: string, chains: readonly ChainInfo[], 
     const [only] = chains
     const expected =
       chains.length === 1 && only !== undefined
-        ? `a ${only.name} address (${only.address.name}, e.g. ${only.address.example})`
+        ? `an address of ${only.name} (${only.address.name}, e.g. ${only.address.example})`
         : 'an address of a supported chain'
     throw new WdsError('invalid_address', `${param} "${address}" is not ${expected}`, { param })
   }
@@ -142,6 +142,15 @@ export function isServed(chain: ChainInfo, availability: ChainAvailability): boo
  */
 export function chainsForAddress(address: string, availability: ChainAvailability): ChainInfo[] {
   return CHAINS.filter((chain) => isServed(chain, availability) && matchesAddressFormat(chain, address))
+}
+
+/**
+ * All-chains mode: the address formats that read the address (`evm`, `move`, `bitcoin` …), in
+ * registry order, whether or not a chain of the format is served here. A typo shows: `0x123` is read
+ * as `move` only (Aptos and Sui accept short hex), never as `evm`.
+ */
+export function addressReadAs(address: string): string[] {
+  return [...new Set(CHAINS.filter((chain) => matchesAddressFormat(chain, address)).map((chain) => chain.address.id))]
 }
 
 export type UnavailableChain = { chain: string; code: 'chain_unavailable'; detail: string }

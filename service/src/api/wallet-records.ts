@@ -15,7 +15,7 @@ import {
   shapeTransfer,
 } from './transfer-records.ts'
 import { createWalletHistory, type HistoryPage, type ReadRouting } from './wallet-history.ts'
-import type { UnavailableChain } from './wallet-query.ts'
+import { addressReadAs, type UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */
 export type TransfersRequest = {
@@ -176,6 +176,7 @@ export function createWalletRecords({
         ...(request.named
           ? {}
           : {
+              addressReadAs: addressReadAs(address),
               chains: request.chains.map((chain) => chain.slug),
               unavailableChains: [...synced.unavailableChains, ...page.unavailableChains, ...request.unservedChains],
             }),

@@ -22,6 +22,8 @@ export type Coverage = 'Fully indexed' | 'Partially indexed' | 'UTXO indexed' | 
 export type SourceKind = 'rpc' | 'explorer'
 
 export type AddressFormat = {
+  /** The format's short id, shared by the chains that use it (`evm`, `move`): all-chains answers' `addressReadAs`. */
+  readonly id: string
   /** Short name of the format, for error messages. */
   readonly name: string
   readonly example: string
@@ -60,6 +62,7 @@ export type ChainInfo = {
 }
 
 const EVM_ADDRESS: AddressFormat = {
+  id: 'evm',
   name: '0x-prefixed 20-byte hex',
   example: '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
   canonical: bySyntax(/^0x[0-9a-fA-F]{40}$/, true),
@@ -107,6 +110,7 @@ export const CHAINS = [
     source: 'rpc',
     nativeAsset: { symbol: 'BTC', decimals: 8 },
     address: {
+      id: 'bitcoin',
       name: 'Base58 (P2PKH/P2SH) or bech32/bech32m (bc1…)',
       example: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
       canonical: (text) => canonicalBitcoinAddress(text, activeBitcoinNetwork()),
@@ -122,6 +126,7 @@ export const CHAINS = [
     source: 'explorer',
     nativeAsset: { symbol: 'SOL', decimals: 9 },
     address: {
+      id: 'solana',
       name: 'Base58 32-byte public key',
       example: 'vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg',
       canonical: canonicalSolanaAddress,
@@ -136,6 +141,7 @@ export const CHAINS = [
     source: 'rpc',
     nativeAsset: { symbol: 'TRX', decimals: 6 },
     address: {
+      id: 'tron',
       name: 'Base58Check starting with T (or hex starting with 41)',
       example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
       canonical: canonicalTronAddress,
@@ -150,10 +156,12 @@ export const CHAINS = [
     source: 'explorer',
     nativeAsset: { symbol: 'ATOM', decimals: 6 },
     address: {
+      id: 'cosmos',
       name: 'bech32 starting with cosmos1',
       example: 'cosmos1xxkueklal9vejv9unqu80w9vptyepfa95pd53u',
       canonical: (text) => canonicalBech32(text, ['cosmos']),
     },
+    explorerNode: 'a CometBFT RPC URL of the chain with its block events indexed (block_search), for the stake unbonding returns',
   },
   {
     slug: 'xrp',
@@ -164,6 +172,7 @@ export const CHAINS = [
     source: 'explorer',
     nativeAsset: { symbol: 'XRP', decimals: 6 },
     address: {
+      id: 'xrp',
       name: 'classic address starting with r',
       example: 'rEb8TK3gBgk5auZkwc6sHnwrGVJH8DuaLh',
       canonical: canonicalXrpAddress,
@@ -178,6 +187,7 @@ export const CHAINS = [
     source: 'explorer',
     nativeAsset: { symbol: 'ADA', decimals: 6 },
     address: {
+      id: 'cardano',
       name: 'Shelley bech32 (addr1…/stake1…) or Byron Base58',
       example: 'addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x',
       // Shelley: bech32 with its checksum; Byron: by syntax (its CBOR + CRC32 is not checked)
@@ -194,6 +204,7 @@ export const CHAINS = [
     source: 'explorer',
     nativeAsset: { symbol: 'DOT', decimals: 10 },
     address: {
+      id: 'polkadot',
       name: 'SS58 with the Polkadot prefix (starts with 1)',
       example: '15oF4uVJwmo4TdGW7VfQxNLavjCXviqxT9S1MgbjMNHr6Sp5',
       canonical: (text) => canonicalSs58(text, 0),
@@ -208,6 +219,7 @@ export const CHAINS = [
     source: 'explorer',
     nativeAsset: { symbol: 'NEAR', decimals: 24 },
     address: {
+      id: 'near',
       name: 'named account (name.near) or 64-hex implicit account',
       example: 'root.near',
       canonical: canonicalNearAccount,
@@ -223,6 +235,7 @@ export const CHAINS = [
     source: 'explorer',
     nativeAsset: { symbol: 'APT', decimals: 8 },
     address: {
+      id: 'move',
       name: '0x-prefixed hex of up to 32 bytes',
       example: '0x1',
       canonical: canonicalMoveAddress,
@@ -237,6 +250,7 @@ export const CHAINS = [
     source: 'explorer',
     nativeAsset: { symbol: 'SUI', decimals: 9 },
     address: {
+      id: 'move',
       name: '0x-prefixed hex of up to 32 bytes',
       example: '0x02a212de6a9dfa3a69e22387acfbafbb1a9e591bd9d636e7895dcfc8de05f331',
       canonical: canonicalMoveAddress,

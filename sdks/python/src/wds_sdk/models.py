@@ -228,6 +228,8 @@ class UnavailableChain(Model):
 class _TransferListBase(Model):
     address: str = ""
     chain: str = ""
+    # all-chains mode: the address formats that read the address ("evm", "move", ...)
+    address_read_as: Optional[list[str]] = None
     chains: Optional[list[str]] = None
     unavailable_chains: Optional[list[UnavailableChain]] = nested(UnavailableChain, many=True)
     currency: Optional[str] = None
@@ -289,6 +291,8 @@ class AsOf(Model):
 class BalanceList(Model):
     address: str = ""
     chain: str = ""
+    # all-chains mode: the address formats that read the address ("evm", "move", ...)
+    address_read_as: Optional[list[str]] = None
     chains: Optional[list[str]] = None
     unavailable_chains: Optional[list[UnavailableChain]] = nested(UnavailableChain, many=True)
     currency: Optional[str] = None

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { Nullable, otherCurrencyFields } from './nullable.ts'
-import { UnavailableChain } from './transfers.ts'
+import { AddressReadAs, UnavailableChain } from './transfers.ts'
 
 export const BalanceSchema = Type.Object(
   {
@@ -28,6 +28,7 @@ export const BalanceListSchema = Type.Object(
   {
     address: Type.String(),
     chain: Type.String({ description: 'The chain asked for, or "all"' }),
+    addressReadAs: Type.Optional(AddressReadAs),
     chains: Type.Optional(Type.Array(Type.String(), { description: 'All-chains mode: the chains searched' })),
     unavailableChains: Type.Optional(
       Type.Array(UnavailableChain, {

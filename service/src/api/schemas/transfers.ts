@@ -120,7 +120,13 @@ export const UnavailableChain = Type.Object({
   detail: Type.String({ description: 'Why, in words, as a problem detail would say it' }),
 })
 
+export const AddressReadAs = Type.Array(Type.String(), {
+  description:
+    'All-chains mode: the address formats that read the address, whether or not a chain of theirs is served here: evm, move (Aptos and Sui), bitcoin, solana, tron, cosmos, xrp, cardano, polkadot, near. A truncated 0x address is read as move only.',
+})
+
 export const TransferListSchema = envelope('TransferList', 'Transfer', {
+  addressReadAs: Type.Optional(AddressReadAs),
   chains: Type.Optional(Type.Array(Type.String(), { description: 'All-chains mode: the chains searched' })),
   unavailableChains: Type.Optional(
     Type.Array(UnavailableChain, {

@@ -170,6 +170,12 @@ class ServiceTest {
   }
 
   @Test
+  void aTruncatedAddressWithoutChainIsReadAsAMoveAddress() {
+    ListEnvelope<Transfer> page = client.wallets().transfers("0x123").envelope();
+    assertEquals(List.of("all", List.of("move"), List.of()), List.of(page.chain(), page.addressReadAs(), page.transfers()));
+  }
+
+  @Test
   void problemCodesMapToTheirClasses() {
     Map<Class<? extends WdsException>, Supplier<Object>> cases = Map.of(
         InvalidAddressException.class, () -> client.wallets().transfers("0x123", new TransferParams().chain("ethereum")),

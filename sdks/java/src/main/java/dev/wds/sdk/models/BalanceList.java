@@ -11,6 +11,7 @@ import java.util.Map;
 public record BalanceList(
     String address,
     String chain,
+    List<String> addressReadAs,
     List<String> chains,
     List<UnavailableChain> unavailableChains,
     String currency,

@@ -12,6 +12,7 @@ import java.util.Map;
 public record ListEnvelope<T>(
     String address,
     String chain,
+    List<String> addressReadAs,
     List<String> chains,
     List<UnavailableChain> unavailableChains,
     String currency,
