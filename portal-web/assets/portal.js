@@ -20,6 +20,9 @@ const VIEWS = {
 
 // The email being signed up, so that the verification form is filled in (memory only).
 let pendingEmail = ''
+// The sign-up token of this page's sign-up (memory only): the code of the mail confirms that sign-up only
+// when sent with it, so a code mailed for someone else's sign-up with this email confirms nothing here.
+let signupToken
 // A message to show on the next view (after a redirect), then cleared.
 let carried
 
@@ -145,6 +148,7 @@ function signupView() {
       async onSubmit({ email, password }) {
         const answer = await call('POST', '/v1/developer/signup', { email, password })
         pendingEmail = answer.email
+        signupToken = answer.signupToken
         carried = { kind: 'ok', text: `We sent a 6-digit code to ${answer.email}. It works for 15 minutes.` }
         go('/portal/verify')
       },
@@ -155,6 +159,16 @@ function signupView() {
 
 function verifyView() {
   const view = h('div', {}, h('h1', {}, 'Verify your email'))
+  if (signupToken === undefined) {
+    view.append(
+      message(
+        'info',
+        'This page holds no sign-up to verify: a code works only in the page where you signed up, and this one was reloaded or opened anew.',
+      ),
+      h('p', {}, h('a', { class: 'button', href: '/portal/signup' }, 'Sign up'), ' to get a new code.'),
+    )
+    return view
+  }
   const verifyForm = form({
     label: 'Verify',
     submit: 'Verify',
@@ -168,12 +182,13 @@ function verifyView() {
         pattern: '[0-9]{6}',
         maxlength: 6,
         required: true,
-        hint: 'The 6 digits from the mail we sent you (valid 15 minutes, 5 attempts).',
+        hint: 'The 6 digits from the mail sent for the sign-up made in this page (valid 15 minutes, 5 attempts).',
       }),
     ],
     async onSubmit({ email, code }) {
-      const key = await call('POST', '/v1/developer/verify', { email, code: code.trim() })
+      const key = await call('POST', '/v1/developer/verify', { email, code: code.trim(), signupToken })
       pendingEmail = email
+      signupToken = undefined
       verifyForm.replaceWith(
         h(
           'div',
@@ -192,7 +207,7 @@ function verifyView() {
       {},
       'No mail? ',
       h('a', { href: '/portal/signup' }, 'Sign up again'),
-      ' to get a new code (the old one stops working).',
+      ' to get a new code (the old one stops working). A code you did not ask for in this page is of someone else’s sign-up: it does not work here, and you can ignore it.',
     ),
   )
   return view

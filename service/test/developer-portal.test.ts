@@ -34,10 +34,18 @@ async function call(
   return { status: response.statusCode, body: response.body === '' ? undefined : response.json(), headers: response.headers }
 }
 
+/** Signs up: the sign-up token of the answer, which verification needs with the mailed code. */
+async function signUp(email: string, password = PASSWORD): Promise<string> {
+  const answer = await call('POST', '/v1/developer/signup', { body: { email, password } })
+  expect(answer.status).toBe(202)
+  return answer.body.signupToken
+}
+
 /** Signs up, reads the code from the delivered mail, verifies: the account's first key. */
 async function register(email: string): Promise<string> {
-  expect((await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD } })).status).toBe(202)
-  const verified = await call('POST', '/v1/developer/verify', { body: { email, code: codeIn(await smtp.waitForMail(email)) } })
+  const signupToken = await signUp(email)
+  const code = codeIn(await smtp.waitForMail(email))
+  const verified = await call('POST', '/v1/developer/verify', { body: { email, code, signupToken } })
   expect(verified.status).toBe(201)
   return verified.body.key
 }
@@ -74,31 +82,38 @@ afterAll(async () => {
 describe('sign-up and verification', () => {
   test('sign-up → code by mail → verify → the first key, which opens data endpoints', async () => {
     const signup = await call('POST', '/v1/developer/signup', { body: { email: 'Ada@Example.com', password: PASSWORD } })
-    expect(signup).toMatchObject({ status: 202, body: { status: 'code_sent', email: 'ada@example.com' } })
+    expect(signup).toEqual({
+      status: 202,
+      body: { status: 'code_sent', email: 'ada@example.com', signupToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+      headers: expect.anything(),
+    })
+    const { signupToken } = signup.body
     const mail = await smtp.waitForMail('ada@example.com')
     expect(mail.data).toContain('expires in 15 minutes')
+    expect(mail.data).not.toContain(signupToken)
     const code = codeIn(mail)
 
     const wrong = await call('POST', '/v1/developer/verify', {
-      body: { email: 'ada@example.com', code: code === '000000' ? '000001' : '000000' },
+      body: { email: 'ada@example.com', code: code === '000000' ? '000001' : '000000', signupToken },
     })
     expect(wrong).toMatchObject({
       status: 400,
       body: {
         code: 'invalid_parameter',
         param: 'code',
-        detail: 'wrong or expired code (codes last 15 minutes; sign up again for a new one); 4 attempts left before a wait',
+        detail:
+          'wrong or expired code (a code confirms only the sign-up it was mailed for, with that sign-up’s token, for 15 minutes; sign up again for a new one); 4 attempts left before a wait',
       },
     })
 
-    const verified = await call('POST', '/v1/developer/verify', { body: { email: 'ada@example.com', code } })
+    const verified = await call('POST', '/v1/developer/verify', { body: { email: 'ada@example.com', code, signupToken } })
     expect(verified.status).toBe(201)
     expect(verified.body.key).toMatch(/^wds_free_[0-9a-f]{32}$/)
     expect(verified.body).toMatchObject({ tier: 'free', revokedAt: null, hint: `wds_free_…${verified.body.key.slice(-4)}` })
     expect((await call('GET', '/v1/status/chains', { key: verified.body.key })).status).toBe(200)
 
     // single use
-    const again = await call('POST', '/v1/developer/verify', { body: { email: 'ada@example.com', code } })
+    const again = await call('POST', '/v1/developer/verify', { body: { email: 'ada@example.com', code, signupToken } })
     expect(again).toMatchObject({ status: 400, body: { param: 'code' } })
     expect(again.body.detail).toContain('wrong or expired code')
   })
@@ -122,32 +137,36 @@ describe('sign-up and verification', () => {
 
   test('five wrong codes lock the email for 15 minutes, and a new sign-up does not lift the lock', async () => {
     const email = 'five@example.com'
-    await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD } })
+    const firstToken = await signUp(email)
     const first = codeIn(await smtp.waitForMail(email))
     const wrong = first === '123456' ? '654321' : '123456'
-    for (let i = 0; i < 5; i++) await call('POST', '/v1/developer/verify', { body: { email, code: wrong } })
-    const locked = await call('POST', '/v1/developer/verify', { body: { email, code: first } })
+    for (let i = 0; i < 5; i++)
+      await call('POST', '/v1/developer/verify', { body: { email, code: wrong, signupToken: firstToken } })
+    const locked = await call('POST', '/v1/developer/verify', { body: { email, code: first, signupToken: firstToken } })
     expect(locked).toMatchObject({ status: 429, body: { code: 'rate_limited' } })
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(890)
-    await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD } })
+    const secondToken = await signUp(email)
     const second = codeIn(await smtp.waitForMail(email))
-    expect((await call('POST', '/v1/developer/verify', { body: { email, code: second } })).status).toBe(429)
+    const verifySecond = () => call('POST', '/v1/developer/verify', { body: { email, code: second, signupToken: secondToken } })
+    expect((await verifySecond()).status).toBe(429)
     // once the lock has passed, the code works
     await t.db.query(`UPDATE verify_failures SET locked_until = now() - interval '1 second' WHERE email = $1`, [email])
-    expect((await call('POST', '/v1/developer/verify', { body: { email, code: second } })).status).toBe(201)
+    expect((await verifySecond()).status).toBe(201)
   })
 
   test('each code confirms its own sign-up and that sign-up’s password only', async () => {
     const email = 'resend@example.com'
-    await call('POST', '/v1/developer/signup', { body: { email, password: 'first password 1' } })
+    const oldToken = await signUp(email, 'first password 1')
     const old = codeIn(await smtp.waitForMail(email))
-    await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD } })
+    const freshToken = await signUp(email)
     const fresh = codeIn(await smtp.waitForMail(email))
-    expect((await call('POST', '/v1/developer/verify', { body: { email, code: fresh } })).status).toBe(201)
+    expect((await call('POST', '/v1/developer/verify', { body: { email, code: fresh, signupToken: freshToken } })).status).toBe(
+      201,
+    )
     expect((await call('POST', '/v1/developer/login', { body: { email, password: 'first password 1' } })).status).toBe(401)
     await logIn(email)
     // the other sign-up's code died with the verification
-    if (old !== fresh) expect((await call('POST', '/v1/developer/verify', { body: { email, code: old } })).status).toBe(400)
+    expect((await call('POST', '/v1/developer/verify', { body: { email, code: old, signupToken: oldToken } })).status).toBe(400)
   })
 
   test('an account made by `wds keys create` has no password until its owner signs up and verifies', async () => {
@@ -163,9 +182,9 @@ describe('sign-up and verification', () => {
 
     // one whose keys already fill its tier is verified all the same, without a new key
     for (let i = 0; i < 3; i++) await t.createKey('full@example.com')
-    await call('POST', '/v1/developer/signup', { body: { email: 'full@example.com', password: PASSWORD } })
+    const signupToken = await signUp('full@example.com')
     const code = codeIn(await smtp.waitForMail('full@example.com'))
-    const full = await call('POST', '/v1/developer/verify', { body: { email: 'full@example.com', code } })
+    const full = await call('POST', '/v1/developer/verify', { body: { email: 'full@example.com', code, signupToken } })
     expect(full).toMatchObject({ status: 409, body: { code: 'key_limit_reached' } })
     expect(full.body.detail).toContain('is verified and can log in')
     const token = await logIn('full@example.com')
@@ -174,13 +193,13 @@ describe('sign-up and verification', () => {
 
   test('an expired code is refused', async () => {
     const email = 'late@example.com'
-    await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD } })
+    const signupToken = await signUp(email)
     const code = codeIn(await smtp.waitForMail(email))
     await t.db.query(
       `UPDATE signups SET expires_at = now() - interval '1 second' WHERE account_id = (SELECT id FROM accounts WHERE email = $1)`,
       [email],
     )
-    const answer = await call('POST', '/v1/developer/verify', { body: { email, code } })
+    const answer = await call('POST', '/v1/developer/verify', { body: { email, code, signupToken } })
     expect(answer.status).toBe(400)
     expect(answer.body.detail).toContain('expired')
   })

@@ -43,6 +43,13 @@ function caller(app: () => TestApp) {
 const call = caller(() => t)
 
 const lastCode = async (email: string) => codeIn(await smtp.waitForMail(email))
+
+/** Signs up from `ip`: the sign-up token of the answer (which only this caller sees). */
+async function signUpAs(email: string, password: string, ip?: string): Promise<string> {
+  const answer = await call('POST', '/v1/developer/signup', { body: { email, password }, ...(ip === undefined ? {} : { ip }) })
+  expect(answer.status).toBe(202)
+  return answer.body.signupToken
+}
 const wrongCodeFor = (code: string) => (code === '000000' ? '000001' : '000000')
 
 beforeAll(async () => {
@@ -70,12 +77,12 @@ describe('sign-up cannot be hijacked', () => {
     const victim = 'cli-owner@example.com'
     const cliKey = (await t.createKey(victim, 'pro')).key
     // the attack of finding 1: sign up with the attacker's password, then guess codes
-    expect((await call('POST', '/v1/developer/signup', { body: { email: victim, password: ATTACKER_PASSWORD } })).status).toBe(
-      202,
-    )
+    const attackerToken = await signUpAs(victim, ATTACKER_PASSWORD)
     const mailedToVictim = await lastCode(victim)
     for (let i = 0; i < 5; i++) {
-      const guess = await call('POST', '/v1/developer/verify', { body: { email: victim, code: wrongCodeFor(mailedToVictim) } })
+      const guess = await call('POST', '/v1/developer/verify', {
+        body: { email: victim, code: wrongCodeFor(mailedToVictim), signupToken: attackerToken },
+      })
       expect(guess.status).toBe(400)
     }
     const attackerLogin = await call('POST', '/v1/developer/login', { body: { email: victim, password: ATTACKER_PASSWORD } })
@@ -84,9 +91,12 @@ describe('sign-up cannot be hijacked', () => {
 
     // the owner signs up from their own mailbox; their code confirms their password, never the attacker's
     tick(15 * 60 + 1)
-    await call('POST', '/v1/developer/signup', { body: { email: victim, password: PASSWORD }, ip: '203.0.113.9' })
+    const ownersToken = await signUpAs(victim, PASSWORD, '203.0.113.9')
     const ownersCode = await lastCode(victim)
-    const verified = await call('POST', '/v1/developer/verify', { body: { email: victim, code: ownersCode }, ip: '203.0.113.9' })
+    const verified = await call('POST', '/v1/developer/verify', {
+      body: { email: victim, code: ownersCode, signupToken: ownersToken },
+      ip: '203.0.113.9',
+    })
     expect(verified).toMatchObject({ status: 201, body: { tier: 'pro' } })
     expect((await call('POST', '/v1/developer/login', { body: { email: victim, password: PASSWORD } })).status).toBe(200)
     expect((await call('POST', '/v1/developer/login', { body: { email: victim, password: ATTACKER_PASSWORD } })).status).toBe(401)
@@ -94,26 +104,90 @@ describe('sign-up cannot be hijacked', () => {
 
   test('a second sign-up does not replace the password of a sign-up awaiting its code (finding 2)', async () => {
     const email = 'awaiting@example.com'
-    await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD }, ip: '203.0.113.10' })
+    const ownersToken = await signUpAs(email, PASSWORD, '203.0.113.10')
     const ownersCode = await lastCode(email)
-    await call('POST', '/v1/developer/signup', { body: { email, password: ATTACKER_PASSWORD } })
+    await signUpAs(email, ATTACKER_PASSWORD)
     await lastCode(email) // the attacker's code goes to the owner's mailbox too
-    expect((await call('POST', '/v1/developer/verify', { body: { email, code: ownersCode } })).status).toBe(201)
+    expect(
+      (await call('POST', '/v1/developer/verify', { body: { email, code: ownersCode, signupToken: ownersToken } })).status,
+    ).toBe(201)
     expect((await call('POST', '/v1/developer/login', { body: { email, password: ATTACKER_PASSWORD } })).status).toBe(401)
     expect((await call('POST', '/v1/developer/login', { body: { email, password: PASSWORD } })).status).toBe(200)
   })
 
+  test('the owner who enters the newest code, mailed for a stranger’s sign-up, confirms nothing (issue 36, item 4)', async () => {
+    const email = 'pre-hijack@example.com'
+    const owner = '203.0.113.40'
+    const stranger = '198.51.100.66'
+    const ownersToken = await signUpAs(email, PASSWORD, owner)
+    const ownersCode = await lastCode(email)
+    // while the owner's sign-up is pending, a stranger signs up with the owner's email and their own password
+    const strangersToken = await signUpAs(email, ATTACKER_PASSWORD, stranger)
+    const newestCode = await lastCode(email)
+    expect(strangersToken).not.toBe(ownersToken)
+    const mail = smtp.mails.findLast((m) => m.to.includes(email))
+    expect(mail?.data.replace(/=\r?\n/g, '')).toContain('If you did not expect this code, ignore this mail')
+
+    // the request the old portal sent (email and code only) is refused, and so is the newest code with the owner's token
+    const bare = await call('POST', '/v1/developer/verify', { body: { email, code: newestCode }, ip: owner })
+    expect(bare).toMatchObject({ status: 400, body: { code: 'invalid_parameter' } })
+    const withOwnersToken = await call('POST', '/v1/developer/verify', {
+      body: { email, code: newestCode, signupToken: ownersToken },
+      ip: owner,
+    })
+    expect(withOwnersToken).toMatchObject({ status: 400, body: { code: 'invalid_parameter', param: 'code' } })
+    expect(withOwnersToken.body.detail).toContain('a code confirms only the sign-up it was mailed for')
+    expect(await t.stores.developers.findByEmail(email)).toMatchObject({ verifiedAt: null, passwordHash: null })
+    expect(
+      (await call('POST', '/v1/developer/login', { body: { email, password: ATTACKER_PASSWORD }, ip: stranger })).status,
+    ).toBe(401)
+
+    // the owner's own code with the owner's token: the account is the owner's, with the owner's password
+    const verified = await call('POST', '/v1/developer/verify', {
+      body: { email, code: ownersCode, signupToken: ownersToken },
+      ip: owner,
+    })
+    expect(verified).toMatchObject({ status: 201, body: { tier: 'free' } })
+    expect((await call('POST', '/v1/developer/login', { body: { email, password: PASSWORD }, ip: owner })).status).toBe(200)
+    expect(
+      (await call('POST', '/v1/developer/login', { body: { email, password: ATTACKER_PASSWORD }, ip: stranger })).status,
+    ).toBe(401)
+    // and the stranger's sign-up went with the verification: its token and code confirm nothing now
+    const late = await call('POST', '/v1/developer/verify', {
+      body: { email, code: newestCode, signupToken: strangersToken },
+      ip: stranger,
+    })
+    expect(late.status).toBe(400)
+  })
+
+  test('a malformed sign-up token is refused by name, without counting as a wrong code', async () => {
+    const email = 'token-shape@example.com'
+    const token = await signUpAs(email, PASSWORD, '203.0.113.41')
+    const code = await lastCode(email)
+    for (const signupToken of ['', 'short', `${token}x`, token.replace(/.$/, '=')]) {
+      const answer = await call('POST', '/v1/developer/verify', { body: { email, code, signupToken }, ip: '203.0.113.41' })
+      expect(answer).toMatchObject({ status: 400, body: { code: 'invalid_parameter', param: 'signupToken' } })
+    }
+    const verified = await call('POST', '/v1/developer/verify', { body: { email, code, signupToken: token }, ip: '203.0.113.41' })
+    expect(verified.status).toBe(201)
+  })
+
   test('wrong codes count per email across sign-ups, with a lockout that doubles (15 min, then 30 min)', async () => {
     const email = 'guessed@example.com'
-    const verify = (code: string) => call('POST', '/v1/developer/verify', { body: { email, code }, ip: '203.0.113.11' })
+    let token = ''
+    const verify = (code: string) =>
+      call('POST', '/v1/developer/verify', { body: { email, code, signupToken: token }, ip: '203.0.113.11' })
     const misses = async (count: number, code: string) => {
       for (let i = 0; i < count; i++) {
-        // the attacker's loop of finding 1: a fresh sign-up, then guesses
-        if (i % 2 === 0) await call('POST', '/v1/developer/signup', { body: { email, password: ATTACKER_PASSWORD } })
+        // the attacker's loop of finding 1: a fresh sign-up (while the per-email limit lets one through), then guesses
+        if (i % 2 === 0) {
+          const signup = await call('POST', '/v1/developer/signup', { body: { email, password: ATTACKER_PASSWORD } })
+          if (signup.status === 202) token = signup.body.signupToken
+        }
         expect((await verify(wrongCodeFor(code))).status).toBe(400)
       }
     }
-    await call('POST', '/v1/developer/signup', { body: { email, password: ATTACKER_PASSWORD } })
+    token = await signUpAs(email, ATTACKER_PASSWORD)
     const code = await lastCode(email)
     await misses(5, code)
     const locked = await verify(code)
@@ -125,10 +199,14 @@ describe('sign-up cannot be hijacked', () => {
   })
 
   test('verify answers alike for a pending sign-up and an email that never signed up', async () => {
-    await call('POST', '/v1/developer/signup', { body: { email: 'someone@example.com', password: PASSWORD } })
+    const signupToken = await signUpAs('someone@example.com', PASSWORD)
     await lastCode('someone@example.com')
-    const pending = await call('POST', '/v1/developer/verify', { body: { email: 'someone@example.com', code: '000000' } })
-    const unknown = await call('POST', '/v1/developer/verify', { body: { email: 'no-one@example.com', code: '000000' } })
+    const pending = await call('POST', '/v1/developer/verify', {
+      body: { email: 'someone@example.com', code: '000000', signupToken },
+    })
+    const unknown = await call('POST', '/v1/developer/verify', {
+      body: { email: 'no-one@example.com', code: '000000', signupToken },
+    })
     expect(unknown.body.detail.replace('no-one', 'someone')).toBe(pending.body.detail)
     expect([pending.status, unknown.status]).toEqual([400, 400])
   })
@@ -207,8 +285,8 @@ describe('throttles (in Redis, shared by replicas)', () => {
 describe('sessions', () => {
   test('log-out ends one session; log-out everywhere ends them all', async () => {
     const email = 'sessions@example.com'
-    await call('POST', '/v1/developer/signup', { body: { email, password: PASSWORD }, ip: '203.0.113.20' })
-    await call('POST', '/v1/developer/verify', { body: { email, code: await lastCode(email) }, ip: '203.0.113.20' })
+    const signupToken = await signUpAs(email, PASSWORD, '203.0.113.20')
+    await call('POST', '/v1/developer/verify', { body: { email, code: await lastCode(email), signupToken }, ip: '203.0.113.20' })
     const logIn = async () =>
       (await call('POST', '/v1/developer/login', { body: { email, password: PASSWORD }, ip: '203.0.113.20' })).body
         .token as string

@@ -89,7 +89,7 @@ describe('the developer portal in a real browser', () => {
     await page.getByLabel('Code').fill(code === '000000' ? '111111' : '000000')
     await page.getByRole('button', { name: 'Verify' }).click()
     expect(await alertText(page)).toBe(
-      'Wrong or expired code (codes last 15 minutes; sign up again for a new one); 4 attempts left before a wait.',
+      'Wrong or expired code (a code confirms only the sign-up it was mailed for, with that sign-up’s token, for 15 minutes; sign up again for a new one); 4 attempts left before a wait.',
     )
     expect(await page.getByLabel('Code').getAttribute('aria-invalid')).toBe('true')
     await screenshotBoth(page, 'portal-verify-wrong-code')
@@ -212,6 +212,71 @@ describe('the developer portal in a real browser', () => {
     expect(await visibleText(page.locator('#notice'))).toContain('Log in to continue.')
     expect(page.url()).toBe(`${url}/portal/login?next=keys`)
     expect(errors).toEqual([])
+  })
+})
+
+describe('a sign-up pre-hijack, in the browser (issue 36, item 4)', () => {
+  const victim = 'grace@example.com'
+  const strangersPassword = 'the stranger typed this'
+
+  test('the owner who enters the newest code, mailed for a stranger’s sign-up, confirms nothing; their own code works', async () => {
+    const page = await browser.newPage()
+    const errors = watchPageErrors(page)
+    await page.goto(`${url}/portal/signup`)
+    await page.getByLabel('Email').fill(victim)
+    await page.getByLabel('Password').fill(password)
+    await page.getByRole('button', { name: 'Sign up' }).click()
+    await page.getByRole('heading', { name: 'Verify your email' }).waitFor()
+    const ownersCode = codeIn(await smtp.waitForMail(victim))
+
+    // meanwhile a stranger signs up with the owner's email and their own password (another client, no page)
+    const strangers = await fetch(`${url}/v1/developer/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: victim, password: strangersPassword }),
+    })
+    expect(strangers.status).toBe(202)
+    const strangersMail = await smtp.waitForMail(victim)
+    expect(strangersMail.data.replace(/=\r?\n/g, '')).toContain('If you did not expect this code, ignore this mail')
+    const newestCode = codeIn(strangersMail)
+    if (newestCode === ownersCode) throw new Error('the two sign-ups drew the same code (1 in 10⁶): run again')
+
+    // the owner enters the newest code of their mailbox in their own page: refused
+    await page.getByLabel('Code').fill(newestCode)
+    await page.getByRole('button', { name: 'Verify' }).click()
+    expect(await alertText(page)).toMatch(/^Wrong or expired code \(a code confirms only the sign-up it was mailed for/)
+    expect(await page.getByTestId('new-key').count()).toBe(0)
+    await screenshotBoth(page, 'portal-verify-strangers-code')
+    const logIn = (pw: string) =>
+      fetch(`${url}/v1/developer/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: victim, password: pw }),
+      })
+    expect((await logIn(strangersPassword)).status).toBe(401)
+
+    // then the code of their own sign-up: the account is theirs, with their password
+    await page.getByLabel('Code').fill(ownersCode)
+    await page.getByRole('button', { name: 'Verify' }).click()
+    expect(await visibleText(page.getByTestId('new-key'))).toMatch(/^wds_free_[0-9a-f]{32}$/)
+    expect((await logIn(strangersPassword)).status).toBe(401)
+    expect((await logIn(password)).status).toBe(200)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  test('a verify page without the sign-up made in it (reloaded) says to sign up again', async () => {
+    const page = await browser.newPage()
+    const errors = watchPageErrors(page)
+    await page.goto(`${url}/portal/verify`)
+    await page.getByRole('heading', { name: 'Verify your email' }).waitFor()
+    expect(await visibleText(page.locator('main'))).toContain('This page holds no sign-up to verify')
+    expect(await page.getByLabel('Code').count()).toBe(0)
+    expect(await seriousAxeViolations(page)).toEqual([])
+    await page.getByRole('link', { name: 'Sign up', exact: true }).click()
+    await page.getByRole('heading', { name: 'Create an account' }).waitFor()
+    expect(errors).toEqual([])
+    await page.close()
   })
 })
 

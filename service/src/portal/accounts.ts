@@ -4,7 +4,17 @@ import type { Throttle, ThrottleRule } from '../access/throttle.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import type { DeveloperAccountsStore, PortalAccount } from '../store/developer-accounts-store.ts'
-import { CODE_TTL_MS, codeLockoutSeconds, codeMatches, FREE_CODE_GUESSES, generateCode, hashCode } from './email-codes.ts'
+import {
+  CODE_TTL_MS,
+  codeLockoutSeconds,
+  codeMatches,
+  FREE_CODE_GUESSES,
+  generateCode,
+  generateSignupToken,
+  hashCode,
+  hashSignupToken,
+  SIGNUP_TOKEN_PATTERN,
+} from './email-codes.ts'
 import type { Mailer } from './mailer.ts'
 import { findPasswordProblem, hashPassword, verifyPassword } from './passwords.ts'
 import { issueToken } from './tokens.ts'
@@ -97,17 +107,19 @@ async function sendCapped(deps: PortalDeps, now: Date, mail: { to: string; subje
 }
 
 /**
- * Sign-up: a pending sign-up with its own password and a 6-digit code by mail. Nothing of the account
- * changes until that code is entered, so a stranger's sign-up for someone else's email (or for an
- * account made by `wds keys create`) can neither set its password nor undo the owner's own sign-up.
- * For an email that already has a verified account the answer is the same and the mail says so, so
- * that sign-up does not tell strangers which emails have accounts.
+ * Sign-up: a pending sign-up with its own password, a 6-digit code by mail, and a sign-up token in the
+ * answer. Nothing of the account changes until the code is entered together with that token, so a
+ * stranger's sign-up for someone else's email (or for an account made by `wds keys create`) can neither
+ * set its password nor undo the owner's own sign-up, and the owner who enters the stranger's code in
+ * their own page confirms nothing: the code and the token must be of one sign-up. For an email that
+ * already has a verified account the answer is the same (a token that verifies nothing) and the mail
+ * says so, so that sign-up does not tell strangers which emails have accounts.
  */
 export async function signUp(
   deps: PortalDeps,
   client: PortalClient,
   request: { email: string; password: string },
-): Promise<void> {
+): Promise<{ signupToken: string }> {
   const email = readEmail(request.email)
   const problem = findPasswordProblem(request.password, email)
   if (problem !== undefined) throw new WdsError('invalid_parameter', `the password ${problem}`, { param: 'password' })
@@ -115,10 +127,15 @@ export async function signUp(
   await throttle(deps, 'signupPerIp', client.ip, now, 'sign-ups from this address')
   await throttle(deps, 'signupPerEmail', email, now, `sign-ups for ${email}`)
   const code = generateCode()
+  const signupToken = generateSignupToken()
   const result = await deps.developers.addSignup(
     email,
     await hashPassword(request.password),
-    (signupId) => ({ codeHash: hashCode(signupId, code), expiresAt: new Date(now.getTime() + CODE_TTL_MS) }),
+    (signupId) => ({
+      codeHash: hashCode(signupId, code),
+      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+      tokenHash: hashSignupToken(signupToken),
+    }),
     MAX_PENDING_SIGNUPS,
   )
   if (result.type === 'verified') {
@@ -127,35 +144,45 @@ export async function signUp(
       subject: 'Your WDS account',
       text: `Someone (perhaps you) tried to sign up to WDS with ${email}, which already has an account.\nLog in with your password instead. If it was not you, nothing has changed.`,
     })
-    return
+    return { signupToken }
   }
   await sendCapped(deps, now, {
     to: email,
     subject: `Your WDS verification code: ${code}`,
-    text: `Your WDS verification code is ${code}.\nIt expires in ${CODE_TTL_MS / 60_000} minutes and can be used once; it confirms the sign-up it was sent for, with the password given then.\nIf you did not sign up, ignore this mail: nothing changes without this code.`,
+    text: `Your WDS verification code is ${code}.\nIt expires in ${CODE_TTL_MS / 60_000} minutes and can be used once, in the page where you signed up just now: it confirms that sign-up only, with the password typed there.\nIf you did not expect this code, ignore this mail: someone may have typed your address, and nothing changes without the code, which works only for whoever signed up.`,
   })
+  return { signupToken }
 }
 
 /**
- * Verification: the code proves the mailbox and confirms the sign-up it was mailed for, whose password
- * becomes the account's; the account's first API key is created and returned, once. Wrong codes are
- * counted per email across sign-ups (codeLockoutSeconds), and the answer is the same whether the
- * email signed up or not.
+ * Verification: the code proves the mailbox, the sign-up token proves the party who typed the password,
+ * and together they confirm one sign-up, whose password becomes the account's; the account's first API
+ * key is created and returned, once. Wrong codes (or a code with another sign-up's token) are counted
+ * per email across sign-ups (codeLockoutSeconds), and the answer is the same whether the email signed
+ * up or not.
  */
 export async function verify(
   deps: PortalDeps,
   client: PortalClient,
-  request: { email: string; code: string },
+  request: { email: string; code: string; signupToken: string },
 ): Promise<CreatedKey> {
   const email = readEmail(request.email)
   if (!/^\d{6}$/.test(request.code))
     throw new WdsError('invalid_parameter', 'the code is the 6 digits of the mail', { param: 'code' })
+  if (!SIGNUP_TOKEN_PATTERN.test(request.signupToken)) {
+    throw new WdsError(
+      'invalid_parameter',
+      'signupToken is the 43-character token of the sign-up answer (POST /v1/developer/signup), sent back unchanged',
+      { param: 'signupToken' },
+    )
+  }
   const now = deps.now?.() ?? new Date()
   await throttle(deps, 'verifyPerIp', client.ip, now, 'verification attempts from this address')
   const outcome = await deps.developers.verifySignup(
     email,
+    hashSignupToken(request.signupToken),
     now,
-    (pending) => pending.find((signup) => codeMatches(signup.codeHash, signup.id, request.code)),
+    (signup) => codeMatches(signup.codeHash, signup.id, request.code),
     codeLockoutSeconds,
   )
   switch (outcome.type) {
@@ -185,7 +212,7 @@ export async function verify(
       const left = FREE_CODE_GUESSES - (outcome.failures % FREE_CODE_GUESSES)
       throw new WdsError(
         'invalid_parameter',
-        `wrong or expired code (codes last ${CODE_TTL_MS / 60_000} minutes; sign up again for a new one); ${left} attempt${left === 1 ? '' : 's'} left before a wait`,
+        `wrong or expired code (a code confirms only the sign-up it was mailed for, with that sign-up’s token, for ${CODE_TTL_MS / 60_000} minutes; sign up again for a new one); ${left} attempt${left === 1 ? '' : 's'} left before a wait`,
         { param: 'code' },
       )
     }

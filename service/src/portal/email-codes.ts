@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 
 /** A code is good for 15 minutes, once. */
 export const CODE_TTL_MS = 15 * 60_000
@@ -35,4 +35,20 @@ export function hashCode(signupId: string, code: string): Buffer {
 export function codeMatches(stored: Buffer, signupId: string, presented: string): boolean {
   const candidate = hashCode(signupId, presented)
   return stored.length === candidate.length && timingSafeEqual(stored, candidate)
+}
+
+/**
+ * The sign-up token: 32 random bytes (base64url, 43 characters) given in the sign-up's answer only, to
+ * the party who typed the password. Verification needs it beside the code, so that a code mailed for a
+ * stranger's sign-up cannot confirm it from the mailbox owner's page (README, "Sign-up").
+ */
+export function generateSignupToken(): string {
+  return randomBytes(32).toString('base64url')
+}
+
+export const SIGNUP_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
+
+/** What is stored instead of the sign-up token. */
+export function hashSignupToken(token: string): Buffer {
+  return createHash('sha256').update(token).digest()
 }

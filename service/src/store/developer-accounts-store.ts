@@ -16,6 +16,9 @@ export type PortalAccount = {
 /** A sign-up waiting for its code: the password it will set, and the code's hash. */
 export type PendingSignup = { id: string; codeHash: Buffer; expiresAt: Date; passwordHash: string }
 
+/** What a sign-up stores to be verified later: the code's hash and expiry, and its sign-up token's hash. */
+export type SignupSecrets = { codeHash: Buffer; expiresAt: Date; tokenHash: Buffer }
+
 const ACCOUNT_COLUMNS = `id, email, tier, created_at AS "createdAt", verified_at AS "verifiedAt", password_hash AS "passwordHash", session_epoch AS "sessionEpoch"`
 
 /** The portal's accounts: passwords, email codes and failed logins. */
@@ -34,13 +37,13 @@ export function createDeveloperAccountsStore(db: Db) {
     /**
      * For a sign-up: creates the account (Free, unverified) when the email is new. An account that is
      * verified and has a password is left as it is (`verified`); otherwise a pending sign-up is added,
-     * holding its own password hash and code, and only the newest `keepPending` stay. Nothing of the
-     * account changes until one of them is verified.
+     * holding its own password hash, code and sign-up token, and only the newest `keepPending` stay.
+     * Nothing of the account changes until one of them is verified.
      */
     async addSignup(
       email: string,
       passwordHash: string,
-      code: (signupId: string) => { codeHash: Buffer; expiresAt: Date },
+      secrets: (signupId: string) => SignupSecrets,
       keepPending: number,
     ): Promise<{ type: 'pending' | 'verified'; account: PortalAccount }> {
       return withTransaction(db, async (client) => {
@@ -54,10 +57,10 @@ export function createDeveloperAccountsStore(db: Db) {
         if (account.verifiedAt !== null && account.passwordHash !== null) return { type: 'verified' as const, account }
         const { rows: ids } = await client.query<{ id: string }>('SELECT gen_random_uuid() AS id')
         const id = ids[0]?.id as string
-        const { codeHash, expiresAt } = code(id)
+        const { codeHash, expiresAt, tokenHash } = secrets(id)
         await client.query(
-          'INSERT INTO signups (id, account_id, password_hash, code_hash, expires_at) VALUES ($1, $2, $3, $4, $5)',
-          [id, account.id, passwordHash, codeHash, expiresAt],
+          'INSERT INTO signups (id, account_id, password_hash, code_hash, expires_at, token_hash) VALUES ($1, $2, $3, $4, $5, $6)',
+          [id, account.id, passwordHash, codeHash, expiresAt, tokenHash],
         )
         await client.query(
           `DELETE FROM signups WHERE account_id = $1 AND id NOT IN
@@ -71,13 +74,15 @@ export function createDeveloperAccountsStore(db: Db) {
     /**
      * One verification attempt for an email, under a row lock on its failure count so that concurrent
      * guesses are counted one by one. `lockout(failures)` is the wait that starts after a failure (0:
-     * none). `check` finds the pending sign-up the code belongs to (undefined: a miss). A match sets
-     * that sign-up's password, marks the account verified, drops its other sign-ups and the count.
+     * none). Only the email's unexpired sign-up whose token hashes to `tokenHash` is a candidate;
+     * `check` says whether the code is its code (false, or no such sign-up: a miss). A match sets that
+     * sign-up's password, marks the account verified, drops its other sign-ups and the count.
      */
     async verifySignup(
       email: string,
+      tokenHash: Buffer,
       now: Date,
-      check: (pending: PendingSignup[]) => PendingSignup | undefined,
+      check: (signup: PendingSignup) => boolean,
       lockoutSeconds: (failures: number) => number,
     ): Promise<
       | { type: 'verified'; account: PortalAccount }
@@ -96,10 +101,10 @@ export function createDeveloperAccountsStore(db: Db) {
         const { rows: pending } = await client.query<PendingSignup & { accountId: string }>(
           `SELECT s.id, s.account_id AS "accountId", s.code_hash AS "codeHash", s.expires_at AS "expiresAt", s.password_hash AS "passwordHash"
              FROM signups s JOIN accounts a ON a.id = s.account_id
-            WHERE a.email = $1 AND s.expires_at > $2 ORDER BY s.created_at DESC`,
-          [email, now],
+            WHERE a.email = $1 AND s.token_hash = $2 AND s.expires_at > $3`,
+          [email, tokenHash, now],
         )
-        const match = check(pending)
+        const match = pending.find(check)
         if (match === undefined) {
           const failures = count.failures + 1
           const wait = lockoutSeconds(failures)

@@ -68,15 +68,24 @@ export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> 
       schema: {
         summary: 'Sign up',
         description:
-          'Mails a 6-digit code (15 minutes, single use) that confirms this sign-up and its password; nothing of the account changes until it is entered. Signing up again mails a new code for the new sign-up. Throttled per IP and per email; at most 5 mails an hour reach one address.',
+          'Mails a 6-digit code (15 minutes, single use) and answers a `signupToken`: POST /v1/developer/verify needs both, so the code confirms this sign-up and its password only for whoever made it (a stranger who signs up with your email gets a token of their own, and their code is useless with yours). Keep the token where the code will be entered (the portal keeps it in the page); nothing of the account changes until both are sent. Signing up again mails a new code and answers a new token. Throttled per IP and per email; at most 5 mails an hour reach one address.',
         tags,
         body: Credentials,
-        response: { 202: Type.Object({ status: Type.Literal('code_sent'), email: Type.String() }), ...PROBLEM_RESPONSES },
+        response: {
+          202: Type.Object({
+            status: Type.Literal('code_sent'),
+            email: Type.String(),
+            signupToken: Type.String({
+              description: 'Opaque, 43 characters: send it to POST /v1/developer/verify with the mailed code. Never mailed.',
+            }),
+          }),
+          ...PROBLEM_RESPONSES,
+        },
       },
     },
     async (request, reply) => {
-      await signUp(deps, { ip: request.ip }, request.body)
-      return reply.code(202).send({ status: 'code_sent' as const, email: request.body.email.trim().toLowerCase() })
+      const { signupToken } = await signUp(deps, { ip: request.ip }, request.body)
+      return reply.code(202).send({ status: 'code_sent' as const, email: request.body.email.trim().toLowerCase(), signupToken })
     },
   )
 
@@ -86,10 +95,14 @@ export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> 
       schema: {
         summary: 'Verify the email and get the first API key',
         description:
-          'The full key is in this answer only: store it now. Wrong codes are counted per email across sign-ups: after 5, each further 5 start a wait that doubles (15 minutes up to a day).',
+          'The code of the mail and the `signupToken` of the same sign-up’s answer confirm that sign-up; the full key is in this answer only: store it now. Wrong codes (or a code with another sign-up’s token) are counted per email across sign-ups: after 5, each further 5 start a wait that doubles (15 minutes up to a day).',
         tags,
         body: Type.Object(
-          { email: Type.String({ maxLength: 254 }), code: Type.String({ maxLength: 16 }) },
+          {
+            email: Type.String({ maxLength: 254 }),
+            code: Type.String({ maxLength: 16 }),
+            signupToken: Type.String({ maxLength: 64, description: 'The signupToken of the sign-up answer' }),
+          },
           { additionalProperties: false },
         ),
         response: { 201: NewKeySchema, ...PROBLEM_RESPONSES },
