@@ -19,7 +19,7 @@ set -uo pipefail
 UNIT=$1 PID_FILE=$2
 shift 2
 
-say() { echo "supervise: $*" >&2; }
+say() { echo "supervise: $(date -u +%FT%T.%3NZ) $*" >&2; }
 
 setting() { # key, default: the unit's last value for the key
   local value

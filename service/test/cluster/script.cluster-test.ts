@@ -48,6 +48,14 @@ async function until<T>(what: string, probe: () => T | undefined | false, timeou
   }
 }
 
+/** Listens on a loopback port; fails (EADDRINUSE) when something holds it, a cluster left running on it say. */
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', resolve)
+  })
+}
+
 describe('cluster.sh before it starts anything', () => {
   test('as another user than root it refuses at once, saying what it installs and why it needs root', async () => {
     const dir = tempDir()
@@ -65,7 +73,7 @@ describe('cluster.sh before it starts anything', () => {
     const base = 28_500
     // a listener on the Redis port, and a connection to it whose own end holds serve1's port
     const server: Server = createServer()
-    await new Promise<void>((resolve) => server.listen(base + 4, '127.0.0.1', resolve))
+    await listen(server, base + 4)
     const client: Socket = connect({ host: '127.0.0.1', port: base + 4, localAddress: '127.0.0.1', localPort: base + 81 })
     await new Promise((resolve) => client.once('connect', resolve))
     try {
@@ -94,7 +102,7 @@ describe('cluster.sh before it starts anything', () => {
     // each base's Redis port taken (the default's is 29004): up stops there, having checked them all
     const servers = [29_004, low + 4].map((port) => {
       const server = createServer()
-      return new Promise<Server>((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)))
+      return listen(server, port).then(() => server)
     })
     try {
       await Promise.all(servers)
@@ -138,7 +146,12 @@ describe('supervise.sh', () => {
     child.stderr.on('data', (chunk) => (log += chunk))
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
     const pid = () => (existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : undefined)
-    const lines = () => log.trim().split('\n')
+    // without their time: supervise: 2026-11-27T19:00:39.137Z started (pid 4326)
+    const lines = () =>
+      log
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(/^supervise: \d{4}-\d\d-\d\dT[\d:.]+Z /, 'supervise: '))
     return { child, exited, pid, lines, stop: () => child.kill('SIGTERM') }
   }
 
