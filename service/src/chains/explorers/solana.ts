@@ -3,12 +3,24 @@ import type { JsonRpcClient } from '../../lib/json-rpc.ts'
 import type { ExplorerPage, ExplorerPosition, ExplorerSource } from './explorer-source.ts'
 import { groupByBlock } from './explorer-source.ts'
 import { addTo, type Movement, pairChanges, toTransfer, touches, txIndexFromHash } from './movements.ts'
+import {
+  type AddressProgress,
+  backfillDone,
+  mapConcurrently,
+  type Progress,
+  readNewer,
+  readOlderPage,
+  type SignatureInfo,
+  withAddresses,
+} from './solana-signatures.ts'
 
 /*
  * Solana through its JSON-RPC: `getSignaturesForAddress` (newest first, `before`/`until` cursors,
- * up to 1000 a page), `getTransaction` (jsonParsed) per signature, `getBalance` and
- * `getTokenAccountsByOwner` (SPL Token and Token-2022). Final = `finalized` commitment: every call
- * asks for it, so nothing read can be rolled back.
+ * up to 1000 a page) of the wallet and of each of its token accounts (`getTokenAccountsByOwner`, SPL
+ * Token and Token-2022, and closed ones seen in the transactions read: a token transfer to the
+ * wallet names its token account, not the wallet), `getTransaction` (jsonParsed) per signature,
+ * `getBalance`. Final = `finalized` commitment: every call asks for it, so nothing read can be
+ * rolled back.
  */
 
 const COMMITMENT = 'finalized'
@@ -16,8 +28,6 @@ const SIGNATURES_PER_PAGE = 1000
 /** Transactions fetched at once (the rate limiter still spaces the calls). */
 const CONCURRENT_TRANSACTIONS = 8
 export const TOKEN_PROGRAMS = ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb']
-
-type SignatureInfo = { signature: string; slot: number; blockTime: number | null; err: unknown }
 
 type TokenBalance = {
   accountIndex: number
@@ -158,49 +168,75 @@ export function walletTransfers(tx: SolanaTransaction, address: string): Transfe
     .filter(touches(address))
 }
 
-type SolanaPosition = {
-  /** The newest signature stored. */
-  newest?: string | undefined
-  /** Where the backfill goes on (the oldest signature stored), while it is not done. */
-  oldest?: string | undefined
-  done: boolean
+/** The token accounts `owner` held in a transaction (closed ones included), from its token balances. */
+export function ownedTokenAccounts(tx: SolanaTransaction, owner: string): string[] {
+  const keys = accountKeysOf(tx)
+  const balances = [...(tx.meta?.preTokenBalances ?? []), ...(tx.meta?.postTokenBalances ?? [])]
+  return [...new Set(balances.filter((b) => b.owner === owner).map((b) => keys[b.accountIndex]))].filter(
+    (key): key is string => key !== undefined,
+  )
 }
 
+/**
+ * Per address read (the wallet, its token accounts), how far. A position stored before token
+ * accounts were read is the wallet's own `{ newest, oldest, done }`: its token accounts are then
+ * read from their newest transaction.
+ */
+type SolanaPosition = { addresses: Progress }
+
+function progressOf(address: string, stored: ExplorerPosition | undefined): Progress {
+  if (stored === undefined) return {}
+  if ('addresses' in stored) return (stored as SolanaPosition).addresses
+  return { [address]: stored as AddressProgress }
+}
+
+type TokenAccount = { pubkey: string; mint: string; amount: bigint; decimals: number }
+
 export function createSolanaSource({ rpc, chain = 'solana' }: { rpc: JsonRpcClient; chain?: string }): ExplorerSource {
-  const signatures = (address: string, cursor: { before?: string | undefined; until?: string | undefined }) =>
+  const signatures = (address: string, cursor: { before?: string; until?: string }) =>
     rpc.request<SignatureInfo[]>('getSignaturesForAddress', [
       address,
       { limit: SIGNATURES_PER_PAGE, commitment: COMMITMENT, ...cursor },
     ])
+  const paging = { limit: SIGNATURES_PER_PAGE, concurrency: CONCURRENT_TRANSACTIONS }
 
-  async function fetchTransactions(list: readonly SignatureInfo[]): Promise<SolanaTransaction[]> {
-    const out: SolanaTransaction[] = new Array(list.length)
-    let next = 0
-    const worker = async () => {
-      while (next < list.length) {
-        const i = next++
-        const signature = (list[i] as SignatureInfo).signature
-        out[i] = await rpc.request<SolanaTransaction>('getTransaction', [
-          signature,
-          { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0, commitment: COMMITMENT },
-        ])
+  /** The wallet's open token accounts, SPL Token's then Token-2022's. */
+  async function tokenAccounts(owner: string): Promise<TokenAccount[]> {
+    const out: TokenAccount[] = []
+    for (const programId of TOKEN_PROGRAMS) {
+      const accounts = await rpc.request<{
+        value: {
+          pubkey: string
+          account: { data: { parsed: { info: { mint: string; tokenAmount: { amount: string; decimals: number } } } } }
+        }[]
+      }>('getTokenAccountsByOwner', [owner, { programId }, { encoding: 'jsonParsed', commitment: COMMITMENT }])
+      for (const { pubkey, account } of accounts.value) {
+        const { mint, tokenAmount } = account.data.parsed.info
+        out.push({ pubkey, mint, amount: BigInt(tokenAmount.amount), decimals: tokenAmount.decimals })
       }
     }
-    await Promise.all(Array.from({ length: Math.min(CONCURRENT_TRANSACTIONS, list.length) }, worker))
     return out
   }
 
-  async function toPage(address: string, list: readonly SignatureInfo[], position: SolanaPosition): Promise<ExplorerPage> {
-    const txs = await fetchTransactions(list)
+  /** The page of these signatures' transactions, and the wallet's token accounts they show. */
+  async function toPage(address: string, list: readonly SignatureInfo[]) {
+    const txs = await mapConcurrently(list, CONCURRENT_TRANSACTIONS, ({ signature }) =>
+      rpc.request<SolanaTransaction>('getTransaction', [
+        signature,
+        { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0, commitment: COMMITMENT },
+      ]),
+    )
     const tokens = new Map<string, Token>()
+    const accounts = new Set<string>()
     const records = txs.map((tx) => {
       for (const token of transactionTokens(tx)) tokens.set(token.contractAddress, token)
+      for (const account of ownedTokenAccounts(tx, address)) accounts.add(account)
       return {
         block: { number: tx.slot, hash: '', timestamp: tx.blockTime ?? 0 },
         transfers: walletTransfers(tx, address),
       }
     })
-    return { blocks: groupByBlock(records), tokens: [...tokens.values()], position, complete: position.done }
+    return { blocks: groupByBlock(records), tokens: [...tokens.values()], accounts }
   }
 
   return {
@@ -212,38 +248,33 @@ export function createSolanaSource({ rpc, chain = 'solana' }: { rpc: JsonRpcClie
       return { number: slot, hash: '', parentHash: '', timestamp: time ?? Math.floor(Date.now() / 1000) }
     },
 
+    /*
+     * One read: the wallet's token accounts (2 calls), then the backfill of every address not read to
+     * its end as pages (one signature list per such address, then one getTransaction per signature),
+     * token accounts found in the transactions joining from the next page; then, for the addresses a
+     * previous read had begun, what is newer than the newest read, as one page.
+     */
     async *readHistory(address, stored) {
-      let position = (stored as SolanaPosition | undefined) ?? { done: false }
-      const resumed = position.newest !== undefined
-      // the backfill first (newest first from where it stopped), written page by page
-      if (!position.done) {
-        let before = position.oldest
-        for (;;) {
-          const list = await signatures(address, { before })
-          const last = list.at(-1)
-          const done = list.length < SIGNATURES_PER_PAGE
-          position = {
-            newest: position.newest ?? list[0]?.signature,
-            oldest: last?.signature ?? before,
-            done,
-          }
-          yield await toPage(address, list, position)
-          if (done || last === undefined) break
-          before = last.signature
-        }
-        // a history just read from the head has nothing newer yet
-        if (!resumed) return
-      }
-      // then what is newer than the newest stored, as one page (a gap would be worse than a retry)
-      const newer: SignatureInfo[] = []
-      let before: string | undefined
+      let progress = progressOf(address, stored)
+      const begun = Object.keys(progress)
+      progress = withAddresses(progress, [address, ...(await tokenAccounts(address)).map((a) => a.pubkey)])
+      let newerPending = begun.length > 0
       for (;;) {
-        const list = await signatures(address, { before, until: position.newest })
-        newer.push(...list)
-        if (list.length < SIGNATURES_PER_PAGE) break
-        before = list.at(-1)?.signature
+        while (!backfillDone(progress)) {
+          const older = await readOlderPage(signatures, progress, paging)
+          const { accounts, blocks, tokens } = await toPage(address, older.signatures)
+          progress = withAddresses(older.progress, accounts)
+          const position: SolanaPosition = { addresses: progress }
+          yield { blocks, tokens, position, complete: backfillDone(progress) && !newerPending } satisfies ExplorerPage
+        }
+        if (!newerPending) return
+        newerPending = false
+        const newer = await readNewer(signatures, progress, begun, paging)
+        const { accounts, blocks, tokens } = await toPage(address, newer.signatures)
+        progress = withAddresses(newer.progress, accounts)
+        const position: SolanaPosition = { addresses: progress }
+        yield { blocks, tokens, position, complete: backfillDone(progress) } satisfies ExplorerPage
       }
-      yield await toPage(address, newer, { ...position, newest: newer[0]?.signature ?? position.newest })
     },
 
     async readBalances(address) {
@@ -252,17 +283,8 @@ export function createSolanaSource({ rpc, chain = 'solana' }: { rpc: JsonRpcClie
         { commitment: COMMITMENT },
       ])
       const byMint = new Map<string, { amount: bigint; decimals: number }>()
-      for (const programId of TOKEN_PROGRAMS) {
-        const accounts = await rpc.request<{
-          value: {
-            account: { data: { parsed: { info: { mint: string; tokenAmount: { amount: string; decimals: number } } } } }
-          }[]
-        }>('getTokenAccountsByOwner', [address, { programId }, { encoding: 'jsonParsed', commitment: COMMITMENT }])
-        for (const { account } of accounts.value) {
-          const { mint, tokenAmount } = account.data.parsed.info
-          const known = byMint.get(mint)
-          byMint.set(mint, { amount: (known?.amount ?? 0n) + BigInt(tokenAmount.amount), decimals: tokenAmount.decimals })
-        }
+      for (const { mint, amount, decimals } of await tokenAccounts(address)) {
+        byMint.set(mint, { amount: (byMint.get(mint)?.amount ?? 0n) + amount, decimals })
       }
       return {
         head: { number: balance.context.slot, hash: '', parentHash: '', timestamp: Math.floor(Date.now() / 1000) },
