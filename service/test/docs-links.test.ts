@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 /**
- * Every relative link of the documentation resolves: README.md, docs/**, bench/README.md and the SDKs'
+ * Every relative link of the documentation resolves, and its tables and code blocks render: README.md, docs/**, bench/README.md and the SDKs'
  * READMEs link each other and the code, and a page moved or a heading renamed must not leave a reader at
  * a dead end. A `#anchor` into a Markdown file must name one of its headings, slugged as GitHub does.
  */
@@ -96,7 +96,28 @@ function brokenLinks(file: string, markdown: string, read = (path: string) => re
   return problems
 }
 
-describe('documentation links', () => {
+/** Tables whose rows do not have their header's number of cells (GitHub splits on every unescaped `|`, in code too). */
+function ragged(file: string, markdown: string): string[] {
+  const lines = markdown.split('\n')
+  const cellCount = (line: string) => line.trim().split(/(?<!\\)\|/).length - 2
+  const problems: string[] = []
+  let fenced = false
+  let header: number | undefined
+  lines.forEach((line, index) => {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced
+    if (fenced || !line.startsWith('|')) {
+      header = undefined
+      return
+    }
+    header ??= cellCount(line)
+    if (cellCount(line) !== header)
+      problems.push(`${relative(ROOT, file)}:${index + 1} has ${cellCount(line)} cells, its header ${header}`)
+  })
+  if (fenced) problems.push(`${relative(ROOT, file)}: a code block is never closed`)
+  return problems
+}
+
+describe('the documentation', () => {
   it('checks the README, docs/, bench/README.md and the SDK READMEs', () => {
     const files = markdownFiles().map((file) => relative(ROOT, file))
     expect(files).toEqual(expect.arrayContaining(['README.md', 'bench/README.md', 'docs/api.md', 'sdks/python/README.md']))
@@ -128,5 +149,13 @@ describe('documentation links', () => {
   it('slugs headings as GitHub does, numbering repeats', () => {
     const anchors = headingAnchors('# Web pages: portal, status, guide\n## Decisions\n## Decisions\n### `wds index --chain X`')
     expect([...anchors]).toEqual(['web-pages-portal-status-guide', 'decisions', 'decisions-1', 'wds-index---chain-x'])
+  })
+  it("renders: every table row has its header's cells, every code block is closed", () => {
+    const problems = markdownFiles().flatMap((file) => ragged(file, readFileSync(file, 'utf8')))
+    expect(problems).toEqual([])
+    expect(ragged(join(ROOT, 'x.md'), '| a | b |\n| - | - |\n| `a|b` | c |\n```\n')).toEqual([
+      'x.md:3 has 3 cells, its header 2',
+      'x.md: a code block is never closed',
+    ])
   })
 })
