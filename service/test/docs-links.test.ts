@@ -3,9 +3,10 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 /**
- * Every relative link of the documentation resolves, and its tables and code blocks render: README.md, docs/**, bench/README.md and the SDKs'
- * READMEs link each other and the code, and a page moved or a heading renamed must not leave a reader at
- * a dead end. A `#anchor` into a Markdown file must name one of its headings, slugged as GitHub does.
+ * The documentation holds together: README.md, docs/**, bench/README.md and the SDKs' READMEs link each
+ * other and the code, and a page moved or a heading renamed must not leave a reader at a dead end. Every
+ * relative link resolves, a `#anchor` into a Markdown file names one of its headings (slugged as GitHub
+ * does), and every table and code block renders.
  */
 
 /** The repository's root: the nearest folder above this file holding both `docs/` and `service/`. */
