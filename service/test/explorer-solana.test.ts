@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type SolanaTransaction, transactionMovements, walletTransfers } from '../src/chains/explorers/solana.ts'
+import {
+  createSolanaSource,
+  type SolanaTransaction,
+  transactionMovements,
+  walletTransfers,
+} from '../src/chains/explorers/solana.ts'
 import {
   backfillDone,
   type FetchSignatures,
@@ -9,6 +14,7 @@ import {
   type SignatureInfo,
   withAddresses,
 } from '../src/chains/explorers/solana-signatures.ts'
+import { createJsonRpcClient } from '../src/lib/json-rpc.ts'
 import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
 import type { ExplorerCall, ExplorerServer } from './helpers/explorer-server.ts'
 import {
@@ -282,6 +288,31 @@ describe('Solana: the signatures of a wallet and its token accounts, read as one
     expect({ newer: newer.signatures.map((i) => i.signature), again: again.signatures }).toEqual({
       newer: [...arrived].sort((a, b) => b.slot - a.slot).map(signatureOf),
       again: [],
+    })
+  })
+
+  test('a position stored before token accounts were read goes on: its accounts read whole, the wallet for what is newer', async () => {
+    const rpc = solanaRpc({ transactions: new Map([...recorded, ...receiverHistory.map((t) => [signatureOf(t), t] as const)]) })
+    const lists: string[] = []
+    const client = createJsonRpcClient({
+      async send(message, read) {
+        const { id, method, params } = message as { id: unknown; method: string; params: [string, { until?: string }] }
+        if (method === 'getSignaturesForAddress') lists.push(`${params[0]}${params[1].until === undefined ? '' : ' newer'}`)
+        const reply = ask(rpc, method, params)
+        return read(reply.status === undefined ? { jsonrpc: '2.0', id, result: reply.body } : reply.body, reply.status ?? 200)
+      },
+    })
+    const walletOnly = { newest: signatureOf(emptyAndClose), oldest: signatureOf(emptyAndClose), done: true }
+    const pages = []
+    for await (const page of createSolanaSource({ rpc: client }).readHistory(RECEIVER, walletOnly)) pages.push(page)
+    const net: Record<string, bigint> = {}
+    for (const t of pages.flatMap((p) => p.blocks.flatMap((b) => b.transfers)))
+      if (t.type === 'spl')
+        net[t.contractAddress as string] = (net[t.contractAddress as string] ?? 0n) + (t.to === RECEIVER ? t.value : -t.value)
+    expect({ lists, net, complete: pages.map((p) => p.complete) }).toEqual({
+      lists: [EJHQX_ACCOUNT, FBQYJ_ACCOUNT, CLOSED_ACCOUNT, `${RECEIVER} newer`],
+      net: { [EJHQX]: sent.ejhqx + sent.toClosed + 151_571n, [FBQYJ]: sent.fbqyj + 1_297_259n },
+      complete: [false, false, true],
     })
   })
 
