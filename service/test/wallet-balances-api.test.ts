@@ -226,3 +226,13 @@ test('wrong input: a clear problem naming the parameter', async () => {
     expect({ path, status: got, code: body.code, param: body.param }).toEqual({ path, status, code, param })
   }
 })
+
+test('atDate before the indexed range: the error gives the first indexed block and its date, the earliest to ask for', async () => {
+  const genesis = await clientsFor(anvil).public.getBlock({ blockNumber: 0n })
+  const mined = new Date(Number(genesis.timestamp) * 1000).toISOString()
+  const { status, body } = await get(`/v1/wallets/${script.accounts.alice}/balances?chain=ethereum&atDate=1999-01-01`)
+  expect({ status, detail: body.detail }).toEqual({
+    status: 400,
+    detail: `atDate 1999-01-01 is before Ethereum's indexed range, which starts at block 0, mined ${mined}: ask for ${mined.slice(0, 10)} or later`,
+  })
+})

@@ -120,18 +120,23 @@ export function createWalletBalances(deps: {
       }
       const range = { from: state.indexedFrom, to: state.indexedBlock }
       const block = await dateBlocks.find(chain.slug, end, 'before', range, state.historyEpoch)
-      if (block === undefined) {
-        throw new WdsError(
-          'invalid_parameter',
-          `atDate is before ${chain.name}'s indexed range (from block ${state.indexedFrom})`,
-          {
-            param: 'atDate',
-          },
-        )
-      }
+      if (block === undefined) throw await beforeIndexedRange(chain, state, atDate)
       return block
     }
     return state.indexedBlock
+  }
+
+  /** atDate before a chain's first indexed block: the error says that block's time, the earliest date to ask for. */
+  async function beforeIndexedRange(chain: ChainInfo, state: IndexedState, atDate: DateParam): Promise<WdsError> {
+    const asked = atDate.dateOnly ? atDate.instant.toISOString().slice(0, 10) : atDate.instant.toISOString()
+    const first = await blockTime(chain, state.indexedFrom, state)
+    const since =
+      first === undefined ? '' : `, mined ${first.toISOString()}: ask for ${first.toISOString().slice(0, 10)} or later`
+    return new WdsError(
+      'invalid_parameter',
+      `atDate ${asked} is before ${chain.name}'s indexed range, which starts at block ${state.indexedFrom}${since}`,
+      { param: 'atDate' },
+    )
   }
 
   async function readChain(chain: ChainInfo, state: HistoryState | undefined, request: BalancesRequest): Promise<ChainBalances> {
