@@ -67,9 +67,9 @@ test('refused as chain 31337 with what to do for a development node; the right n
   try {
     const refusal =
       'the node serves chain ID 31337, not Ethereum (1); fix WDS_RPC_ETHEREUM (a development node must serve the chain ID of the chain it stands for: start it with `anvil --chain-id 1`)'
-    await expect.poll(ethereumStatus, { timeout: 20_000 }).toEqual({ status: 'stalled', indexedBlock: null, lastError: refusal })
+    await expect.poll(ethereumStatus, { timeout: 60_000 }).toEqual({ status: 'stalled', indexedBlock: null, lastError: refusal })
     // the refusal waits for its next check: on the clock, which stands still
-    await expect.poll(() => clock.waits(), { timeout: 20_000 }).toBe(1)
+    await expect.poll(() => clock.waits(), { timeout: 60_000 }).toBe(1)
     expect(logLines.join('')).toContain('"msg":"refusing to index: the node is of another chain"')
 
     // the operator restarts the node with the right chain ID, on the same URL, and sends a payment
@@ -83,7 +83,7 @@ test('refused as chain 31337 with what to do for a development node; the right n
     // before the backoff has passed the chain is still refused: nothing looked at the node again
     expect(await ethereumStatus()).toEqual({ status: 'stalled', indexedBlock: null, lastError: refusal })
     await clock.advance(5_000) // the first backoff is at most REFUSAL_BACKOFF.baseMs
-    await expect.poll(ethereumStatus, { timeout: 30_000 }).toEqual({ status: 'live', indexedBlock: head, lastError: null })
+    await expect.poll(ethereumStatus, { timeout: 60_000 }).toEqual({ status: 'live', indexedBlock: head, lastError: null })
     const { rows } = await t.db.query(
       "SELECT count(*)::int AS n FROM transfers WHERE chain = 'ethereum' AND type = 'native' AND value = 42",
     )
@@ -91,4 +91,4 @@ test('refused as chain 31337 with what to do for a development node; the right n
   } finally {
     await indexing.stop()
   }
-})
+}, 180_000)

@@ -176,7 +176,7 @@ function countingClock() {
 
 /** Resolves once `clock` has had `count` timers set (the code under test is waiting on it). */
 async function timersSet(clock: ReturnType<typeof countingClock>, count: number) {
-  await expect.poll(() => clock.timers(), { interval: 5 }).toBeGreaterThanOrEqual(count)
+  await expect.poll(() => clock.timers(), { interval: 5, timeout: 20_000 }).toBeGreaterThanOrEqual(count)
 }
 
 describe('the time limits, on an injected clock', () => {
@@ -209,7 +209,9 @@ describe('the time limits, on an injected clock', () => {
     await clock.advance(9_999)
     expect(outcome).toBeUndefined()
     await clock.advance(1)
-    await expect.poll(() => outcome).toMatchObject({ code: 'upstream_error', message: expect.stringContaining('did not answer') })
+    await expect
+      .poll(() => outcome, { timeout: 20_000 })
+      .toMatchObject({ code: 'upstream_error', message: expect.stringContaining('did not answer') })
     proxy.resume()
   })
 
@@ -250,6 +252,8 @@ describe('the time limits, on an injected clock', () => {
       expect(outcome).toBeUndefined()
       await clock.advance(250)
     }
-    await expect.poll(() => outcome).toMatchObject({ code: 'upstream_error', message: expect.stringContaining('block 15') })
+    await expect
+      .poll(() => outcome, { timeout: 20_000 })
+      .toMatchObject({ code: 'upstream_error', message: expect.stringContaining('block 15') })
   })
 })
