@@ -4,8 +4,8 @@
  * For each of solana, cosmos, xrp, cardano, polkadot, near, aptos and sui: a 5,000-transaction wallet
  * (every other transaction sent by it, the others received) generated in that upstream's response
  * shapes by the tests' own helpers (service/test/helpers) and served by a local HTTP server, which
- * `WDS_EXPLORER_<CHAIN>` (and `WDS_EXPLORER_NEAR_RPC`) point at, read through the configuration loader
- * and the real API:
+ * `WDS_EXPLORER_<CHAIN>` (and the nodes beside two of them, `WDS_EXPLORER_NEAR_RPC` and
+ * `WDS_EXPLORER_COSMOS_RPC`) point at, read through the configuration loader and the real API:
  * - cold: the wallet's whole history walked through `/transfers` (limit 100, cursor after cursor) on
  *   an empty store — the first page reads the whole history from the upstream —, with the upstream
  *   calls made against the minimum the upstream's paging allows, and the wall time;
@@ -41,7 +41,7 @@ import { createPlansStore } from '../service/src/store/plans-store.ts'
 import { createTransfersStore, partitionName } from '../service/src/store/transfers-store.ts'
 import { aptosAddress, aptosChain, aptosUserTx } from '../service/test/helpers/aptos.ts'
 import { ADA, blockfrost, blockfrostExample, cardanoHash } from '../service/test/helpers/blockfrost.ts'
-import { COSMOS_SEND, cosmosLcd, cosmosSend } from '../service/test/helpers/cosmos-lcd.ts'
+import { COSMOS_SEND, cosmosLcd, cosmosRpc, cosmosSend } from '../service/test/helpers/cosmos-lcd.ts'
 import { type ExplorerCall, type ExplorerServer, startExplorerServer } from '../service/test/helpers/explorer-server.ts'
 import { nearChain, nearHash, nearTransfer } from '../service/test/helpers/near.ts'
 import { rippled, xrpPayment } from '../service/test/helpers/rippled.ts'
@@ -110,15 +110,17 @@ async function cosmosUpstream(n: number): Promise<Upstream> {
     sends(i) ? cosmosSend(i, wallet, other, BigInt(1000 + i)) : cosmosSend(i, other, wallet, BigInt(1000 + i)),
   )
   const lcd = cosmosLcd({ txs })
+  const rpc = cosmosRpc({ blocks: [] })
   const server = await startExplorerServer((call) => lcd.answer(call))
+  const node = await startExplorerServer((call) => rpc.answer(call))
   return {
     chain: 'cosmos',
     wallet,
-    servers: [server],
-    env: { WDS_EXPLORER_COSMOS: server.url },
+    servers: [server, node],
+    env: { WDS_EXPLORER_COSMOS: server.url, WDS_EXPLORER_COSMOS_RPC: node.url },
     minimum: {
-      calls: pagesKnowingEnd(sentCount(n), 100) + pagesKnowingEnd(receivedCount(n), 100),
-      rule: '/cosmos/tx/v1beta1/txs pages of ≤ 100 per search (message.sender, transfer.recipient); pagination.total tells the end; transactions come whole in the list',
+      calls: pagesKnowingEnd(sentCount(n), 100) + pagesKnowingEnd(receivedCount(n), 100) + 1,
+      rule: '/cosmos/tx/v1beta1/txs pages of ≤ 100 per search (message.sender, transfer.recipient); total tells the end; transactions come whole in the list; + the RPC’s block_search for blocks crediting the wallet outside its transactions (none: one page)',
     },
     isHead: (call) => call.path === '/cosmos/base/tendermint/v1beta1/blocks/latest',
   }

@@ -1,6 +1,19 @@
 import { bech32 } from '@scure/base'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { COSMOS_SEND, cosmosLcd, cosmosSend, loadRecordedCosmosTx } from './helpers/cosmos-lcd.ts'
+import { COSMOS_SEND, cosmosLcd, cosmosRpc, cosmosSend, loadRecordedCosmosTx } from './helpers/cosmos-lcd.ts'
+import {
+  BONDED_POOL,
+  completedUnbonding,
+  cosmosTx,
+  DISTRIBUTION as DISTRIBUTION_MODULE,
+  finalizeBlockEvents,
+  msgDelegate,
+  msgSend,
+  msgUndelegate,
+  NOT_BONDED_POOL,
+  txHeight,
+  txTime,
+} from './helpers/cosmos-sdk-50.ts'
 import { type ExplorerTestApp, startExplorerTestApp } from './helpers/explorer-app.ts'
 import type { ExplorerServer } from './helpers/explorer-server.ts'
 
@@ -24,14 +37,54 @@ const generated = Array.from({ length: PAGED }, (_, i) =>
   i % 2 === 0 ? cosmosSend(i, P, Q, 1000n + BigInt(i)) : cosmosSend(i, Q, P, 1000n + BigInt(i)),
 )
 
+// generated: exactly 100 sends to R, one LCD page: the search must not ask for a page past the last
+const R = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(9)))
+const S = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(12)))
+const toR = Array.from({ length: 100 }, (_, i) => cosmosSend(1_000 + i, S, R, 1n))
+
+// generated in SDK 0.50's shapes: a staker funded, delegating, undelegating (rewards withdrawn on the
+// way), the unbonding completing 21 days later in a block's end-block events, then a send
+const STAKER = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(10)))
+const FUNDER = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(11)))
+const VALIDATOR = 'cosmosvaloper157v7tczs40axfgejp2m43kwuzqe0wsy0rv8puv'
+const UNBONDING_BLOCKS = 302_400
+const completesAt = 2_002 + UNBONDING_BLOCKS
+const staking = [
+  cosmosTx({ n: 2_000, signer: FUNDER, messages: [msgSend(FUNDER, STAKER, 10_000_000n)] }),
+  cosmosTx({ n: 2_001, signer: STAKER, fee: 5_000n, messages: [msgDelegate(STAKER, VALIDATOR, 4_000_000n)] }),
+  cosmosTx({
+    n: 2_002,
+    signer: STAKER,
+    fee: 5_000n,
+    messages: [msgUndelegate(STAKER, VALIDATOR, 1_500_000n, { rewards: 12_345n, completionTime: txTime(completesAt) })],
+  }),
+  cosmosTx({ n: completesAt + 1, signer: STAKER, fee: 5_000n, messages: [msgSend(STAKER, FUNDER, 100_000n)] }),
+]
+const COMPLETION_BLOCK_HASH = 'C0'.repeat(32)
+// the staker's bank balance: 10 ATOM in, 4 delegated, 0.012345 rewards, 1.5 back, 0.1 sent, 3 fees of 0.005
+const STAKER_UATOM = 10_000_000n - 4_000_000n + 12_345n + 1_500_000n - 100_000n - 3n * 5_000n
+
 const lcd = cosmosLcd({
-  txs: [loadRecordedCosmosTx(SENDER, SEND), loadRecordedCosmosTx(DELEGATOR, REWARDS), ...generated],
+  txs: [loadRecordedCosmosTx(SENDER, SEND), loadRecordedCosmosTx(DELEGATOR, REWARDS), ...generated, ...toR, ...staking],
   balances: {
     [SENDER]: [
       { denom: 'ibc/0025F8A87464A471E66B234C4F93AEC5B4DA3D42D7986451A059273426290DD5', amount: '28' },
       { denom: 'uatom', amount: '12500000' },
     ],
+    [STAKER]: [{ denom: 'uatom', amount: String(STAKER_UATOM) }],
   },
+})
+const rpc = cosmosRpc({
+  blocks: [
+    {
+      height: txHeight(completesAt),
+      hash: COMPLETION_BLOCK_HASH,
+      time: txTime(completesAt),
+      events: finalizeBlockEvents(completedUnbonding(STAKER, VALIDATOR, 1_500_000n)),
+    },
+    // a block whose own events credit others only
+    { height: txHeight(2_500), hash: 'B0'.repeat(32), time: txTime(2_500), events: finalizeBlockEvents([]) },
+  ],
 })
 
 describe('Cosmos Hub through the API on a local LCD', () => {
@@ -40,7 +93,9 @@ describe('Cosmos Hub through the API on a local LCD', () => {
   const get = (path: string) => app.get(path)
 
   beforeAll(async () => {
-    app = await startExplorerTestApp({ upstreams: { cosmos: { answer: (call) => lcd.answer(call) } } })
+    app = await startExplorerTestApp({
+      upstreams: { cosmos: { answer: (call) => lcd.answer(call), nodeAnswer: (call) => rpc.answer(call) } },
+    })
     server = app.servers.cosmos as ExplorerServer
   })
 
@@ -110,5 +165,61 @@ describe('Cosmos Hub through the API on a local LCD', () => {
     server.resetCalls()
     const again = await get(`/v1/wallets/${P}/transfers?chain=cosmos&limit=5`)
     expect({ status: again.status, calls: server.calls.length }).toEqual({ status: 200, calls: 0 })
+  })
+
+  test('a wallet with exactly 100 transactions of a search: one LCD page, no page past the last', async () => {
+    server.resetCalls()
+    const { status, body } = await get(`/v1/wallets/${R}/transfers?chain=cosmos&limit=1000`)
+    const searches = server.calls
+      .filter((c) => c.path === '/cosmos/tx/v1beta1/txs')
+      .map((c) => [c.query.get('query'), c.query.get('page')])
+    expect({ status, records: body.transfers.length, searches }).toEqual({
+      status: 200,
+      records: 100,
+      searches: [
+        [`message.sender='${R}'`, '1'],
+        [`transfer.recipient='${R}'`, '1'],
+      ],
+    })
+  })
+
+  test('SDK 0.50 staking: the delegation out and the stake unbonding returns in, so the records add up to the bank balance', async () => {
+    app.nodes.cosmos?.resetCalls()
+    const { status, body } = await get(`/v1/wallets/${STAKER}/transfers?chain=cosmos&limit=100`)
+    const atom = (r: { asset: string | null }) => r.asset === 'ATOM'
+    const records = body.transfers.filter(atom) as {
+      type: string
+      direction: string
+      value: string
+      from: string
+      to: string
+      txHash: string
+    }[]
+    expect({ status, rows: rows(body) }).toEqual({
+      status: 200,
+      rows: [
+        ['native', 'out', '0.100000', 'ATOM'],
+        ['fee', 'out', '0.005000', 'ATOM'],
+        ['withdrawal', 'in', '1.500000', 'ATOM'],
+        ['native', 'in', '0.012345', 'ATOM'],
+        ['fee', 'out', '0.005000', 'ATOM'],
+        ['deposit', 'out', '4.000000', 'ATOM'],
+        ['fee', 'out', '0.005000', 'ATOM'],
+        ['native', 'in', '10.000000', 'ATOM'],
+      ],
+    })
+    const of = (type: string) => records.find((r) => r.type === type)
+    expect([of('deposit')?.to, of('withdrawal')?.from, of('withdrawal')?.txHash, records[3]?.from]).toEqual([
+      BONDED_POOL,
+      NOT_BONDED_POOL,
+      COMPLETION_BLOCK_HASH,
+      DISTRIBUTION_MODULE,
+    ])
+    const micro = (value: string) => BigInt(value.replace('.', ''))
+    const sum = records.reduce((total, r) => total + (r.direction === 'in' ? micro(r.value) : -micro(r.value)), 0n)
+    const balances = await get(`/v1/wallets/${STAKER}/balances?chain=cosmos`)
+    expect({ sum, balance: balances.body.balances[0].balance }).toEqual({ sum: STAKER_UATOM, balance: '7.397345' })
+    const rpcCalls = app.nodes.cosmos?.calls.map((c) => c.rpcMethod)
+    expect(rpcCalls).toEqual(['block_search', 'block_results'])
   })
 })

@@ -1,5 +1,8 @@
 import type { Token, Transfer } from '../../domain/records.ts'
+import { WdsError } from '../../lib/errors.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
+import { createJsonRpcClient } from '../../lib/json-rpc.ts'
+import { bankMoves, type CoinMove, type CosmosEvent, messageEvents, stakingPools } from './cosmos-events.ts'
 import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
 import { groupByBlock } from './explorer-source.ts'
 import { type Movement, toTransfer, touches, txIndexFromHash } from './movements.ts'
@@ -7,16 +10,20 @@ import { type Movement, toTransfer, touches, txIndexFromHash } from './movements
 /*
  * A Cosmos SDK chain through its LCD/REST API: `/cosmos/tx/v1beta1/txs` searched by
  * `message.sender` and by `transfer.recipient` (oldest first, page/limit: a position is a count
- * that new transactions never shift), `/cosmos/bank/v1beta1/balances`, the latest block for the head.
+ * that new transactions never shift), `/cosmos/bank/v1beta1/balances`, the latest block for the head;
+ * and through its CometBFT RPC, which the LCD does not serve, the blocks that credited the wallet
+ * outside its transactions (`block_search` by `coin_received.receiver`, `block_results`): the stake
+ * returned when an unbonding completes. Records come from the bank module's events (cosmos-events.ts),
+ * so that a wallet's records of the coin add up to its bank balance (delegated stake is not in it).
  * Final = committed: CometBFT finality is instant, a transaction in a block is never rolled back.
  */
 
 const TXS_PER_PAGE = 100
+const BLOCKS_PER_PAGE = 100
 const SEARCHES = { sent: 'message.sender', received: 'transfer.recipient' } as const
 type Side = keyof typeof SEARCHES
-
-type Attribute = { key: string; value: string; index?: boolean }
-type Event = { type: string; attributes: Attribute[] }
+/** Where a block's own records (its end-block events: no transaction) sit: after its transactions. */
+const BLOCK_EVENTS_TX_INDEX = 2 ** 31 - 1
 
 export type CosmosTxResponse = {
   height: string
@@ -27,48 +34,33 @@ export type CosmosTxResponse = {
     body: { messages: Record<string, unknown>[] }
     auth_info: { fee: { amount: { denom: string; amount: string }[]; payer?: string; granter?: string } }
   }
-  logs?: { msg_index: number; events: Event[] }[]
-  events?: Event[]
+  logs?: { msg_index: number; events: CosmosEvent[] }[]
+  events?: CosmosEvent[]
 }
 
-/** "2000000uatom,5ibc/27394…" → [[2000000n, 'uatom'], [5n, 'ibc/27394…']] */
-export function parseCoins(text: string): [bigint, string][] {
-  return text
-    .split(',')
-    .map((part) => /^(\d+)(.+)$/.exec(part.trim()))
-    .filter((match) => match !== null)
-    .map((match) => [BigInt(match[1] as string), match[2] as string])
+/** CometBFT's `block_results` (0.38: `finalize_block_events`; 0.37: begin- and end-block events). */
+export type CosmosBlockResults = {
+  height: string
+  finalize_block_events?: CosmosEvent[] | null
+  begin_block_events?: CosmosEvent[] | null
+  end_block_events?: CosmosEvent[] | null
 }
 
-/** The `transfer` events of the messages (the fee's own transfer is a transaction-level event, left out). */
-function messageTransfers(tx: CosmosTxResponse): { sender: string; recipient: string; amount: string }[] {
-  const events =
-    tx.logs !== undefined && tx.logs.length > 0
-      ? tx.logs.flatMap((log) => log.events)
-      : (tx.events ?? []).filter((event) => event.attributes.some((a) => a.key === 'msg_index'))
-  const transfers: { sender: string; recipient: string; amount: string }[] = []
-  for (const event of events.filter((e) => e.type === 'transfer')) {
-    // older SDKs list several transfers in one event as repeated recipient/sender/amount attributes
-    let current: Partial<Record<'sender' | 'recipient' | 'amount', string>> = {}
-    for (const { key, value } of event.attributes) {
-      if (key !== 'sender' && key !== 'recipient' && key !== 'amount') continue
-      if (current[key] !== undefined) current = {}
-      current[key] = value
-      if (current.sender !== undefined && current.recipient !== undefined && current.amount !== undefined) {
-        transfers.push({ sender: current.sender, recipient: current.recipient, amount: current.amount })
-        current = {}
-      }
-    }
-  }
-  return transfers
+type BlockSearch = {
+  blocks: { block_id: { hash: string }; block: { header: { height: string; time: string } } }[]
+  total_count: string
 }
 
-/** Who paid the fee: the fee payer named, else the transaction's own `fee_payer` event, else the first message's signer. */
+/**
+ * Who paid the fee: the account the fee was taken from (the transaction's `tx` event's `fee_payer`,
+ * which names a fee granter when one paid), else the granter or payer named, else the first message's signer.
+ */
 function feePayer(tx: CosmosTxResponse): string | null {
   const fee = tx.tx.auth_info.fee
-  if (fee.payer) return fee.payer
   const fromEvent = (tx.events ?? []).find((e) => e.type === 'tx')?.attributes.find((a) => a.key === 'fee_payer')?.value
   if (fromEvent) return fromEvent
+  if (fee.granter) return fee.granter
+  if (fee.payer) return fee.payer
   const message = tx.tx.body.messages[0] ?? {}
   for (const field of ['from_address', 'delegator_address', 'sender', 'signer', 'grantee', 'voter', 'depositor', 'proposer']) {
     if (typeof message[field] === 'string') return message[field] as string
@@ -77,11 +69,30 @@ function feePayer(tx: CosmosTxResponse): string | null {
 }
 
 /**
- * A transaction's movements, the same whoever asks: the fee (paid by the fee payer), then each coin
- * of each `transfer` event of its messages in order (sends, rewards paid by the distribution module,
- * IBC transfers…). A failed transaction (code ≠ 0) moves nothing but its fee.
+ * The record type of a coin's move: tokens by their denom; the chain's coin going into a staking pool
+ * is a `deposit` (a delegation), coming out of one a `withdrawal` (stake returned), else `native`.
  */
-export function txMovements(tx: CosmosTxResponse, nativeDenom: string): Movement[] {
+function toMovement(move: CoinMove, nativeDenom: string, pools: ReadonlySet<string>): Movement {
+  const native = move.denom === nativeDenom
+  const type = !native
+    ? move.denom.startsWith('ibc/')
+      ? 'ibc'
+      : 'coin'
+    : move.to !== null && pools.has(move.to)
+      ? 'deposit'
+      : move.from !== null && pools.has(move.from)
+        ? 'withdrawal'
+        : 'native'
+  return { type, from: move.from, to: move.to, value: move.value, contractAddress: native ? null : move.denom }
+}
+
+/**
+ * A transaction's movements, the same whoever asks: the fee (paid by the fee payer; the bank events
+ * that took it are the transaction's own, outside its messages), then what each message moved by its
+ * bank events (sends, rewards paid by the distribution module, delegations, IBC transfers…). A failed
+ * transaction (code ≠ 0) moves nothing but its fee.
+ */
+export function txMovements(tx: CosmosTxResponse, nativeDenom: string, pools: ReadonlySet<string>): Movement[] {
   const movements: Movement[] = []
   const payer = feePayer(tx)
   for (const coin of tx.tx.auth_info.fee.amount) {
@@ -90,42 +101,75 @@ export function txMovements(tx: CosmosTxResponse, nativeDenom: string): Movement
     }
   }
   if (tx.code !== 0) return movements
-  for (const transfer of messageTransfers(tx)) {
-    for (const [value, denom] of parseCoins(transfer.amount)) {
-      const native = denom === nativeDenom
-      movements.push({
-        type: native ? 'native' : denom.startsWith('ibc/') ? 'ibc' : 'coin',
-        from: transfer.sender,
-        to: transfer.recipient,
-        value,
-        contractAddress: native ? null : denom,
-      })
-    }
-  }
+  for (const events of messageEvents(tx)) movements.push(...bankMoves(events).map((m) => toMovement(m, nativeDenom, pools)))
   return movements
 }
 
-export function walletTransfers(tx: CosmosTxResponse, address: string, nativeDenom: string): Transfer[] {
+export function walletTransfers(
+  tx: CosmosTxResponse,
+  address: string,
+  nativeDenom: string,
+  pools: ReadonlySet<string>,
+): Transfer[] {
   const at = { blockNumber: Number(tx.height), txIndex: txIndexFromHash(tx.txhash), txHash: tx.txhash }
-  return txMovements(tx, nativeDenom)
+  return txMovements(tx, nativeDenom, pools)
     .map((movement, seq) => toTransfer(at, seq, movement))
     .filter(touches(address))
 }
 
-/** How many transactions of each search have been read (oldest first, so new ones never shift it). */
-type CosmosPosition = { sent: number; received: number }
+/** What a block moved outside its transactions (minting, rewards, stake returned at the end of unbonding). */
+export function blockMovements(results: CosmosBlockResults, nativeDenom: string, pools: ReadonlySet<string>): Movement[] {
+  const events = [
+    ...(results.begin_block_events ?? []),
+    ...(results.finalize_block_events ?? []),
+    ...(results.end_block_events ?? []),
+  ]
+  return bankMoves(events).map((m) => toMovement(m, nativeDenom, pools))
+}
+
+/** How far a search is read: the page to ask for and how many of its rows are read already. */
+function pageOf(read: number, perPage: number): { page: number; skip: number } {
+  // a page past the last is an error (CometBFT's "page should be within [1, n] range"): a whole page
+  // read is asked again rather than the next one, which may not exist
+  const page = Math.max(1, Math.ceil(read / perPage))
+  return { page, skip: read - (page - 1) * perPage }
+}
+
+/**
+ * How far the wallet's history is read: transactions of each search, and blocks that credited it
+ * outside its transactions (oldest first, so new ones never shift a count).
+ */
+type CosmosPosition = { sent: number; received: number; blocks: number }
 
 export function createCosmosSource({
   http,
+  node,
   chain = 'cosmos',
   nativeDenom = 'uatom',
+  prefix = 'cosmos',
 }: {
   http: HttpClient
+  /** The chain's CometBFT RPC (`WDS_EXPLORER_COSMOS_RPC`): the LCD serves no block's own events. */
+  node: HttpClient | undefined
   chain?: string
   nativeDenom?: string
+  /** The chain's bech32 account prefix. */
+  prefix?: string
 }): ExplorerSource {
+  const pools = stakingPools(prefix)
+  const rpc = node === undefined ? undefined : createJsonRpcClient(node)
+  const call = <T>(method: string, params: unknown): Promise<T> => {
+    if (rpc === undefined)
+      return Promise.reject(
+        new WdsError('chain_unavailable', `${chain} is read with its CometBFT RPC beside the LCD: set WDS_EXPLORER_COSMOS_RPC`, {
+          param: 'chain',
+        }),
+      )
+    return rpc.request<T>(method, params)
+  }
+
   const search = (address: string, side: Side, page: number) =>
-    http.json<{ tx_responses?: CosmosTxResponse[] }>({
+    http.json<{ tx_responses?: CosmosTxResponse[] | null; total?: string; pagination?: { total?: string } | null }>({
       path: '/cosmos/tx/v1beta1/txs',
       query: {
         query: `${SEARCHES[side]}='${address}'`,
@@ -138,7 +182,7 @@ export function createCosmosSource({
   function toPage(address: string, txs: readonly CosmosTxResponse[], position: CosmosPosition, complete: boolean): ExplorerPage {
     const tokens = new Map<string, Token>()
     const records = txs.map((tx) => {
-      const transfers = walletTransfers(tx, address, nativeDenom)
+      const transfers = walletTransfers(tx, address, nativeDenom, pools)
       for (const t of transfers) {
         if (t.contractAddress !== null)
           tokens.set(t.contractAddress, { contractAddress: t.contractAddress, name: null, symbol: null, decimals: null })
@@ -146,6 +190,28 @@ export function createCosmosSource({
       return { block: { number: Number(tx.height), hash: '', timestamp: Math.floor(Date.parse(tx.timestamp) / 1000) }, transfers }
     })
     return { blocks: groupByBlock(records), tokens: [...tokens.values()], position, complete }
+  }
+
+  /** The wallet's records of blocks found by `block_search` (each block's own events, from `block_results`). */
+  async function readBlocks(address: string, found: BlockSearch['blocks']) {
+    const tokens = new Map<string, Token>()
+    const blocks = []
+    for (const { block_id, block } of found) {
+      const results = await call<CosmosBlockResults>('block_results', { height: block.header.height })
+      const at = { blockNumber: Number(block.header.height), txIndex: BLOCK_EVENTS_TX_INDEX, txHash: block_id.hash }
+      const transfers = blockMovements(results, nativeDenom, pools)
+        .map((movement, seq) => toTransfer(at, seq, movement))
+        .filter(touches(address))
+      for (const t of transfers) {
+        if (t.contractAddress !== null)
+          tokens.set(t.contractAddress, { contractAddress: t.contractAddress, name: null, symbol: null, decimals: null })
+      }
+      blocks.push({
+        block: { number: at.blockNumber, hash: block_id.hash, timestamp: Math.floor(Date.parse(block.header.time) / 1000) },
+        transfers,
+      })
+    }
+    return { blocks: groupByBlock(blocks), tokens: [...tokens.values()] }
   }
 
   return {
@@ -167,18 +233,33 @@ export function createCosmosSource({
     },
 
     async *readHistory(address, stored) {
-      const position: CosmosPosition = { sent: 0, received: 0, ...(stored as Partial<CosmosPosition> | undefined) }
+      const position: CosmosPosition = { sent: 0, received: 0, blocks: 0, ...(stored as Partial<CosmosPosition> | undefined) }
       for (const side of ['sent', 'received'] as const) {
-        for (;;) {
-          const read = position[side]
-          const answer = await search(address, side, Math.floor(read / TXS_PER_PAGE) + 1)
+        for (let { page, skip } = pageOf(position[side], TXS_PER_PAGE); ; page++, skip = 0) {
+          const answer = await search(address, side, page)
           const txs = answer.tx_responses ?? []
-          const fresh = txs.slice(read % TXS_PER_PAGE)
-          position[side] = read + fresh.length
-          const last = txs.length < TXS_PER_PAGE
-          yield toPage(address, fresh, { ...position }, last && side === 'received')
+          const fresh = txs.slice(skip)
+          position[side] += fresh.length
+          const total = Number(answer.total ?? answer.pagination?.total ?? Number.NaN)
+          const last = txs.length < TXS_PER_PAGE || position[side] >= total
+          yield toPage(address, fresh, { ...position }, false)
           if (last) break
         }
+      }
+      // what blocks credited the wallet with outside its transactions: above all, the stake returned
+      // when an unbonding completes (UndelegateCoins in the staking module's end-block)
+      for (let { page, skip } = pageOf(position.blocks, BLOCKS_PER_PAGE); ; page++, skip = 0) {
+        const found = await call<BlockSearch>('block_search', {
+          query: `coin_received.receiver='${address}'`,
+          page: String(page),
+          per_page: String(BLOCKS_PER_PAGE),
+          order_by: 'asc',
+        })
+        const fresh = found.blocks.slice(skip)
+        position.blocks += fresh.length
+        const last = found.blocks.length < BLOCKS_PER_PAGE || position.blocks >= Number(found.total_count)
+        yield { ...(await readBlocks(address, fresh)), position: { ...position }, complete: last }
+        if (last) break
       }
     },
 

@@ -65,8 +65,13 @@ export const EXPLORERS: Readonly<Record<string, ExplorerAdapter>> = {
     callsPerSecond: 10,
   },
   // api.mainnet-beta.solana.com: 100 calls / 10 s per IP
-  // public LCDs publish no limit; a conservative 10/s
-  cosmos: { create: (http, chain) => createCosmosSource({ http, chain }), keyHeaders: bearer, callsPerSecond: 10 },
+  // public LCDs publish no limit; a conservative 10/s. The CometBFT RPC beside it (WDS_EXPLORER_COSMOS_RPC): the same
+  cosmos: {
+    create: (http, chain, node) => createCosmosSource({ http, node, chain }),
+    keyHeaders: bearer,
+    callsPerSecond: 10,
+    node: { callsPerSecond: 10 },
+  },
   // public rippled servers publish no limit; a conservative 10/s
   xrp: { create: (http, chain) => createXrpSource({ http, chain }), keyHeaders: bearer, callsPerSecond: 10 },
   solana: {
