@@ -298,7 +298,8 @@ case "${1:-}" in
   stop) stop_component "$2" TERM ;;
   kill) stop_component "$2" KILL ;;
   *)
-    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+    # the comment at the top of this file
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
     exit 2
     ;;
 esac
