@@ -180,6 +180,42 @@ describe('the CLI with no service running', () => {
     await admin.end()
   })
 
+  test('a command that only reads or changes what exists, run where no database is: exit 2 saying where it looked, nothing created', async () => {
+    // run from another directory, with no WDS_DATA_DIR: the data dir would be ./.wds there
+    const elsewhere = await newDataDir()
+    const dataDir = join(elsewhere, '.wds')
+    const commands = [
+      ['keys', 'list'],
+      ['keys', 'revoke', '00000000-0000-4000-8000-000000000000'],
+      ['accounts', 'set-tier', '--email', 'a@example.com', '--tier', 'std'],
+    ]
+    for (const args of commands) {
+      const result = await runCli(args, cliEnv({}), elsewhere)
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `wds: no wds database in ${dataDir}, so ${args[0]} ${args[1]} has nothing to work on (it creates none). Point it at the service's data dir: run it in the directory the service was started from (the data dir defaults to ./.wds there), or set WDS_DATA_DIR to that data dir (or DATABASE_URL to the service's database)\n`,
+      })
+    }
+    expect(existsSync(dataDir)).toBe(false)
+  })
+
+  test('wds index with no chain to index says what to set, without the whole usage after it', async () => {
+    const dataDir = await newDataDir()
+    expect(await runCli(['index'], cliEnv({ WDS_DATA_DIR: dataDir }))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'wds: no chain can be indexed: set WDS_RPC_<CHAIN> for a chain this version implements (see the README)\n',
+    })
+    expect(await runCli(['index', '--chain', 'base'], cliEnv({ WDS_DATA_DIR: dataDir }))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'wds: base has no source: set WDS_RPC_BASE\n',
+    })
+    // a wrong argument is still a usage error, with the usage
+    expect((await runCli(['index', '--chains', 'base'], cliEnv({ WDS_DATA_DIR: dataDir }))).stderr).toContain('Usage: wds')
+  })
+
   test('a bad configuration is refused with every problem listed', async () => {
     const result = await runCli(['start'], cliEnv({ PORT: 'http', WDS_RPC_DOGECOIN: 'http://x', WDS_RPC_ETHEREUM: 'ftp://node' }))
     expect(result.code).toBe(2)

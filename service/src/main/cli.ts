@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../lib/logger.ts'
 import { ECB_HISTORY_URL } from '../market/ecb-sync.ts'
 import { type ApiKeyRecord, createAccountsStore } from '../store/accounts-store.ts'
 import type { Db } from '../store/db.ts'
+import { hasEmbeddedDatabase } from '../store/embedded-postgres.ts'
 import { tryAcquireLease } from '../store/leases.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createTransfersStore } from '../store/transfers-store.ts'
@@ -53,6 +54,14 @@ class UsageError extends WdsError {
   }
 }
 
+/** Exit 2 as a usage error, but the command was well formed: a setting or a data dir is missing (no usage printed). */
+class SetupRefusal extends UsageError {
+  override name = 'SetupRefusal'
+}
+
+/** Commands that read or change only what a database already holds: they never create one. */
+const NEEDS_EXISTING_DATABASE = new Set(['keys list', 'keys revoke', 'accounts set-tier', 'accounts set-limits'])
+
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv
   const asksHelp = (arg: string | undefined) => arg === 'help' || arg === '--help' || arg === '-h'
@@ -64,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
   const cwd = process.env.INIT_CWD ?? process.cwd()
   const file = readConfigFile(cwd)
   const config = loadConfig({ env: process.env, cwd, ...(file === undefined ? {} : { file }) })
+  if (NEEDS_EXISTING_DATABASE.has(`${command} ${sub}`)) await requireExistingDatabase(config, `${command} ${sub}`)
 
   switch (command) {
     case 'start':
@@ -298,12 +308,12 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
   for (const slug of only ?? []) {
     const chain = findChain(slug)
     if (chain === undefined) throw new UsageError(`unknown chain "${slug}"`)
-    if (config.chains[slug] === undefined) throw new UsageError(`${slug} has no source: set ${sourceVariable(chain)}`)
-    if (!indexable.includes(slug)) throw new UsageError(notImplemented(slug))
+    if (config.chains[slug] === undefined) throw new SetupRefusal(`${slug} has no source: set ${sourceVariable(chain)}`)
+    if (!indexable.includes(slug)) throw new SetupRefusal(notImplemented(slug))
   }
   if (indexable.length === 0) {
     const ignored = unimplementedChains(config)
-    throw new UsageError(
+    throw new SetupRefusal(
       `no chain can be indexed: set WDS_RPC_<CHAIN> for a chain this version implements (see the README)${ignored.length > 0 ? `; ${ignored.map(notImplemented).join('; ')}` : ''}`,
     )
   }
@@ -378,6 +388,18 @@ async function rewindChain(db: Db, chain: string, blocks: number): Promise<void>
 
 function notImplemented(slug: string): string {
   return `${slug} cannot be indexed yet: this version has no implementation of its chain family (${findChain(slug)?.family})`
+}
+
+/**
+ * Refuses a command that only reads or changes what exists when the embedded database it would use is
+ * not there (it would create a new, empty one that no service sees): says where it looked and how to
+ * point it at the service's data dir.
+ */
+async function requireExistingDatabase(config: Readonly<Config>, command: string): Promise<void> {
+  if (config.databaseUrl !== undefined || (await hasEmbeddedDatabase(config.dataDir))) return
+  throw new SetupRefusal(
+    `no wds database in ${config.dataDir}, so ${command} has nothing to work on (it creates none). Point it at the service's data dir: run it in the directory the service was started from (the data dir defaults to ./.wds there), or set WDS_DATA_DIR to that data dir (or DATABASE_URL to the service's database)`,
+  )
 }
 
 /** Admin commands use the database of a running `wds start` when there is one, else open (and close) their own. */
@@ -464,7 +486,10 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code
   },
   (error: unknown) => {
-    if (error instanceof UsageError) {
+    if (error instanceof SetupRefusal) {
+      process.stderr.write(`wds: ${error.message}\n`)
+      process.exitCode = 2
+    } else if (error instanceof UsageError) {
       process.stderr.write(`wds: ${error.message}\n\n${USAGE}\n`)
       process.exitCode = 2
     } else if (error instanceof ConfigError) {

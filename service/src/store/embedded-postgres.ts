@@ -45,6 +45,11 @@ export type OpenEmbeddedOptions = {
   attach: boolean
 }
 
+/** Whether the data dir holds an embedded database (a cluster, or a running wds's instance record), without creating one. */
+export async function hasEmbeddedDatabase(dataDir: string): Promise<boolean> {
+  return (await exists(join(dataDir, 'postgres', 'PG_VERSION'))) || (await exists(join(dataDir, 'instance.json')))
+}
+
 export async function openEmbeddedDatabase({ dataDir, logger, attach }: OpenEmbeddedOptions): Promise<EmbeddedDatabase> {
   const instanceFile = join(dataDir, 'instance.json')
   const running = await readRunningInstance(instanceFile)
