@@ -1,4 +1,4 @@
-import type { Token, Transfer } from '../../domain/records.ts'
+import type { RecordType, Token, Transfer } from '../../domain/records.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
 import { createJsonRpcClient } from '../../lib/json-rpc.ts'
@@ -72,18 +72,16 @@ function feePayer(tx: CosmosTxResponse): string | null {
  * The record type of a coin's move: tokens by their denom; the chain's coin going into a staking pool
  * is a `deposit` (a delegation), coming out of one a `withdrawal` (stake returned), else `native`.
  */
+function recordType(move: CoinMove, nativeDenom: string, pools: ReadonlySet<string>): RecordType {
+  if (move.denom !== nativeDenom) return move.denom.startsWith('ibc/') ? 'ibc' : 'coin'
+  if (move.to !== null && pools.has(move.to)) return 'deposit'
+  if (move.from !== null && pools.has(move.from)) return 'withdrawal'
+  return 'native'
+}
+
 function toMovement(move: CoinMove, nativeDenom: string, pools: ReadonlySet<string>): Movement {
-  const native = move.denom === nativeDenom
-  const type = !native
-    ? move.denom.startsWith('ibc/')
-      ? 'ibc'
-      : 'coin'
-    : move.to !== null && pools.has(move.to)
-      ? 'deposit'
-      : move.from !== null && pools.has(move.from)
-        ? 'withdrawal'
-        : 'native'
-  return { type, from: move.from, to: move.to, value: move.value, contractAddress: native ? null : move.denom }
+  const contractAddress = move.denom === nativeDenom ? null : move.denom
+  return { type: recordType(move, nativeDenom, pools), from: move.from, to: move.to, value: move.value, contractAddress }
 }
 
 /**
