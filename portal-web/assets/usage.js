@@ -57,6 +57,7 @@ function currentPanel(first) {
   const dayValue = h('strong', { 'data-testid': 'usage-today' })
   const dayNote = h('span', { class: 'muted' })
   const dayBar = gaugeBar()
+  const concurrentValue = h('strong', { 'data-testid': 'usage-concurrent' })
   const problem = h('p', { class: 'muted', 'data-testid': 'usage-current-problem' })
   const element = h(
     'section',
@@ -72,6 +73,13 @@ function currentPanel(first) {
       'p',
       { class: 'muted' },
       `As the rate limiter counts them, all your keys together (UTC minute and day); updated every ${REFRESH_SECONDS} s while this page is open.`,
+    ),
+    h(
+      'p',
+      {},
+      'At once: up to ',
+      concurrentValue,
+      ' requests running together, all your keys together, per API server; one more is refused with 429 and Retry-After: 1 until one of them ends.',
     ),
     problem,
   )
@@ -94,6 +102,7 @@ function currentPanel(first) {
     dayValue.textContent = day.limit === null ? formatNumber(day.used) : `${formatNumber(day.used)} of ${formatNumber(day.limit)}`
     dayNote.textContent = day.limit === null ? '(no daily quota)' : '(resets at 00:00 UTC)'
     dayBar.show(day.used, day.limit)
+    concurrentValue.textContent = formatNumber(next.concurrent.limit)
     tick()
   }
 

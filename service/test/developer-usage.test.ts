@@ -74,6 +74,7 @@ describe('GET /v1/developer/usage', () => {
           at: '2026-03-14T15:09:37.000Z',
           minute: { used: 0, limit: 100, resetsAt: '2026-03-14T15:10:00.000Z' },
           day: { used: 5, limit: 50_000, resetsAt: '2026-03-15T00:00:00.000Z' },
+          concurrent: { limit: 4 },
         },
       },
     })
@@ -106,10 +107,11 @@ describe('GET /v1/developer/usage', () => {
           at: '2026-03-20T08:30:12.500Z',
           minute: { used: n, limit: TIERS.free.perMinute, resetsAt: '2026-03-20T08:31:00.000Z' },
           day: { used: n, limit: TIERS.free.perDay, resetsAt: '2026-03-21T00:00:00.000Z' },
+          concurrent: { limit: 2 },
         })
       }
       // the limiter agrees: the readings took none of the minute's room (10 - 7 - this one = 2 left)
-      expect((await keyed(free.key)).ratelimit).toBe('"minute";r=2;t=48, "day";r=992;t=55788')
+      expect((await keyed(free.key)).ratelimit).toBe('"minute";r=2;t=48, "day";r=992;t=55788, "concurrency";r=1')
 
       nowMs += 60_000 // the next minute starts empty; the day goes on
       const { current } = (await get('/v1/developer/usage', free.token)).body
@@ -134,19 +136,24 @@ describe('GET /v1/developer/usage', () => {
       expect((await get('/v1/developer/usage', pro.token)).body.current).toMatchObject({
         minute: { used: 3, limit: TIERS.pro.perMinute },
         day: { used: 3, limit: null },
+        concurrent: { limit: 8 },
       })
 
       const ent = await account('current-ent@example.com', 'ent')
       expect((await get('/v1/developer/usage', ent.token)).body.current).toMatchObject({
         minute: { used: 0, limit: TIERS.ent.perMinute },
         day: { used: 0, limit: null },
+        concurrent: { limit: 16 },
       })
       await createPlansStore(t.db).setEnterpriseLimits(ent.email, { perMinute: 20, perDay: 400 })
       await keyed(ent.key)
       expect((await get('/v1/developer/usage', ent.token)).body.current).toMatchObject({
         minute: { used: 1, limit: 20 },
         day: { used: 1, limit: 400 },
+        concurrent: { limit: 16 },
       })
+      await createPlansStore(t.db).setEnterpriseLimits(ent.email, { perMinute: 20, perDay: 400, concurrent: 40 })
+      expect((await get('/v1/developer/usage', ent.token)).body.current.concurrent).toEqual({ limit: 40 })
     })
   })
 
@@ -203,6 +210,7 @@ describe('GET /v1/developer/usage with the rate-limit counters in Redis', () => 
         at: '2026-03-20T10:00:05.000Z',
         minute: { used: 4, limit: 100, resetsAt: '2026-03-20T10:01:00.000Z' },
         day: { used: 4, limit: 50_000, resetsAt: '2026-03-21T00:00:00.000Z' },
+        concurrent: { limit: 4 },
       })
     } finally {
       await b.close()

@@ -124,13 +124,15 @@ describe('sign-up cannot be hijacked', () => {
     // while the owner's sign-up is pending, a stranger signs up with the owner's email and their own password
     const strangersToken = await signUpAs(email, ATTACKER_PASSWORD, stranger)
     const newestCode = await lastCode(email)
-    expect(strangersToken).not.toBe(ownersToken)
-    const mail = smtp.mails.findLast((m) => m.to.includes(email))
-    expect(mail?.data.replace(/=\r?\n/g, '')).toContain('If you did not expect this code, ignore this mail')
 
-    // the request the old portal sent (email and code only) is refused, and so is the newest code with the owner's token
+    // the request the old portal sent (email and code only: it verified the stranger's sign-up) is refused,
+    // and so is the newest code with the owner's token
     const bare = await call('POST', '/v1/developer/verify', { body: { email, code: newestCode }, ip: owner })
     expect(bare).toMatchObject({ status: 400, body: { code: 'invalid_parameter' } })
+    expect(strangersToken).not.toBe(ownersToken)
+    // the mail says that a code nobody asked for can be ignored
+    const mail = smtp.mails.findLast((m) => m.to.includes(email))
+    expect(mail?.data.replace(/=\r?\n/g, '')).toContain('If you did not expect this code, ignore this mail')
     const withOwnersToken = await call('POST', '/v1/developer/verify', {
       body: { email, code: newestCode, signupToken: ownersToken },
       ip: owner,

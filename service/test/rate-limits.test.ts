@@ -11,7 +11,7 @@ import { type RedisServer, startRedis } from './helpers/redis.ts'
 
 /** 15:09:00 UTC: the clock of the in-process tests, moved by whole minutes so that no test waits. */
 const START = Date.parse('2026-03-14T15:09:00.000Z')
-const FREE_POLICY = '"minute";q=10;w=60, "day";q=1000;w=86400'
+const FREE_POLICY = '"minute";q=10;w=60, "day";q=1000;w=86400, "concurrency";q=2;qu="concurrent-requests"'
 
 type Answer = { status: number; headers: Record<string, string | undefined>; body: Record<string, unknown> }
 
@@ -68,11 +68,11 @@ describe('rate limits counted in process', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200))
     expect(headersOf(answers[0] as Answer)).toEqual({
       policy: FREE_POLICY,
-      limit: '"minute";r=9;t=42, "day";r=999;t=31842',
+      limit: '"minute";r=9;t=42, "day";r=999;t=31842, "concurrency";r=1',
       x: ['10', '9', '42'],
       retryAfter: undefined,
     })
-    expect(headersOf(answers[9] as Answer).limit).toBe('"minute";r=0;t=42, "day";r=990;t=31842')
+    expect(headersOf(answers[9] as Answer).limit).toBe('"minute";r=0;t=42, "day";r=990;t=31842, "concurrency";r=1')
 
     nowMs += 30_500
     for (const key of [first, second, first]) {
@@ -88,14 +88,19 @@ describe('rate limits counted in process', () => {
             'this account has made 10 requests this minute, the most the Free tier allows per minute (all its keys together); retry in 12 s',
           requestId: expect.any(String),
         },
-        headers: { policy: FREE_POLICY, limit: '"minute";r=0;t=12, "day";r=990;t=31812', x: ['10', '0', '12'], retryAfter: '12' },
+        headers: {
+          policy: FREE_POLICY,
+          limit: '"minute";r=0;t=12, "day";r=990;t=31812, "concurrency";r=1',
+          x: ['10', '0', '12'],
+          retryAfter: '12',
+        },
       })
     }
 
     // the next minute starts afresh, and the day holds the 10 requests let through, not the 3 refused
     atMinute(1)
     const next = await get(second)
-    expect([next.status, headersOf(next).limit]).toEqual([200, '"minute";r=9;t=60, "day";r=989;t=31800'])
+    expect([next.status, headersOf(next).limit]).toEqual([200, '"minute";r=9;t=60, "day";r=989;t=31800, "concurrency";r=1'])
   })
 
   test('every keyed answer carries the headers, errors included, and a request that fails validation counts; unkeyed and revoked ones do not', async () => {
@@ -105,10 +110,13 @@ describe('rate limits counted in process', () => {
     expect([invalid.status, invalid.body.code, headersOf(invalid).limit]).toEqual([
       400,
       'invalid_parameter',
-      `"minute";r=9;t=60, "day";r=999;t=${dayLeft()}`,
+      `"minute";r=9;t=60, "day";r=999;t=${dayLeft()}, "concurrency";r=1`,
     ])
     const notFound = await get(keys[0], '/v1/wallets/0xd8da6bf26964af9d7eed9e03e53415d37aa96045/transfers?chain=ethereum')
-    expect([notFound.status >= 400, headersOf(notFound).limit]).toEqual([true, `"minute";r=8;t=60, "day";r=998;t=${dayLeft()}`])
+    expect([notFound.status >= 400, headersOf(notFound).limit]).toEqual([
+      true,
+      `"minute";r=8;t=60, "day";r=998;t=${dayLeft()}, "concurrency";r=1`,
+    ])
 
     const unkeyed = await get(undefined)
     expect([unkeyed.status, unkeyed.headers['ratelimit-policy'], unkeyed.headers['x-ratelimit-limit']]).toEqual([
@@ -119,7 +127,7 @@ describe('rate limits counted in process', () => {
     await t.stores.accounts.revokeKey(keyIds[1] ?? '')
     const revoked = await get(keys[1])
     expect([revoked.status, revoked.body.code, revoked.headers.ratelimit]).toEqual([401, 'revoked_api_key', undefined])
-    expect(headersOf(await get(keys[0])).limit).toBe(`"minute";r=7;t=60, "day";r=997;t=${dayLeft()}`)
+    expect(headersOf(await get(keys[0])).limit).toBe(`"minute";r=7;t=60, "day";r=997;t=${dayLeft()}, "concurrency";r=1`)
   })
 
   test('the free day quota is 1,000 requests; the next is refused with quota_exceeded until 00:00 UTC', async () => {
@@ -139,7 +147,7 @@ describe('rate limits counted in process', () => {
         detail: `this account has used its 1000 requests of today (UTC), the daily quota of the Free tier; it resets at 00:00 UTC, in ${untilMidnight} s`,
         headers: {
           policy: FREE_POLICY,
-          limit: `"minute";r=10;t=30, "day";r=0;t=${untilMidnight}`,
+          limit: `"minute";r=10;t=30, "day";r=0;t=${untilMidnight}, "concurrency";r=1`,
           x: ['1000', '0', String(untilMidnight)],
           retryAfter: String(untilMidnight),
         },
@@ -147,7 +155,10 @@ describe('rate limits counted in process', () => {
     )
     nowMs = Date.parse('2026-03-15T00:00:00Z')
     const tomorrow = await get(keys[0])
-    expect([tomorrow.status, headersOf(tomorrow).limit]).toEqual([200, '"minute";r=9;t=60, "day";r=999;t=86400'])
+    expect([tomorrow.status, headersOf(tomorrow).limit]).toEqual([
+      200,
+      '"minute";r=9;t=60, "day";r=999;t=86400, "concurrency";r=1',
+    ])
   })
 
   test('a standard account gets 100 requests a minute; a professional one has no daily quota', async () => {
@@ -158,13 +169,13 @@ describe('rate limits counted in process', () => {
     expect([refused.status, refused.body.code, headersOf(refused).policy]).toEqual([
       429,
       'rate_limited',
-      '"minute";q=100;w=60, "day";q=50000;w=86400',
+      '"minute";q=100;w=60, "day";q=50000;w=86400, "concurrency";q=4;qu="concurrent-requests"',
     ])
 
     const pro = await account('pro')
     expect(headersOf(await get(pro.keys[0]))).toEqual({
-      policy: '"minute";q=1000;w=60',
-      limit: '"minute";r=999;t=60',
+      policy: '"minute";q=1000;w=60, "concurrency";q=8;qu="concurrent-requests"',
+      limit: '"minute";r=999;t=60, "concurrency";r=7',
       x: ['1000', '999', '60'],
       retryAfter: undefined,
     })
@@ -178,7 +189,10 @@ describe('rate limits counted in process', () => {
     expect((await get(keys[0])).status).toBe(429)
     expect(await plans.setTier(email, 'std')).toMatchObject({ previousTier: 'free', account: { email, tier: 'std' } })
     const upgraded = await get(keys[0])
-    expect([upgraded.status, headersOf(upgraded).limit]).toEqual([200, `"minute";r=89;t=60, "day";r=49989;t=${dayLeft()}`])
+    expect([upgraded.status, headersOf(upgraded).limit]).toEqual([
+      200,
+      `"minute";r=89;t=60, "day";r=49989;t=${dayLeft()}, "concurrency";r=3`,
+    ])
     await plans.setTier(email, 'free')
     const downgraded = await get(keys[0])
     expect([downgraded.status, downgraded.body.code]).toEqual([429, 'rate_limited'])
@@ -188,14 +202,14 @@ describe('rate limits counted in process', () => {
     atMinute(400)
     const plans = createPlansStore(t.db)
     const { email, accountId, keys } = await account('ent')
-    expect(headersOf(await get(keys[0])).policy).toBe('"minute";q=1000;w=60')
+    expect(headersOf(await get(keys[0])).policy).toBe('"minute";q=1000;w=60, "concurrency";q=16;qu="concurrent-requests"')
 
     expect(await plans.setEnterpriseLimits(email, { perMinute: 100, perDay: 3 })).toMatchObject({ type: 'set' })
-    expect(await plans.findEnterpriseLimits(accountId)).toEqual({ perMinute: 100, perDay: 3 })
+    expect(await plans.findEnterpriseLimits(accountId)).toEqual({ perMinute: 100, perDay: 3, concurrent: null })
     const second = await get(keys[0])
     expect([second.status, headersOf(second).policy, headersOf(second).x]).toEqual([
       200,
-      '"minute";q=100;w=60, "day";q=3;w=86400',
+      '"minute";q=100;w=60, "day";q=3;w=86400, "concurrency";q=16;qu="concurrent-requests"',
       ['3', '1', String(dayLeft())],
     ])
     expect((await get(keys[0])).status).toBe(200)
@@ -208,13 +222,16 @@ describe('rate limits counted in process', () => {
 
     await plans.setEnterpriseLimits(email, { perMinute: 5, perDay: null })
     const unlimited = await get(keys[0])
-    expect([unlimited.status, headersOf(unlimited).policy]).toEqual([200, '"minute";q=5;w=60'])
+    expect([unlimited.status, headersOf(unlimited).policy]).toEqual([
+      200,
+      '"minute";q=5;w=60, "concurrency";q=16;qu="concurrent-requests"',
+    ])
     // limits of another tier's account cannot be set, and are ignored should the account leave Enterprise
     expect(await plans.setEnterpriseLimits((await account('free')).email, { perMinute: 1, perDay: 1 })).toMatchObject({
       type: 'not-enterprise',
     })
     await plans.setTier(email, 'pro')
-    expect(headersOf(await get(keys[0])).policy).toBe('"minute";q=1000;w=60')
+    expect(headersOf(await get(keys[0])).policy).toBe('"minute";q=1000;w=60, "concurrency";q=8;qu="concurrent-requests"')
   })
 
   test('requests let through are metered per key and UTC day within a flush; refused ones are not', async () => {
@@ -348,7 +365,7 @@ describe('rate limits shared through Redis by two API replicas', () => {
     expect(await get(b, ent.key)).toMatchObject({
       status: 429,
       code: 'rate_limited',
-      ratelimit: expect.stringMatching(/^"minute";r=0;t=\d+$/),
+      ratelimit: expect.stringMatching(/^"minute";r=0;t=\d+, "concurrency";r=15$/),
     })
 
     await createKey('small@example.com')

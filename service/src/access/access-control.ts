@@ -1,14 +1,15 @@
 import type { Registry } from 'prom-client'
+import type { EnterpriseLimits, Tier } from '../domain/tiers.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import { followAuthChanges } from '../store/auth-changes.ts'
 import type { Db } from '../store/db.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import { createApiKeyAuth } from './auth.ts'
-import { createConcurrencyLimit, DEFAULT_MAX_CONCURRENT_PER_ACCOUNT } from './concurrency.ts'
+import { createConcurrencySlots } from './concurrency.ts'
 import { createMemoryCounters, type RateLimitCounters } from './counters.ts'
 import { createKeyOwnerCache } from './key-cache.ts'
-import { type Counts, type Windows, windowsAt } from './limits.ts'
+import { type Counts, resolveLimits, type Windows, windowsAt } from './limits.ts'
 import { createRateLimitHook } from './rate-limits.ts'
 import { createUsageMeter } from './usage-meter.ts'
 
@@ -22,8 +23,11 @@ export type AccessOptions = {
   now?: () => number
   /** How often metered usage is written. */
   usageFlushIntervalMs?: number
-  /** Requests of one account that may run at once in this process. */
-  maxConcurrentPerAccount?: number
+  /**
+   * Requests of one account that may run at once in this process, for every tier (WDS_ACCOUNT_CONCURRENCY);
+   * unset: each tier's own (domain/tiers.ts). An Enterprise account's own setting wins over either.
+   */
+  maxConcurrentPerAccount?: number | undefined
   /** How long a request waits for the auth-change connection's barrier before it is taken for lost (auth-changes.ts). */
   authBarrierTimeoutMs?: number
 }
@@ -31,7 +35,7 @@ export type AccessOptions = {
 /**
  * Access control in one piece: API-key authentication with the key cache (kept exact by PostgreSQL's
  * auth-change notifications), per-account rate limits, quotas and concurrency, and usage metering. The
- * API installs `authenticate`, `rateLimit` and `limitConcurrency` as hooks on the data routes.
+ * API installs `authenticate` and `rateLimit` as hooks on the data routes.
  */
 export function createAccessControl(
   deps: {
@@ -71,12 +75,18 @@ export function createAccessControl(
     logger,
     ...(options.usageFlushIntervalMs === undefined ? {} : { flushIntervalMs: options.usageFlushIntervalMs }),
   })
+  const concurrencyOverride = options.maxConcurrentPerAccount
   return {
-    authenticate: createApiKeyAuth({ store: accounts, keyPrefix, findOwner: (hash) => owners.find(hash) }),
-    rateLimit: createRateLimitHook({ counters, meter, now, registry }),
-    limitConcurrency: createConcurrencyLimit({
-      maxPerAccount: options.maxConcurrentPerAccount ?? DEFAULT_MAX_CONCURRENT_PER_ACCOUNT,
+    authenticate: createApiKeyAuth({
+      store: accounts,
+      keyPrefix,
+      findOwner: (hash) => owners.find(hash),
+      concurrencyOverride,
     }),
+    rateLimit: createRateLimitHook({ counters, slots: createConcurrencySlots(), meter, now, registry }),
+    /** The limits in force for an account of `tier` in this process, as its keys' requests get them. */
+    limitsOf: (tier: Tier, enterpriseLimits: EnterpriseLimits | null) =>
+      resolveLimits(tier, enterpriseLimits, concurrencyOverride),
     /**
      * An account's requests in the running UTC minute and day, read from the counters the rate limiter
      * consumes (on its clock) without counting anything, with the windows they are for.

@@ -58,6 +58,8 @@ export function createApiKeyAuth(deps: {
   store: AccountsStore
   keyPrefix: string
   findOwner?: (hash: Buffer) => Promise<KeyOwner | undefined>
+  /** WDS_ACCOUNT_CONCURRENCY: replaces the tiers' concurrency in this process (limits.ts resolveLimits). */
+  concurrencyOverride?: number | undefined
 }) {
   const findOwner = deps.findOwner ?? ((hash: Buffer) => deps.store.findKeyOwner(hash))
   const touchDue = createTouchThrottle()
@@ -92,7 +94,7 @@ export function createApiKeyAuth(deps: {
       keyId: owner.keyId,
       accountId: owner.accountId,
       tier: owner.accountTier,
-      limits: resolveLimits(owner.accountTier, owner.enterpriseLimits),
+      limits: resolveLimits(owner.accountTier, owner.enterpriseLimits, deps.concurrencyOverride),
     }
     if (touchDue(owner.keyId)) {
       deps.store.touchKey(owner.keyId).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'))

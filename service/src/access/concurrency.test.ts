@@ -1,45 +1,28 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import { IncomingMessage, ServerResponse } from 'node:http'
+import { Socket } from 'node:net'
 import { describe, expect, test } from 'vitest'
-import { WdsError } from '../lib/errors.ts'
-import { createConcurrencyLimit } from './concurrency.ts'
+import { createConcurrencySlots } from './concurrency.ts'
 
-/** A request of `accountId` whose response emits 'close' when `close()` is called (answered or hung up). */
-function fakeRequest(accountId: string, { closed = false } = {}) {
-  const listeners: (() => void)[] = []
-  const raw = {
-    closed,
-    once(_event: 'close', listener: () => void) {
-      listeners.push(listener)
-    },
-  }
-  return {
-    request: { caller: { accountId } } as unknown as FastifyRequest,
-    reply: { raw } as unknown as FastifyReply,
-    close() {
-      raw.closed = true
-      for (const listener of listeners.splice(0)) listener()
-    },
-  }
-}
+/** A response of node's HTTP server; `emit('close')` is what it does once answered or hung up. */
+const newResponse = () => new ServerResponse(new IncomingMessage(new Socket()))
 
-describe('createConcurrencyLimit()', () => {
-  test('an account runs at most maxPerAccount requests at once; a slot is freed when a response closes', async () => {
-    const limit = createConcurrencyLimit({ maxPerAccount: 2 })
-    const [a, b, c] = [fakeRequest('acc'), fakeRequest('acc'), fakeRequest('acc')]
-    await limit(a.request, a.reply)
-    await limit(b.request, b.reply)
-    await expect(limit(c.request, c.reply)).rejects.toMatchObject({ code: 'rate_limited' })
-    a.close()
-    await limit(c.request, c.reply)
+describe('createConcurrencySlots()', () => {
+  test('an account runs at most its limit of requests at once; a slot is freed when a response closes', () => {
+    const slots = createConcurrencySlots()
+    const [a, b, c] = [newResponse(), newResponse(), newResponse()]
+    expect([slots.enter('acc', 2, a), slots.enter('acc', 2, b), slots.enter('acc', 2, c)]).toEqual([
+      { entered: true, running: 1 },
+      { entered: true, running: 2 },
+      { entered: false, running: 2 },
+    ])
+    a.emit('close')
+    expect(slots.enter('acc', 2, c)).toEqual({ entered: true, running: 2 })
   })
 
-  test('a request whose client left before it got here takes no slot (its close has passed and would never free it)', async () => {
-    const limit = createConcurrencyLimit({ maxPerAccount: 1 })
-    const gone = fakeRequest('acc', { closed: true })
-    const refused = await limit(gone.request, gone.reply).catch((error: unknown) => error)
-    expect(refused).toBeInstanceOf(WdsError)
-    expect(refused).toMatchObject({ status: 499 })
-    const next = fakeRequest('acc')
-    await limit(next.request, next.reply)
+  test('accounts are counted apart, each against the limit it is given', () => {
+    const slots = createConcurrencySlots()
+    for (let i = 0; i < 16; i++) expect(slots.enter('enterprise', 16, newResponse()).entered).toBe(true)
+    expect(slots.enter('enterprise', 16, newResponse())).toEqual({ entered: false, running: 16 })
+    expect(slots.enter('free', 2, newResponse())).toEqual({ entered: true, running: 1 })
   })
 })

@@ -1,7 +1,7 @@
-import type { Limits } from '../domain/tiers.ts'
+import type { RateLimits } from '../domain/tiers.ts'
 import type { Counts, LimitedWindow, Windows } from './limits.ts'
 
-export type ConsumeRequest = { accountId: string; limits: Limits; windows: Windows }
+export type ConsumeRequest = { accountId: string; limits: RateLimits; windows: Windows }
 
 /**
  * One request's check-and-count. A request is counted in both windows only when both have room, so
@@ -29,7 +29,7 @@ export type RateLimitCounters = {
 }
 
 /** The decision for counts as they stand before a request; shared by both backends (the Lua script mirrors it). */
-export function decide(limits: Limits, before: Counts): { allowed: boolean; refusedBy: LimitedWindow | undefined } {
+export function decide(limits: RateLimits, before: Counts): { allowed: boolean; refusedBy: LimitedWindow | undefined } {
   if (limits.perDay !== null && before.day >= limits.perDay) return { allowed: false, refusedBy: 'day' }
   if (before.minute >= limits.perMinute) return { allowed: false, refusedBy: 'minute' }
   return { allowed: true, refusedBy: undefined }

@@ -1,10 +1,22 @@
-import { type Limits, TIERS, type Tier } from '../domain/tiers.ts'
+import { type EnterpriseLimits, type Limits, TIERS, type Tier } from '../domain/tiers.ts'
 import { DAY_MS, MINUTE_MS } from '../lib/dates.ts'
 
-/** The limits in force: the tier's (SPEC 8), or for Enterprise the account's own settings once an admin has set them. */
-export function resolveLimits(tier: Tier, enterpriseLimits: Limits | null): Limits {
-  if (tier === 'ent' && enterpriseLimits !== null) return enterpriseLimits
-  return { perMinute: TIERS[tier].perMinute, perDay: TIERS[tier].perDay }
+/**
+ * The limits in force: the tier's (SPEC 8), or for Enterprise the account's own settings once an admin
+ * has set them. `concurrencyOverride` (WDS_ACCOUNT_CONCURRENCY, when the operator set it) replaces the
+ * tiers' concurrency in this process; an Enterprise account's own concurrency still wins over it.
+ */
+export function resolveLimits(
+  tier: Tier,
+  enterpriseLimits: EnterpriseLimits | null,
+  concurrencyOverride?: number | undefined,
+): Limits {
+  const own = tier === 'ent' ? enterpriseLimits : null
+  return {
+    perMinute: own?.perMinute ?? TIERS[tier].perMinute,
+    perDay: own === null ? TIERS[tier].perDay : own.perDay,
+    concurrent: own?.concurrent ?? concurrencyOverride ?? TIERS[tier].concurrent,
+  }
 }
 
 export type Window = {
@@ -47,9 +59,12 @@ export type LimitedWindow = 'minute' | 'day'
 /**
  * Response headers for a keyed request: `RateLimit-Policy` and `RateLimit` as structured-field lists
  * (draft-ietf-httpapi-ratelimit-headers-11, §3 and §4), one item per window ("day" is left out when
- * unlimited), and the widespread `X-RateLimit-*` trio for the window with the least left (ties: the minute).
+ * unlimited) and last the concurrency, a quota in the draft's `concurrent-requests` unit without a
+ * window (`"concurrency";q=16;qu="concurrent-requests"`, with `r`: the slots left in this process once
+ * this request runs), and the widespread `X-RateLimit-*` trio for the window with the least left (ties:
+ * the minute). `running` counts the account's requests running in this process, this one included.
  */
-export function rateLimitHeaders(limits: Limits, counts: Counts, windows: Windows): Record<string, string> {
+export function rateLimitHeaders(limits: Limits, counts: Counts, windows: Windows, running: number): Record<string, string> {
   const minute = {
     name: 'minute',
     quota: limits.perMinute,
@@ -68,9 +83,13 @@ export function rateLimitHeaders(limits: Limits, counts: Counts, windows: Window
     })
   }
   const tightest = policies.reduce((least, policy) => (policy.remaining < least.remaining ? policy : least))
+  const concurrency = {
+    policy: `"concurrency";q=${limits.concurrent};qu="concurrent-requests"`,
+    state: `"concurrency";r=${Math.max(0, limits.concurrent - running)}`,
+  }
   return {
-    'ratelimit-policy': policies.map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`).join(', '),
-    ratelimit: policies.map((p) => `"${p.name}";r=${p.remaining};t=${p.resetSeconds}`).join(', '),
+    'ratelimit-policy': [...policies.map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`), concurrency.policy].join(', '),
+    ratelimit: [...policies.map((p) => `"${p.name}";r=${p.remaining};t=${p.resetSeconds}`), concurrency.state].join(', '),
     'x-ratelimit-limit': String(tightest.quota),
     'x-ratelimit-remaining': String(tightest.remaining),
     'x-ratelimit-reset': String(tightest.resetSeconds),

@@ -2,12 +2,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, type Registry } from 'prom-client'
 import { TIERS } from '../domain/tiers.ts'
 import { WdsError } from '../lib/errors.ts'
+import type { Caller } from './auth.ts'
+import type { ConcurrencySlots } from './concurrency.ts'
 import type { RateLimitCounters } from './counters.ts'
 import { dateOfDay, rateLimitHeaders, secondsUntilReset, windowsAt } from './limits.ts'
 import type { UsageMeter } from './usage-meter.ts'
 
 export type RateLimitDeps = {
   counters: RateLimitCounters
+  /** The requests of each account running in this process. */
+  slots: ConcurrencySlots
   meter: Pick<UsageMeter, 'record'>
   /** The clock the windows follow (milliseconds since the epoch); injectable for tests. */
   now: () => number
@@ -15,10 +19,11 @@ export type RateLimitDeps = {
 }
 
 /**
- * Runs after `authenticate` on every keyed request: counts it against the account's limits (all its
- * keys together), sets the rate-limit headers on whatever the answer turns out to be, and refuses it
- * with 429 when a window is full. Requests let through are metered, including those that go on to fail
- * validation; refused ones are neither counted nor metered.
+ * Runs after `authenticate` on every keyed request: takes one of the account's concurrency slots in
+ * this process, counts the request against the account's windows (all its keys together), sets the
+ * rate-limit headers on whatever the answer turns out to be, and refuses it with 429 when the slots or
+ * a window are full. Requests let through are metered, including those that go on to fail validation;
+ * refused ones are neither counted nor metered (a request refused for concurrency is not counted).
  */
 export function createRateLimitHook(deps: RateLimitDeps) {
   const refusals = new Counter({
@@ -36,15 +41,27 @@ export function createRateLimitHook(deps: RateLimitDeps) {
   return async function rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const caller = request.caller
     if (caller === undefined) return
+    // gone while its key was looked up: its 'close' has passed, so a slot taken now would never be freed
+    if (reply.raw.closed) throw new WdsError('invalid_parameter', 'the client closed the connection', { status: 499 })
     const windows = windowsAt(deps.now())
+    const slot = deps.slots.enter(caller.accountId, caller.limits.concurrent, reply.raw)
+    if (!slot.entered) {
+      reply.headers(rateLimitHeaders(caller.limits, await deps.counters.peek(caller.accountId, windows), windows, slot.running))
+      refusals.inc({ code: 'rate_limited' })
+      throw new WdsError(
+        'rate_limited',
+        `this account already has ${slot.running} requests running, the most ${describePlan(caller)} may have at once (per API process); wait for one to finish`,
+        { headers: { 'retry-after': '1' } },
+      )
+    }
     const result = await deps.counters.consume({ accountId: caller.accountId, limits: caller.limits, windows })
     if (result.degraded) degraded.inc()
-    reply.headers(rateLimitHeaders(caller.limits, result.counts, windows))
+    reply.headers(rateLimitHeaders(caller.limits, result.counts, windows, slot.running))
     if (result.allowed) {
       deps.meter.record(caller.accountId, caller.keyId, dateOfDay(windows.day))
       return
     }
-    const plan = caller.tier === 'ent' ? 'this account' : `the ${TIERS[caller.tier].name} tier`
+    const plan = describePlan(caller)
     if (result.refusedBy === 'day') {
       const seconds = secondsUntilReset(windows.day, windows.nowMs)
       refusals.inc({ code: 'quota_exceeded' })
@@ -62,4 +79,9 @@ export function createRateLimitHook(deps: RateLimitDeps) {
       { headers: { 'retry-after': String(seconds) } },
     )
   }
+}
+
+/** Whose limits they are, as a refusal says it. */
+function describePlan(caller: Caller): string {
+  return caller.tier === 'ent' ? 'this account' : `the ${TIERS[caller.tier].name} tier`
 }

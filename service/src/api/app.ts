@@ -56,7 +56,7 @@ import { createWalletRecords } from './wallet-records.ts'
 /** The HTTP-level settings, each with its default when a test leaves it out. */
 type HttpSettings = Pick<Config, 'requestTimeoutMs' | 'accountConcurrency' | 'metricsToken' | 'corsOrigins' | 'poolWaitMs'>
 
-const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, accountConcurrency: 2, corsOrigins: [], poolWaitMs: 2_000 } as const
+const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, corsOrigins: [], poolWaitMs: 2_000 } as const
 
 /** BIP 44's gap limit: unused addresses in a row after which an extended key's chain ends. */
 const DEFAULT_HD_GAP_LIMIT = 20
@@ -245,7 +245,6 @@ export async function buildApp(deps: AppDeps) {
       })
       v1.addHook('onRequest', access.authenticate)
       v1.addHook('onRequest', access.rateLimit)
-      v1.addHook('onRequest', access.limitConcurrency)
       await v1.register(statusRoutes, { store: stores.chainStates, availability })
       await v1.register(walletRoutes, { records, availability, hdWallets })
       await v1.register(balanceRoutes, { walletBalances, availability })
@@ -283,6 +282,7 @@ export async function buildApp(deps: AppDeps) {
         accountOf,
         plans: stores.plans,
         currentCounts: access.currentCounts,
+        limitsOf: access.limitsOf,
         flushUsage: access.flushUsage,
       })
       await developer.register(developerBillingRoutes, {

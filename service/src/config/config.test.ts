@@ -33,7 +33,6 @@ describe('loadConfig()', () => {
       requestTimeoutMs: 10_000,
       httpWorkers: 1,
       preparedStatements: 'auto',
-      accountConcurrency: 2,
       corsOrigins: [],
       bitcoinNetwork: 'bitcoin',
       hdGapLimit: 20,

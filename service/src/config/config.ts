@@ -85,8 +85,11 @@ export const ConfigSchema = Type.Object({
    * 1.21) cannot keep a connection's prepared statements.
    */
   preparedStatements: Type.Enum(['auto', 'on', 'off'], { description: 'auto, on or off' }),
-  /** Requests of one account that may run at once per process (429 beyond). */
-  accountConcurrency: Type.Integer({ minimum: 1, maximum: 1_000, description: 'an integer from 1 to 1000' }),
+  /**
+   * Requests of one account that may run at once per process (429 beyond), for every tier alike. Unset:
+   * each tier's own (domain/tiers.ts: Free 2, Standard 4, Professional 8, Enterprise 16).
+   */
+  accountConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000, description: 'an integer from 1 to 1000' })),
   /** With a token, GET /metrics needs `Authorization: Bearer <token>`; without, it answers loopback clients only. */
   metricsToken: Type.Optional(Type.String({ minLength: 16, description: 'at least 16 characters' })),
   /** Origins whose browser pages may call the data API (CORS): a comma-separated list, or `*`; empty: none. */
@@ -141,7 +144,7 @@ const SETTINGS = {
   requestTimeoutMs: { env: 'WDS_REQUEST_TIMEOUT_MS', kind: 'integer', default: 10_000 },
   httpWorkers: { env: 'WDS_HTTP_WORKERS', kind: 'integer', default: 1 },
   preparedStatements: { env: 'WDS_PREPARED_STATEMENTS', kind: 'string', default: 'auto' },
-  accountConcurrency: { env: 'WDS_ACCOUNT_CONCURRENCY', kind: 'integer', default: 2 },
+  accountConcurrency: { env: 'WDS_ACCOUNT_CONCURRENCY', kind: 'integer' },
   metricsToken: { env: 'WDS_METRICS_TOKEN', kind: 'string' },
   corsOrigins: { env: 'WDS_CORS_ORIGINS', kind: 'list', default: [] },
   reorgWindowBlocks: { env: 'WDS_REORG_WINDOW', kind: 'integer' },

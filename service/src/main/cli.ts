@@ -37,9 +37,10 @@ const USAGE = `Usage: wds <command>
   accounts set-tier --email E --tier free|std|pro|ent
                                 move an account to another tier (a plan change made by an admin);
                                 its rate limits change from its next request
-  accounts set-limits --email E --per-minute N --per-day N|unlimited
+  accounts set-limits --email E --per-minute N --per-day N|unlimited [--concurrent N]
                                 set an Enterprise account's own rate limits (until set: 1,000/min, no
-                                daily quota)
+                                daily quota) and requests at once per API process (until set: 16, or
+                                WDS_ACCOUNT_CONCURRENCY; left out: unchanged)
   market sync [--url URL]       fetch the ECB's euro reference rates (WDS_ECB_URL, or URL: e.g. the full
                                 history ${ECB_HISTORY_URL}) and daily crypto closes
                                 (Binance; CoinGecko with COINGECKO_API_KEY) and upsert them
@@ -192,7 +193,7 @@ async function runAccounts(config: Readonly<Config>, sub: string | undefined, ar
       if (result === undefined) throw new WdsError('not_found', `there is no account ${email}`)
       const { account, previousTier } = result
       process.stdout.write(
-        `Account ${account.email} (${account.id}) moved from ${previousTier} to ${tier}; from its next request its limits are ${formatLimits(resolveLimits(tier, null))}${tier === 'ent' ? ' until set with accounts set-limits' : ''}\n`,
+        `Account ${account.email} (${account.id}) moved from ${previousTier} to ${tier}; from its next request its limits are ${formatLimits(resolveLimits(tier, null, config.accountConcurrency))}${tier === 'ent' ? ' until set with accounts set-limits' : ''}\n`,
       )
       return 0
     }
@@ -201,12 +202,14 @@ async function runAccounts(config: Readonly<Config>, sub: string | undefined, ar
         email: { type: 'string' },
         'per-minute': { type: 'string' },
         'per-day': { type: 'string' },
+        concurrent: { type: 'string' },
       })
       if (values.email === undefined) throw new UsageError('accounts set-limits needs --email')
       const perMinute = parseLimit(values['per-minute'], '--per-minute')
       const perDay = values['per-day'] === 'unlimited' ? null : parseLimit(values['per-day'], '--per-day')
       const email = normalizeEmail(values.email)
-      const limits = { perMinute, perDay }
+      const concurrent = values.concurrent === undefined ? undefined : parseLimit(values.concurrent, '--concurrent')
+      const limits = { perMinute, perDay, ...(concurrent === undefined ? {} : { concurrent }) }
       const result = await withAdminDatabase(config, (_store, db) => createPlansStore(db).setEnterpriseLimits(email, limits))
       if (result.type === 'not-found') throw new WdsError('not_found', `there is no account ${email}`)
       if (result.type === 'not-enterprise') {
@@ -216,7 +219,7 @@ async function runAccounts(config: Readonly<Config>, sub: string | undefined, ar
         )
       }
       process.stdout.write(
-        `Account ${result.account.email} (${result.account.id}) limits set to ${formatLimits(limits)}, from its next request\n`,
+        `Account ${result.account.email} (${result.account.id}) limits set to ${formatLimits(resolveLimits('ent', result.limits, config.accountConcurrency))}, from its next request\n`,
       )
       return 0
     }
@@ -239,8 +242,8 @@ function parseLimit(value: string | undefined, option: string): number {
   return n
 }
 
-function formatLimits({ perMinute, perDay }: Limits): string {
-  return `${perMinute.toLocaleString('en-US')}/min and ${perDay === null ? 'no daily quota' : `${perDay.toLocaleString('en-US')}/day`}`
+function formatLimits({ perMinute, perDay, concurrent }: Limits): string {
+  return `${perMinute.toLocaleString('en-US')}/min and ${perDay === null ? 'no daily quota' : `${perDay.toLocaleString('en-US')}/day`}, ${concurrent} requests at once per API process`
 }
 
 async function runMarket(config: Readonly<Config>, sub: string | undefined, args: string[]): Promise<number> {

@@ -1,4 +1,4 @@
-import type { Tier } from '../domain/tiers.ts'
+import type { EnterpriseLimits, Tier } from '../domain/tiers.ts'
 import { InternalError } from '../lib/errors.ts'
 import { type Db, withTransaction } from './db.ts'
 
@@ -25,8 +25,8 @@ export type KeyOwner = {
   accountId: string
   accountTier: Tier
   revokedAt: Date | null
-  /** An Enterprise account's own rate limits (account_limits; perDay null: unlimited), null while unset. */
-  enterpriseLimits: { perMinute: number; perDay: number | null } | null
+  /** An Enterprise account's own limits (account_limits; perDay null: unlimited), null while unset. */
+  enterpriseLimits: EnterpriseLimits | null
 }
 
 export type NewKeyRow = { name: string | null; tier: Tier; hash: Buffer; hint: string }
@@ -141,7 +141,7 @@ export function createAccountsStore(db: Db) {
       const { rows } = await db.query<KeyOwner>(
         `SELECT k.id AS "keyId", k.account_id AS "accountId", a.tier AS "accountTier", k.revoked_at AS "revokedAt",
            CASE WHEN l.account_id IS NULL THEN NULL
-             ELSE json_build_object('perMinute', l.per_minute, 'perDay', l.per_day) END AS "enterpriseLimits"
+             ELSE json_build_object('perMinute', l.per_minute, 'perDay', l.per_day, 'concurrent', l.concurrent) END AS "enterpriseLimits"
          FROM api_keys k JOIN accounts a ON a.id = k.account_id LEFT JOIN account_limits l ON l.account_id = a.id
          WHERE k.key_hash = $1`,
         [hash],

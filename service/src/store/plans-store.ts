@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { Limits, Tier } from '../domain/tiers.ts'
+import type { EnterpriseLimits, RateLimits, Tier } from '../domain/tiers.ts'
 import type { Account } from './accounts-store.ts'
 import { type Db, withTransaction } from './db.ts'
 
@@ -31,6 +31,8 @@ export async function updateTier(
   return { account: updated, previousTier }
 }
 
+const LIMIT_COLUMNS = 'per_minute AS "perMinute", per_day AS "perDay", concurrent'
+
 /**
  * An account's plan: its tier and, for Enterprise, its own limits (`account_limits`). Authentication
  * reads both on every request, so a change here applies to the account's very next request.
@@ -42,11 +44,19 @@ export function createPlansStore(db: Db) {
       return updateTier(db, { email }, tier)
     },
 
-    /** Sets an Enterprise account's limits (`perDay: null` is unlimited); refused for other tiers. */
+    /**
+     * Sets an Enterprise account's limits (`perDay: null` is unlimited); refused for other tiers.
+     * `concurrent` left out keeps what the account has (its own, or the tier's while it has none).
+     * Answers the account's own limits as they now stand.
+     */
     async setEnterpriseLimits(
       email: string,
-      limits: Limits,
-    ): Promise<{ type: 'set'; account: Account } | { type: 'not-enterprise'; account: Account } | { type: 'not-found' }> {
+      limits: RateLimits & { concurrent?: number },
+    ): Promise<
+      | { type: 'set'; account: Account; limits: EnterpriseLimits }
+      | { type: 'not-enterprise'; account: Account }
+      | { type: 'not-found' }
+    > {
       return withTransaction(db, async (client) => {
         const { rows } = await client.query<Account>(
           'SELECT id, email, tier, created_at AS "createdAt" FROM accounts WHERE email = $1 FOR UPDATE',
@@ -55,21 +65,22 @@ export function createPlansStore(db: Db) {
         const account = rows[0]
         if (account === undefined) return { type: 'not-found' }
         if (account.tier !== 'ent') return { type: 'not-enterprise', account }
-        await client.query(
-          `INSERT INTO account_limits (account_id, per_minute, per_day) VALUES ($1, $2, $3)
-           ON CONFLICT (account_id) DO UPDATE SET per_minute = excluded.per_minute, per_day = excluded.per_day, updated_at = now()`,
-          [account.id, limits.perMinute, limits.perDay],
+        const { rows: set } = await client.query<EnterpriseLimits>(
+          `INSERT INTO account_limits (account_id, per_minute, per_day, concurrent) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (account_id) DO UPDATE SET per_minute = excluded.per_minute, per_day = excluded.per_day,
+             concurrent = coalesce(excluded.concurrent, account_limits.concurrent), updated_at = now()
+           RETURNING ${LIMIT_COLUMNS}`,
+          [account.id, limits.perMinute, limits.perDay, limits.concurrent ?? null],
         )
-        return { type: 'set', account }
+        return { type: 'set', account, limits: set[0] as EnterpriseLimits }
       })
     },
 
-    /** The account's own limits, or null while it uses its tier's. */
-    async findEnterpriseLimits(accountId: string): Promise<Limits | null> {
-      const { rows } = await db.query<Limits>(
-        'SELECT per_minute AS "perMinute", per_day AS "perDay" FROM account_limits WHERE account_id = $1',
-        [accountId],
-      )
+    /** The account's own limits, or null while it uses its tier's (`concurrent: null`: the tier's concurrency). */
+    async findEnterpriseLimits(accountId: string): Promise<EnterpriseLimits | null> {
+      const { rows } = await db.query<EnterpriseLimits>(`SELECT ${LIMIT_COLUMNS} FROM account_limits WHERE account_id = $1`, [
+        accountId,
+      ])
       return rows[0] ?? null
     },
   }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { type Counts, resolveLimits, type Windows } from '../../../access/limits.ts'
-import type { Tier } from '../../../domain/tiers.ts'
+import type { EnterpriseLimits, Limits, Tier } from '../../../domain/tiers.ts'
 import { addDays, DAY_MS } from '../../../lib/dates.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import type { PlansStore } from '../../../store/plans-store.ts'
@@ -26,6 +26,8 @@ export type DeveloperUsageRoutesOptions = {
    * rate limiter consumes, on its clock (access-control.ts `currentCounts`).
    */
   currentCounts: (accountId: string) => Promise<{ counts: Counts; windows: Windows }>
+  /** The limits in force as the API processes apply them (access-control.ts `limitsOf`); unset: resolveLimits's. */
+  limitsOf?: (tier: Tier, enterpriseLimits: EnterpriseLimits | null) => Limits
   /** Writes this process's pending metered counts first, so that its own latest requests show. */
   flushUsage?: () => Promise<void>
   now?: () => Date
@@ -53,10 +55,16 @@ const CurrentSchema = Type.Object(
       limit: Type.Union([Type.Integer(), Type.Null()], { description: 'Requests allowed per UTC day; null: unlimited' }),
       resetsAt: Type.String({ format: 'date-time', description: 'The next 00:00 UTC' }),
     }),
+    concurrent: Type.Object({
+      limit: Type.Integer({
+        description:
+          'Requests that may run at once, per API process (the tier’s, or an Enterprise account’s own); the data answers say it as "concurrency" in RateLimit-Policy',
+      }),
+    }),
   },
   {
     description:
-      'The running minute and day as the rate limiter counts them right now (all keys together; with Redis, shared by every replica), against the limits in force: a request past `minute.limit` answers 429 rate_limited, past `day.limit` 429 quota_exceeded.',
+      'The running minute and day as the rate limiter counts them right now (all keys together; with Redis, shared by every replica), against the limits in force: a request past `minute.limit` answers 429 rate_limited, past `day.limit` 429 quota_exceeded, and one past `concurrent.limit` requests running at once 429 rate_limited with Retry-After: 1.',
   },
 )
 
@@ -78,7 +86,7 @@ const UsageSchema = Type.Object({
 /** `GET /v1/developer/usage`: the account's metered requests per UTC day and per key. */
 export const developerUsageRoutes: FastifyPluginAsyncTypebox<DeveloperUsageRoutesOptions> = async (
   app,
-  { store, requireAccount, accountOf, plans, currentCounts, flushUsage, now = () => new Date() },
+  { store, requireAccount, accountOf, plans, currentCounts, limitsOf = resolveLimits, flushUsage, now = () => new Date() },
 ) => {
   app.get(
     '/developer/usage',
@@ -130,7 +138,7 @@ export const developerUsageRoutes: FastifyPluginAsyncTypebox<DeveloperUsageRoute
         return { date, requests: usage?.requests ?? 0, keys: usage?.keys ?? [] }
       })
       // the limits as the limiter computes them for this account's keys (auth.ts)
-      const limits = resolveLimits(account.tier, enterpriseLimits)
+      const limits = limitsOf(account.tier, enterpriseLimits)
       const { counts, windows } = current
       return {
         from,
@@ -141,6 +149,7 @@ export const developerUsageRoutes: FastifyPluginAsyncTypebox<DeveloperUsageRoute
           at: new Date(windows.nowMs).toISOString(),
           minute: { used: counts.minute, limit: limits.perMinute, resetsAt: new Date(windows.minute.resetsAtMs).toISOString() },
           day: { used: counts.day, limit: limits.perDay, resetsAt: new Date(windows.day.resetsAtMs).toISOString() },
+          concurrent: { limit: limits.concurrent },
         },
       }
     },
