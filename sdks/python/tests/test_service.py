@@ -97,7 +97,7 @@ def test_transfers_with_filters_and_prices_in_another_currency() -> None:
     assert "price_eur" in page.transfers[0].to_dict() and "value_eur" in page.transfers[0].to_dict()
     assert page.transfers[0].price_in("EUR") is None or isinstance(page.transfers[0].price_in("EUR"), float)
     windows = page.response.rate_limit.windows
-    assert [(w.name, w.quota, w.window_seconds) for w in windows] == [("minute", 1_000_000, 60)]
+    assert [(w.name, w.quota, w.window_seconds) for w in windows] == [("minute", 1_000_000, 60), ("concurrency", 16, None)]
     assert page.response.request_id
 
 
@@ -132,7 +132,8 @@ def test_the_portal_signup_verify_login_account_keys_usage_billing() -> None:
     password = "correct horse battery"
     signup = client.developer.signup(email=email, password=password)
     assert (signup.status, signup.email) == ("code_sent", email)
-    first = client.developer.verify(email=email, code=h.mailed_code(email))
+    assert re.fullmatch(r"[\w-]{43}", signup.signup_token)
+    first = client.developer.verify(email=email, code=h.mailed_code(email), signup_token=signup.signup_token)
     assert re.fullmatch(r"wds_free_[0-9a-f]{32}", first.key)
     assert first.key not in repr(first)
     portal = client.with_token(client.developer.login(email=email, password=password).token)

@@ -202,7 +202,8 @@ export type ApiKey = Open & {
 /** A key as created: the only time `key` (the full secret) is ever shown. */
 export type CreatedApiKey = ApiKey & { key: string }
 export type ApiKeyList = Open & { keys: ApiKey[] }
-export type SignupResult = Open & { status: string; email: string }
+/** A sign-up's answer: `signupToken` goes to `verify` with the mailed code (it is never mailed). */
+export type SignupResult = Open & { status: string; email: string; signupToken: string }
 export type Session = Open & { token: string; expiresAt: string }
 export type Account = Open & { id: string; email: string; tier: string; createdAt: string; verifiedAt: string | null }
 /** A rate-limit window as the limiter counts it right now; `limit` null: unlimited (the day, on some plans). */

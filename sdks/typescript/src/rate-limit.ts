@@ -13,7 +13,10 @@ export type RateLimit = {
   limit: number | undefined
   remaining: number | undefined
   resetSeconds: number | undefined
-  /** Every window of RateLimit-Policy / RateLimit, by name (`minute`, `day`). */
+  /**
+   * Every item of RateLimit-Policy / RateLimit, by name: the windows `minute` and `day`, and `concurrency`
+   * (requests that may run at once per API process; no window, no reset).
+   */
   windows: RateLimitWindow[]
 }
 

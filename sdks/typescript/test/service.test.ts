@@ -112,9 +112,10 @@ describe('every method through the real service', () => {
     const first = page.transfers[0] as Transfer
     expect(priceIn(first, 'EUR')).toSatisfy((p) => p === null || typeof p === 'number')
     expect(valueIn(first, 'eur')).toSatisfy((v) => v === null || typeof v === 'number')
-    // the test key's account: 1,000,000 a minute and no daily quota
+    // the test key's account: 1,000,000 a minute, no daily quota, and the Enterprise tier's 16 requests at once
     expect(page.response.rateLimit?.windows).toEqual([
       { name: 'minute', quota: 1_000_000, windowSeconds: 60, remaining: expect.any(Number), resetSeconds: expect.any(Number) },
+      { name: 'concurrency', quota: 16, windowSeconds: undefined, remaining: expect.any(Number), resetSeconds: undefined },
     ])
     expect(page.response.requestId).toMatch(/.+/)
   })
@@ -155,8 +156,9 @@ describe('every method through the real service', () => {
   test('the portal: signup, verify, login, account, keys, usage, billing', async () => {
     const email = `ts-sdk-${Date.now()}@example.com`
     const password = 'correct horse battery'
-    expect(await client.developer.signup({ email, password })).toEqual({ status: 'code_sent', email })
-    const first = await client.developer.verify({ email, code: await mailedCode(email) })
+    const signup = await client.developer.signup({ email, password })
+    expect(signup).toEqual({ status: 'code_sent', email, signupToken: expect.stringMatching(/^[\w-]{43}$/) })
+    const first = await client.developer.verify({ email, code: await mailedCode(email), signupToken: signup.signupToken })
     expect(first.key).toMatch(/^wds_free_[0-9a-f]{32}$/)
     const session = await client.developer.login({ email, password })
     const portal = client.withToken(session.token)

@@ -172,13 +172,22 @@ class Developer(_Resource):
         self.keys = Keys(transport)
 
     def signup(self, *, email: str, password: str) -> Any:
-        """Mails a 6-digit code to ``email``. Not retried: each call sends a new code."""
+        """Mails a 6-digit code to ``email`` and answers the sign-up's ``signup_token``, which ``verify``
+        needs with that code. Not retried: each call sends a new code."""
         spec = RequestSpec("POST", "/v1/developer/signup", body={"email": email, "password": password}, auth="none", idempotent=False)
         return self._t._request(spec, SignupResult)
 
-    def verify(self, *, email: str, code: str) -> Any:
-        """Verifies the code; returns the account's first key, the only time it is shown."""
-        spec = RequestSpec("POST", "/v1/developer/verify", body={"email": email, "code": code}, auth="none", idempotent=False)
+    def verify(self, *, email: str, code: str, signup_token: str) -> Any:
+        """Verifies the mailed code of the sign-up whose ``signup_token`` is given; returns the account's
+        first key, the only time it is shown.
+
+        Example::
+
+            signup = client.developer.signup(email=email, password=password)
+            key = client.developer.verify(email=email, code="042917", signup_token=signup.signup_token).key
+        """
+        body = {"email": email, "code": code, "signupToken": signup_token}
+        spec = RequestSpec("POST", "/v1/developer/verify", body=body, auth="none", idempotent=False)
         return self._t._request(spec, ApiKey)
 
     def login(self, *, email: str, password: str) -> Any:

@@ -437,6 +437,8 @@ class ApiKeyList(Model):
 class SignupResult(Model):
     status: str = ""
     email: str = ""
+    signup_token: str = ""
+    """Goes to ``developer.verify`` with the mailed code (it is never mailed)."""
 
 
 @dataclass

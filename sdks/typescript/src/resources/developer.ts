@@ -12,13 +12,23 @@ export class Developer {
     this.keys = new Keys(options)
   }
 
-  /** Sends a 6-digit code to `email` (not retried: each call sends a new code). */
+  /**
+   * Sends a 6-digit code to `email` (not retried: each call sends a new code) and answers the sign-up's
+   * `signupToken`, which `verify` needs with that code: keep it until then.
+   */
   signup(body: { email: string; password: string }): Promise<WithResponse<SignupResult>> {
     return sendRequest(this.options, { method: 'POST', path: '/v1/developer/signup', body, auth: 'none', idempotent: false })
   }
 
-  /** Verifies the code and returns the account's first key, the only time it is shown. */
-  verify(body: { email: string; code: string }): Promise<WithResponse<CreatedApiKey>> {
+  /**
+   * Verifies the mailed code of the sign-up whose `signupToken` is given and returns the account's first
+   * key, the only time it is shown.
+   *
+   * @example
+   * const { signupToken } = await client.developer.signup({ email, password })
+   * const { key } = await client.developer.verify({ email, code: '042917', signupToken })
+   */
+  verify(body: { email: string; code: string; signupToken: string }): Promise<WithResponse<CreatedApiKey>> {
     return sendRequest(this.options, { method: 'POST', path: '/v1/developer/verify', body, auth: 'none', idempotent: false })
   }
 

@@ -31,16 +31,27 @@ public final class AsyncDeveloper {
     return keys;
   }
 
-  /** Mails a 6-digit code to {@code email}. Not retried: each call sends a new code. */
+  /**
+   * Mails a 6-digit code to {@code email} and completes with the sign-up's {@code signupToken}, which
+   * {@code verify} needs with that code. Not retried: each call sends a new code.
+   */
   public CompletableFuture<SignupResult> signup(String email, String password) {
     return transport.requestAsync(
         new Spec("POST", "/v1/developer/signup", null, Map.of("email", email, "password", password), Auth.NONE, false), SignupResult.class);
   }
 
-  /** Verifies the code; completes with the account's first key, the only time it is shown. Not retried. */
-  public CompletableFuture<ApiKey> verify(String email, String code) {
-    return transport.requestAsync(
-        new Spec("POST", "/v1/developer/verify", null, Map.of("email", email, "code", code), Auth.NONE, false), ApiKey.class);
+  /**
+   * Verifies the mailed code of the sign-up whose {@code signupToken} is given; completes with the
+   * account's first key, the only time it is shown. Not retried.
+   *
+   * <pre>{@code
+   * SignupResult signup = developer.signup(email, password).get();
+   * ApiKey first = developer.verify(email, "042917", signup.signupToken()).get();
+   * }</pre>
+   */
+  public CompletableFuture<ApiKey> verify(String email, String code, String signupToken) {
+    Map<String, Object> body = Map.of("email", email, "code", code, "signupToken", signupToken);
+    return transport.requestAsync(new Spec("POST", "/v1/developer/verify", null, body, Auth.NONE, false), ApiKey.class);
   }
 
   /** A 24-hour session token. Retried like a GET: logging in twice is harmless. */

@@ -26,14 +26,25 @@ public final class Developer {
     return keys;
   }
 
-  /** Mails a 6-digit code to {@code email}. Not retried: each call sends a new code. */
+  /**
+   * Mails a 6-digit code to {@code email} and answers the sign-up's {@code signupToken}, which
+   * {@code verify} needs with that code. Not retried: each call sends a new code.
+   */
   public SignupResult signup(String email, String password) {
     return Transport.await(async.signup(email, password));
   }
 
-  /** Verifies the code; returns the account's first key, the only time it is shown. Not retried. */
-  public ApiKey verify(String email, String code) {
-    return Transport.await(async.verify(email, code));
+  /**
+   * Verifies the mailed code of the sign-up whose {@code signupToken} is given; returns the account's
+   * first key, the only time it is shown. Not retried.
+   *
+   * <pre>{@code
+   * SignupResult signup = client.developer().signup(email, password);
+   * ApiKey first = client.developer().verify(email, "042917", signup.signupToken());
+   * }</pre>
+   */
+  public ApiKey verify(String email, String code, String signupToken) {
+    return Transport.await(async.verify(email, code, signupToken));
   }
 
   /** A 24-hour session token. Retried like a GET: logging in twice is harmless. */

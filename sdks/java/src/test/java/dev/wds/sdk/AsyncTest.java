@@ -21,6 +21,7 @@ import dev.wds.sdk.models.BalanceList;
 import dev.wds.sdk.models.ChainStatusList;
 import dev.wds.sdk.models.Erc20Transfer;
 import dev.wds.sdk.models.FxRate;
+import dev.wds.sdk.models.SignupResult;
 import dev.wds.sdk.models.Transfer;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -222,8 +223,9 @@ class AsyncTest {
   void thePortalThroughTheAsyncClient() throws Exception {
     String email = "java-async-" + System.nanoTime() + "@example.com";
     String password = "correct horse battery";
-    assertEquals("code_sent", async.developer().signup(email, password).get().status());
-    ApiKey first = async.developer().verify(email, Harness.mailedCode(email)).get();
+    SignupResult signup = async.developer().signup(email, password).get();
+    assertEquals("code_sent", signup.status());
+    ApiKey first = async.developer().verify(email, Harness.mailedCode(email), signup.signupToken()).get();
     WdsAsyncClient portal = async.withToken(async.developer().login(email, password).get().token());
     assertEquals(email, portal.developer().account().get().email());
     ApiKey second = portal.developer().keys().create("ci").get();

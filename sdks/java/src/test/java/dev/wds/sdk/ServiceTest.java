@@ -31,6 +31,7 @@ import dev.wds.sdk.models.ChainStatus;
 import dev.wds.sdk.models.NftTransfer;
 import dev.wds.sdk.models.Price;
 import dev.wds.sdk.models.PricedAssetList;
+import dev.wds.sdk.models.SignupResult;
 import dev.wds.sdk.models.Transfer;
 import dev.wds.sdk.models.Usage;
 import java.lang.reflect.RecordComponent;
@@ -147,8 +148,10 @@ class ServiceTest {
   void thePortalSignupVerifyLoginAccountKeysUsageBilling() throws Exception {
     String email = "java-sdk-" + System.nanoTime() + "@example.com";
     String password = "correct horse battery";
-    assertEquals(List.of("code_sent", email), List.of(client.developer().signup(email, password).status(), client.developer().signup(email, password).email()));
-    ApiKey first = client.developer().verify(email, Harness.mailedCode(email));
+    SignupResult signup = client.developer().signup(email, password);
+    assertEquals(List.of("code_sent", email), List.of(signup.status(), signup.email()));
+    assertTrue(signup.signupToken().matches("[\\w-]{43}"));
+    ApiKey first = client.developer().verify(email, Harness.mailedCode(email), signup.signupToken());
     assertTrue(first.key().matches("wds_free_[0-9a-f]{32}"));
     assertFalse(first.toString().contains(first.key()));
     WdsClient portal = client.withToken(client.developer().login(email, password).token());

@@ -6,10 +6,14 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import dev.wds.sdk.ResponseInfo;
 import java.util.Map;
 
-/** A sign-up: the code was mailed. Fields the SDK does not know yet are kept in {@code extra}. */
+/**
+ * A sign-up: the code was mailed; {@code signupToken} goes to {@code verify} with that code (it is never
+ * mailed). Fields the SDK does not know yet are kept in {@code extra}.
+ */
 public record SignupResult(
     String status,
     String email,
+    String signupToken,
     @JsonIgnore ResponseInfo response,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> extra)
     implements Model, HasResponse {
