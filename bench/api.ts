@@ -279,6 +279,25 @@ async function deepCursor(base: string, path: string, key: string, rows: number)
   return { cursor, before }
 }
 
+/** The cursor of /transactions after at least `rows` records (movements and fees), reached by 1,000-transaction pages. */
+async function deepTransactionsCursor(
+  base: string,
+  path: string,
+  key: string,
+  rows: number,
+): Promise<{ cursor: string; records: number }> {
+  let cursor = ''
+  let records = 0
+  while (records < rows) {
+    const page = await getJson(`${base}${path}&limit=1000${cursor === '' ? '' : `&cursor=${cursor}`}`, { 'x-api-key': key })
+    for (const entry of page.transactions as { movements: unknown[]; fee: unknown }[]) {
+      records += entry.movements.length + (entry.fee === null ? 0 : 1)
+    }
+    cursor = page.cursor as string
+  }
+  return { cursor, records }
+}
+
 async function main() {
   const dataDir = join(root, '.wds-bench', 'api')
   await mkdir(dataDir, { recursive: true })
@@ -381,10 +400,20 @@ async function main() {
     const deepOne = await deep('transfers one chain', `/v1/wallets/${WALLET}/transfers?chain=ethereum`)
     const deepAll = await deep('transfers all chains', `/v1/wallets/${WALLET}/transfers?direction=both`)
     const deepErc20 = await deep('erc20-transfers', `/v1/wallets/${WALLET}/erc20-transfers?chain=ethereum`)
+    // /transactions at the depth of the /transfers deep page, against that page of WDS's own (issue 32: within 1.5x its time)
+    const transactionsName = `${deepName('transactions one chain')} (against WDS /transfers at the same depth)`
+    const deepTransactions = wanted(transactionsName)
+      ? await deepTransactionsCursor(base, `/v1/wallets/${WALLET}/transactions?chain=ethereum`, key, DEEP)
+      : { cursor: '', records: 0 }
+    const deepTransfers =
+      wanted(transactionsName) && deepOne.cursor === ''
+        ? await deepCursor(base, `/v1/wallets/${WALLET}/transfers?chain=ethereum`, key, DEEP)
+        : deepOne
     // 2021-01-02 00:00 to 2021-01-03 00:00 on Ethereum: blocks 7,200 to 14,399 (12 s blocks from 2021-01-01)
     const dayFrom = (86_400 / 12) | 0
     const dayTo = dayFrom * 2 - 1
-    const allCases: { name: string; wds: string; naive: string }[] = [
+    /** `baselineIsWds`: the case compares two WDS endpoints (its `naive` is a WDS URL, read with the key). */
+    const allCases: { name: string; wds: string; naive: string; baselineIsWds?: boolean }[] = [
       {
         name: 'transfers one chain, page 1',
         wds: `${wallet}/transfers?chain=ethereum&limit=100`,
@@ -410,6 +439,18 @@ async function main() {
         name: deepName('erc20-transfers'),
         wds: `${wallet}/erc20-transfers?chain=ethereum&limit=100&cursor=${deepErc20.cursor}`,
         naive: page(`chains=ethereum&types=erc20,trc20&before=${deepErc20.before}`),
+      },
+      {
+        name: transactionsName,
+        wds: `${wallet}/transactions?chain=ethereum&limit=100&cursor=${deepTransactions.cursor}`,
+        naive: `${wallet}/transfers?chain=ethereum&limit=100&cursor=${deepTransfers.cursor}`,
+        baselineIsWds: true,
+      },
+      {
+        name: 'transactions one chain, page 1 (against WDS /transfers page 1)',
+        wds: `${wallet}/transactions?chain=ethereum&limit=100`,
+        naive: `${wallet}/transfers?chain=ethereum&limit=100`,
+        baselineIsWds: true,
       },
       {
         name: 'transfers one chain, fromDate/toDate',
@@ -444,13 +485,13 @@ async function main() {
       const at = performance.now()
       await getJson(c.wds, auth)
       firstMs[c.name] = Math.round((performance.now() - at) * 10) / 10
-      await getJson(c.naive)
+      await getJson(c.naive, c.baselineIsWds === true ? auth : {})
     }
     if (WARM_UP_PASS_SECONDS > 0) {
       console.log(`warming both servers up: each case for ${WARM_UP_PASS_SECONDS} s on each, unmeasured …`)
       for (const c of cases) {
         await load(c.wds, CONNECTIONS[0] ?? 10, auth, WARM_UP_PASS_SECONDS)
-        await load(c.naive, CONNECTIONS[0] ?? 10, {}, WARM_UP_PASS_SECONDS)
+        await load(c.naive, CONNECTIONS[0] ?? 10, c.baselineIsWds === true ? auth : {}, WARM_UP_PASS_SECONDS)
         await settled(db)
       }
     }
@@ -462,12 +503,20 @@ async function main() {
         // partitions' autovacuum, otherwise lands on the first cases)
         if (WARM_UP_SECONDS > 0) await load(c.wds, connections, auth, WARM_UP_SECONDS)
         const service = await load(c.wds, connections, auth)
-        if (WARM_UP_SECONDS > 0) await load(c.naive, connections, {}, WARM_UP_SECONDS)
-        const naiveLoad = await load(c.naive, connections, {})
+        const baselineAuth = c.baselineIsWds === true ? auth : {}
+        if (WARM_UP_SECONDS > 0) await load(c.naive, connections, baselineAuth, WARM_UP_SECONDS)
+        const naiveLoad = await load(c.naive, connections, baselineAuth)
         // autocannon stops at its deadline, not the naive server's statements: the next case waits for them
         await settled(db)
         const ratio = Math.round((service.requestsPerSecond / naiveLoad.requestsPerSecond) * 100) / 100
-        results.push({ case: c.name, connections, wds: service, naive: naiveLoad, ratio })
+        results.push({
+          case: c.name,
+          connections,
+          wds: service,
+          [c.baselineIsWds === true ? 'baseline' : 'naive']: naiveLoad,
+          ratio,
+          ...(c.baselineIsWds === true ? { p50Ratio: Math.round((service.p50Ms / naiveLoad.p50Ms) * 100) / 100 } : {}),
+        })
         console.log(
           `${String(connections).padStart(3)} conn  ${c.name.padEnd(40)} WDS ${String(service.requestsPerSecond).padStart(5)} req/s p50 ${service.p50Ms} p99 ${service.p99Ms}` +
             `   naive ${String(naiveLoad.requestsPerSecond).padStart(5)} req/s p50 ${naiveLoad.p50Ms}   ${ratio}x`,
@@ -504,7 +553,9 @@ async function main() {
           ]),
         ),
       },
-      targets: '≥ 0.8× naive req/s at every depth; p50 ≤ 10 ms and p99 ≤ 30 ms at 10 connections',
+      targets:
+        '≥ 0.8× naive req/s at every depth; p50 ≤ 10 ms and p99 ≤ 30 ms at 10 connections; a /transactions page within 1.5× the time of the /transfers page at the same depth (ratio ≥ 0.67, p50Ratio ≤ 1.5)',
+      transactionsDeepRecords: deepTransactions.records,
       afterBackfill: { firstRequestMs, firstSecond },
       firstRequestMsByCase: firstMs,
       storage,

@@ -23,6 +23,7 @@ import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import type { OutputsStore } from '../store/outputs-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
 import { createPrimaryReads, type ReadPools, routeReads } from '../store/read-pools.ts'
+import { createTransactionFactsStore } from '../store/transaction-facts-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { answerClientError } from './client-errors.ts'
@@ -52,6 +53,7 @@ import { createValidatorBuilder } from './validation.ts'
 import { createWalletBalances } from './wallet-balances.ts'
 import { createWalletReconciliation } from './wallet-reconciliation.ts'
 import { createWalletRecords } from './wallet-records.ts'
+import { createWalletTransactions } from './wallet-transactions.ts'
 
 /** The HTTP-level settings, each with its default when a test leaves it out. */
 type HttpSettings = Pick<Config, 'requestTimeoutMs' | 'accountConcurrency' | 'metricsToken' | 'corsOrigins' | 'poolWaitMs'>
@@ -219,6 +221,17 @@ export async function buildApp(deps: AppDeps) {
   const cursorKey = deriveCursorKey(portal.jwtSecret)
   const history = statesCache.wrap(stores.walletTransfers, reads)
   const records = routeReads(reads, createWalletRecords({ store: history, pricer, onDemand, cursorKey, reads }))
+  const transactions = routeReads(
+    reads,
+    createWalletTransactions({
+      store: history,
+      facts: createTransactionFactsStore(reads.db),
+      pricer,
+      onDemand,
+      cursorKey,
+      reads,
+    }),
+  )
   const hdWallets = createHdWallets({
     outputs: stores.outputs,
     history,
@@ -246,7 +259,7 @@ export async function buildApp(deps: AppDeps) {
       v1.addHook('onRequest', access.authenticate)
       v1.addHook('onRequest', access.rateLimit)
       await v1.register(statusRoutes, { store: stores.chainStates, availability })
-      await v1.register(walletRoutes, { records, availability, hdWallets })
+      await v1.register(walletRoutes, { records, transactions, availability, hdWallets })
       await v1.register(balanceRoutes, { walletBalances, availability })
       await v1.register(reconciliationRoutes, { reconciliation, availability })
       await v1.register(fxRoutes, { fxBook })

@@ -7,6 +7,7 @@ import { FX_SCHEMAS } from './schemas/fx.ts'
 import { PRICE_SCHEMAS } from './schemas/prices.ts'
 import { ProblemSchema } from './schemas/problem.ts'
 import { RECONCILIATION_SCHEMAS } from './schemas/reconciliation.ts'
+import { TRANSACTION_SCHEMAS } from './schemas/transactions.ts'
 import { TRANSFER_SCHEMAS } from './schemas/transfers.ts'
 
 /**
@@ -18,6 +19,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /ready': 'getReadiness',
   'GET /v1/status/chains': 'listChainStatuses',
   'GET /v1/wallets/:address/transfers': 'listWalletTransfers',
+  'GET /v1/wallets/:address/transactions': 'listWalletTransactions',
   'GET /v1/wallets/:address/erc20-transfers': 'listWalletErc20Transfers',
   'GET /v1/wallets/:address/nft-transfers': 'listWalletNftTransfers',
   'GET /v1/wallets/:address/balances': 'getWalletBalances',
@@ -105,6 +107,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     ChainStatusSchema,
     ChainStatusListSchema,
     ...TRANSFER_SCHEMAS,
+    ...TRANSACTION_SCHEMAS,
     ...BALANCE_SCHEMAS,
     ...RECONCILIATION_SCHEMAS,
     ...FX_SCHEMAS,

@@ -11,7 +11,12 @@ type BuildSerializer = (route: { schema: unknown; method: string; url: string; h
  * 583 against 486 pages/s, 1.84 against 2.00 ms of Node CPU a page). test/helpers/app.ts holds every
  * page a test app answers to what its schema's compiled serialiser would write.
  */
-export const RECORD_PAGES: ReadonlySet<string> = new Set(['TransferList', 'Erc20TransferList', 'NftTransferList'])
+export const RECORD_PAGES: ReadonlySet<string> = new Set([
+  'TransferList',
+  'Erc20TransferList',
+  'NftTransferList',
+  'TransactionList',
+])
 
 const stringify: Serialize = (data) => JSON.stringify(data)
 

@@ -33,6 +33,8 @@ export type HistoryPage = {
   unavailableChains: { chain: string; code: 'chain_unavailable'; detail: string }[]
   cursor: string | null
   hasMore: boolean
+  /** Per chain read, the highest block this page and the ones after it read (the cursor's bounds). */
+  upperBlocks: Readonly<Record<string, number>>
 }
 
 /** How a request's reads find out where they go (store/read-pools.ts). */
@@ -183,6 +185,7 @@ export function createWalletHistory({
         unavailableChains,
         cursor: hasMore ? encodeCursor({ ...cursor, positions }, cursorKey) : null,
         hasMore,
+        upperBlocks: cursor.upperBlocks,
       }
     },
   }

@@ -119,7 +119,12 @@ export type SpentOutput = {
 export type OutputRef = { readonly txHash: string; readonly outputIndex: number }
 export type OutputValue = { readonly address: string | null; readonly value: bigint }
 
-export type ChainBlock = BlockRef & { readonly transfers: readonly Transfer[]; readonly outputs?: BlockOutputs }
+export type ChainBlock = BlockRef & {
+  readonly transfers: readonly Transfer[]
+  readonly outputs?: BlockOutputs
+  /** The block's transactions that failed (reverted: they moved nothing but their fee), by index, where the source knows. */
+  readonly failedTxIndexes?: readonly number[]
+}
 
 /** A token's metadata as its chain reports it (any of it may be missing). */
 export type Token = {

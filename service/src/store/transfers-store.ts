@@ -128,6 +128,16 @@ function* transferRows(chain: string, blocks: readonly ChainBlock[]): Generator<
   yield* rows.take(true)
 }
 
+/** The transactions of `blocks` that failed (migration 0027), for their status in /transactions. */
+async function writeFailedTransactions(client: pg.PoolClient, chain: string, blocks: readonly ChainBlock[]): Promise<void> {
+  const failed = blocks.flatMap((block) => (block.failedTxIndexes ?? []).map((txIndex) => [block.number, txIndex] as const))
+  if (failed.length === 0) return
+  await client.query(
+    'INSERT INTO failed_transactions (chain, block_number, tx_index) SELECT $1, * FROM unnest($2::bigint[], $3::int[])',
+    [chain, failed.map(([block]) => block), failed.map(([, txIndex]) => txIndex)],
+  )
+}
+
 /** The partition of a chain's outputs (migration 0019). */
 export function outputsPartitionName(chain: string): string {
   return `outputs_${partitionName(chain).slice('transfers_'.length)}`
@@ -389,6 +399,7 @@ export function createTransfersStore(db: Db) {
           transferRows(chain, blocks),
         )
         await writeOutputs(client, chain, blocks)
+        await writeFailedTransactions(client, chain, blocks)
         if (tokens.length > 0) {
           await client.query(
             `INSERT INTO tokens (chain, contract_address, name, symbol, decimals)
@@ -431,6 +442,7 @@ export function createTransfersStore(db: Db) {
            WHERE chain = $1 AND spent_block_number > $2`,
           [chain, ancestor],
         )
+        await client.query('DELETE FROM failed_transactions WHERE chain = $1 AND block_number > $2', [chain, ancestor])
         const blocks = await client.query('DELETE FROM blocks WHERE chain = $1 AND number > $2', [chain, ancestor])
         // balance checkpoints are of final blocks, which a reorg within the window never reaches; a rewind
         // (or a rollback from a lagging node's lower tip) can, and takes those above the ancestor with it

@@ -42,6 +42,7 @@ export async function createTestApp(
     portal = {},
     bounds,
     databaseUrl,
+    jwtSecret = randomBytes(32),
   }: {
     findSource?: SourceFinder
     /** The explorer sources of "Explorer API" chains, with the on-demand budget and freshness. */
@@ -58,6 +59,8 @@ export async function createTestApp(
     bounds?: Pick<CreateDbOptions, 'statementTimeoutMs' | 'poolWaitMs'>
     /** Another test app's database, shared (a second replica, whose connections say `wds-test-replica`); unset: a database of its own. */
     databaseUrl?: string
+    /** The server secret (a restarted service keeps it: WDS_JWT_SECRET or the data dir's); unset: a random one. */
+    jwtSecret?: Uint8Array
   } = {},
 ) {
   const database =
@@ -88,7 +91,6 @@ export async function createTestApp(
     plans: createPlansStore(database.db),
   }
   const logger = createLogger('info', sink)
-  const jwtSecret = randomBytes(32)
   const keyPrefix = config.keyPrefix ?? 'wds'
   const fxBook = createFxBook(stores.fxRates)
   const app = await buildApp({

@@ -11,6 +11,7 @@ import {
   decodeTokenTransfers,
   decodeTransactionTransfers,
   quantity,
+  succeeded,
 } from './decode.ts'
 import { decodeNativeLedgerLog } from './native-ledger.ts'
 import { watchNewHeads } from './new-heads.ts'
@@ -402,6 +403,7 @@ export function assembleBlocks(
     const blockTraces = traces[i] ?? NO_TRACES
     const receiptByHash = new Map(blockReceipts.map((r) => [lower(r.transactionHash), r]))
     const transfers: Transfer[] = []
+    const failedTxIndexes: number[] = []
     for (const tx of transactionsOf(block, blockTraces)) {
       const hash = lower(tx.hash)
       if (blockTraces.untraced.has(hash) && lower(tx.from) !== profile.untracedSender) {
@@ -414,6 +416,7 @@ export function assembleBlocks(
           `block ${ref.number}: a receipt of block ${receipt.blockHash}, not ${ref.hash} (a reorg while fetching)`,
         )
       }
+      if (!succeeded(receipt) || blockTraces.reverted.has(hash)) failedTxIndexes.push(quantity(tx.transactionIndex))
       const ledger = profile.nativeLedger
       if (ledger === undefined) {
         transfers.push(...decodeTransactionTransfers(ref.number, tx, receipt, blockTraces.reverted.has(hash), profile))
@@ -435,6 +438,6 @@ export function assembleBlocks(
     if (profile.nativeLedger === undefined) transfers.push(...blockTraces.internal)
     transfers.push(...decodeBlockTransfers(block, blockTraces.rewards, profile))
     transfers.sort(compareTransfers)
-    return { ...ref, transfers }
+    return failedTxIndexes.length === 0 ? { ...ref, transfers } : { ...ref, transfers, failedTxIndexes }
   })
 }

@@ -221,6 +221,7 @@ export function decodeBlock(block: NodeBlock, infos: readonly NodeTransactionInf
       failure: 'malformed',
     })
   }
+  const failedTxIndexes: number[] = []
   const transfers = transactions.flatMap((tx, txIndex) => {
     const txHash = tx.txID.toLowerCase()
     const info = infoById.get(txHash)
@@ -228,7 +229,8 @@ export function decodeBlock(block: NodeBlock, infos: readonly NodeTransactionInf
       throw new UpstreamError(`block ${ref.number}: no transaction info for ${txHash} (a reorg while fetching)`, {
         failure: 'malformed',
       })
+    if (!succeeded(tx, info)) failedTxIndexes.push(txIndex)
     return decodeTransaction({ blockNumber: ref.number, txIndex, txHash }, tx, info)
   })
-  return { ...ref, transfers }
+  return failedTxIndexes.length === 0 ? { ...ref, transfers } : { ...ref, transfers, failedTxIndexes }
 }

@@ -17,9 +17,12 @@ import {
   requireConfigured,
 } from '../../wallet-query.ts'
 import type { TokenTransfersRequest, WalletRecords } from '../../wallet-records.ts'
+import type { WalletTransactions } from '../../wallet-transactions.ts'
 
 export type WalletRoutesOptions = {
   records: WalletRecords
+  /** Records grouped by transaction and categorised (`/transactions`). */
+  transactions: WalletTransactions
   availability: ChainAvailability
   /** Wallets of many addresses (Bitcoin's extended keys and descriptors). */
   hdWallets: HdWallets
@@ -49,6 +52,16 @@ const TransfersQuery = Type.Object(
     includeFees: Type.Boolean({ default: true, description: 'Include the network fees the wallet paid' }),
     limit: Limit,
     cursor: Type.Optional(Cursor),
+  },
+  { additionalProperties: false },
+)
+
+/** `/transfers`'s parameters but `asset` and `includeFees`: an entry is its whole transaction, fee included. */
+const { asset: _asset, includeFees: _includeFees, limit: _limit, ...transactionFields } = TransfersQuery.properties
+const TransactionsQuery = Type.Object(
+  {
+    ...transactionFields,
+    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Transactions per page, 1..1000' }),
   },
   { additionalProperties: false },
 )
@@ -88,7 +101,10 @@ const NftTransfersQuery = Type.Object(
 )
 
 /** A wallet's transfers: each handler validates its parameters and asks the records service for the page. */
-export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (app, { records, availability, hdWallets }) => {
+export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (
+  app,
+  { records, transactions, availability, hdWallets },
+) => {
   /** The parameters of the single-chain token endpoints (SPEC 4.2, 4.3), checked. */
   function tokenRequest(
     params: { address: string },
@@ -148,6 +164,52 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         ...dates,
         asset,
         includeFees: q.includeFees,
+        includePrices: q.includePrices,
+        currency,
+        limit: q.limit,
+        cursor: q.cursor,
+      })
+    },
+  )
+
+  app.get(
+    '/wallets/:address/transactions',
+    {
+      schema: {
+        summary: "A wallet's transactions, categorised",
+        description:
+          'One entry per transaction that moved something of the wallet, newest first: its category and the rule that named it, whether the wallet initiated it, its status, the fee, the movements (as /transfers serves them) and the net change per asset. A page never splits a transaction; `limit` counts transactions. Parameters as on /transfers.',
+        tags: ['wallets'],
+        security: [{ apiKey: [] }],
+        params: Address,
+        querystring: TransactionsQuery,
+        response: { 200: Type.Ref('TransactionList'), ...PROBLEM_RESPONSES },
+      },
+    },
+    async (request) => {
+      const q = request.query
+      const named = q.chain === undefined ? undefined : getChainParam(q.chain)
+      if (findHdWallet(request.params.address, named, availability) !== undefined) {
+        throw new WdsError(
+          'invalid_address',
+          '/transactions does not read extended keys or descriptors yet: ask /transfers, or each address',
+          { param: 'address' },
+        )
+      }
+      const address = normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
+      checkBlockRange(q.fromBlock, q.toBlock)
+      const dates = parseDateRange(q.fromDate, q.toDate)
+      const currency = getCurrencyParam(q.currency)
+      if (named !== undefined) requireConfigured(named, availability)
+      return transactions.listTransactions({
+        address,
+        chains: named === undefined ? chainsForAddress(request.params.address, availability) : [named],
+        named: named !== undefined,
+        unservedChains: named === undefined ? explainNoChains(request.params.address, availability) : [],
+        direction: q.direction,
+        fromBlock: q.fromBlock,
+        toBlock: q.toBlock,
+        ...dates,
         includePrices: q.includePrices,
         currency,
         limit: q.limit,
