@@ -140,6 +140,15 @@ describe('wds start with a node that is down, and chains without a source', () =
       param: 'chain',
       detail: expect.stringContaining('WDS_EXPLORER_NEAR'),
     })
+    // the client's expected refusal is logged at info, without a stack (issue 37)
+    await outputIncludes(service, '"msg":"request refused"')
+    const refused = service
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"request refused"'))
+      .map((line) => JSON.parse(line))
+    expect(refused).toEqual([expect.objectContaining({ level: 30, code: 'chain_unavailable' })])
+    expect(refused[0]).not.toHaveProperty('err')
     // without a chain: 200, and why nothing was read
     const all = await get(`/v1/wallets/${address}/transfers`)
     expect(all).toMatchObject({
@@ -250,12 +259,45 @@ describe('wds start with a node that is down, and chains without a source', () =
   })
 })
 
+test('the first start with readable logs (LOG_FORMAT=text, as on a terminal): one migrations line, the banner, the sign-up code in plain words', async () => {
+  const child = spawn(process.execPath, [WDS_BIN, 'start'], {
+    env: cliEnv({ WDS_DATA_DIR: await newDataDir(), PORT: '0', HOST: '127.0.0.1', LOG_FORMAT: 'text' }),
+  })
+  const exited = new Promise((resolve) => child.on('close', resolve))
+  const service: RunningService = { child, url: '', output: () => output, exited: exited as Promise<number | null> }
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
+  try {
+    await outputIncludes(service, 'npx wds keys create')
+    const url = /WDS listening on (http:\/\/[\d.:]+)/.exec(output)?.[1]
+    const signup = await fetch(`${url}/v1/developer/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'ada@example.com', password: 'correct horse battery staple' }),
+    })
+    expect(signup.status).toBe(202)
+    await outputIncludes(service, 'If you did not expect this code')
+    expect(output).not.toContain('{"level"')
+    expect(output.match(/ INFO {2}migrations applied {2}count=\d+ /g)).toHaveLength(1)
+    expect(output).toContain(`\n  WDS listening on ${url}   (API docs: ${url}/docs)\n`)
+    // the code, in the words of the mail, on lines of its own
+    expect(output).toMatch(
+      / INFO {2}mail \(no SMTP_URL: logged, not sent\) {2}mail_to=ada@example\.com subject="Your WDS verification code: \d{6}"\n {4}Your WDS verification code is \d{6}\.\n/,
+    )
+  } finally {
+    child.kill('SIGTERM')
+    await exited
+  }
+})
+
 describe('the CLI says which database it uses', () => {
-  test('a data dir with no database: a warning that a new one was created; the next run, that no service runs there', async () => {
+  test('a data dir with no database: keys create warns that a new one was created; the next run, that no service runs there', async () => {
     const dataDir = await newDataDir()
     const env = cliEnv({ WDS_DATA_DIR: dataDir })
-    const first = await runCli(['keys', 'list'], env)
-    expect(first).toMatchObject({ code: 0, stdout: 'no keys\n' })
+    // keys list would refuse there (cli.test.ts): only a command that writes creates a database
+    const first = await runCli(['keys', 'create', '--email', 'new@example.com', '--tier', 'free'], env)
+    expect(first).toMatchObject({ code: 0, stdout: expect.stringContaining('Created key') })
     expect(first.stderr).toContain(`wds: warning: ${dataDir} held no database, so a new, empty one was created there.`)
     expect(first.stderr).toContain("run this command with that service's WDS_DATA_DIR")
     const second = await runCli(['keys', 'list'], env)
@@ -274,19 +316,32 @@ describe('the CLI says which database it uses', () => {
     expect((await runCli(['migrate'], env)).stdout).toBe('migrations are up to date: nothing to apply\n')
   })
 
-  test('on a terminal the logs are readable lines, not JSON', async () => {
-    const dataDir = await newDataDir()
-    // `script` gives the command a pseudo-terminal, as a user's shell would
+  /** `wds migrate` on a pseudo-terminal (`script`), as a user's shell runs it: what it writes there. */
+  function migrateOnTerminal(env: Record<string, string>): Promise<string> {
     const command = `${process.execPath} ${WDS_BIN} migrate`
-    const output = await new Promise<string>((resolve, reject) => {
-      const child = spawn('script', ['-qec', command, '/dev/null'], { env: cliEnv({ WDS_DATA_DIR: dataDir, LOG_LEVEL: 'info' }) })
+    return new Promise<string>((resolve, reject) => {
+      const child = spawn('script', ['-qec', command, '/dev/null'], { env: cliEnv({ LOG_LEVEL: 'info', ...env }) })
       let text = ''
       child.stdout.on('data', (chunk) => (text += chunk))
       child.on('error', reject)
       child.on('close', () => resolve(text))
     })
-    expect(output).toMatch(/\d\d:\d\d:\d\d\.\d{3} INFO {2}migration applied {2}migration=0001_accounts_and_api_keys\.sql/)
+  }
+
+  test('on a terminal the logs are readable lines, not JSON, and the migrations one line', async () => {
+    const output = await migrateOnTerminal({ WDS_DATA_DIR: await newDataDir() })
+    expect(output).toMatch(
+      /\d\d:\d\d:\d\d\.\d{3} INFO {2}migrations applied {2}count=\d+ first=0001_accounts_and_api_keys\.sql last=00\d\d_\w+\.sql\r?\n/,
+    )
+    expect(output).not.toContain('migration applied') // one line per migration is at debug
     expect(output).not.toContain('{"level"')
+  })
+
+  test('LOG_FORMAT=json keeps JSON lines on a terminal', async () => {
+    const output = await migrateOnTerminal({ WDS_DATA_DIR: await newDataDir(), LOG_FORMAT: 'json' })
+    const lines = output.split(/\r?\n/).filter((line) => line.startsWith('{'))
+    expect(lines.map((line) => JSON.parse(line).msg)).toContain('migrations applied')
+    expect(output).not.toMatch(/ INFO {2}/)
   })
 })
 

@@ -41,7 +41,9 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
   if (error instanceof WdsError) {
     // an internal error (a bug, the operator's set-up) is told only to the log, like any unexpected one
     if (error.code === 'internal') return sendGenericProblem(error, request, reply)
-    if (error.status >= 500) request.log.error({ err: error }, 'request failed')
+    // a chain without a source or still backfilling: the answer the client is meant to get, not a failure
+    if (error.code === 'chain_unavailable') request.log.info({ code: error.code, detail: error.message }, 'request refused')
+    else if (error.status >= 500) request.log.error({ err: error }, 'request failed')
     return sendProblem(reply, error)
   }
   const overload = describeOverload(error)

@@ -22,6 +22,7 @@ describe('loadConfig()', () => {
       dataDir: '/srv/wds/.wds',
       keyPrefix: 'wds',
       readMaxLagSeconds: 30,
+      logFormat: 'auto',
       marketSyncAt: '16:30',
       ecbUrl: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist-90d.zip',
       binanceUrl: 'https://api.binance.com',
@@ -54,6 +55,7 @@ describe('loadConfig()', () => {
       WDS_KEY_PREFIX: 'acme',
       SMTP_URL: 'smtp://mail:25',
       LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'json',
       WDS_MARKET_SYNC_AT: 'off',
       WDS_ECB_URL: 'http://127.0.0.1:9/ecb.zip',
       WDS_BINANCE_URL: 'http://127.0.0.1:9/binance',
@@ -96,6 +98,7 @@ describe('loadConfig()', () => {
       keyPrefix: 'acme',
       smtpUrl: 'smtp://mail:25',
       logLevel: 'debug',
+      logFormat: 'json',
       marketSyncAt: 'off',
       ecbUrl: 'http://127.0.0.1:9/ecb.zip',
       binanceUrl: 'http://127.0.0.1:9/binance',
@@ -139,6 +142,7 @@ describe('loadConfig()', () => {
         WDS_START_BLOCK_ARBITRUM: '-5',
         WDS_START_BLOCK_OPTIMISM: '100',
         LOG_LEVEL: 'loud',
+        LOG_FORMAT: 'pretty',
       }),
     ).toEqual([
       'WDS_RPC_FOO: unknown chain "FOO"; the chains are ETHEREUM, BSC, POLYGON, ARBITRUM, OPTIMISM, BASE, AVALANCHE, FANTOM, GNOSIS, LINEA, ZKSYNC, SCROLL, MANTLE, BLAST, CELO, POLYGON_ZKEVM, MANTA, ZORA, MODE, BITCOIN, SOLANA, TRON, COSMOS, XRP, CARDANO, POLKADOT, NEAR, APTOS, SUI',
@@ -149,6 +153,7 @@ describe('loadConfig()', () => {
       'PORT: must be integer (got "eighty")',
       'DATABASE_URL: must be a postgres/postgresql URL (got "mysql://db/wds")',
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+      'LOG_FORMAT: must be one of auto, json, text (got "pretty")',
       'WDS_RPC_BASE: must be a http/https/ws/wss URL (got "not a url")',
     ])
   })

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { Ajv, type ErrorObject } from 'ajv'
 import { type Static, Type } from 'typebox'
 import { SetupError } from '../lib/errors.ts'
+import { LOG_FORMATS } from '../lib/logger.ts'
 import { BITCOIN_NETWORK_NAMES, useBitcoinNetwork } from './addresses/bitcoin.ts'
 import { CHAINS, type ChainInfo, findChain, toEnvSuffix } from './chains.ts'
 
@@ -47,6 +48,8 @@ export const ConfigSchema = Type.Object({
   smtpUrl: Type.Optional(url(['smtp', 'smtps'])),
   /** Unset: `info` for the service, `warn` for admin commands. */
   logLevel: Type.Optional(Type.Enum(LOG_LEVELS, { description: `one of ${LOG_LEVELS.join(', ')}` })),
+  /** `auto`: readable lines on a terminal, JSON lines otherwise; `json` or `text` whatever the output is. */
+  logFormat: Type.Enum(LOG_FORMATS, { description: `one of ${LOG_FORMATS.join(', ')}` }),
   /** The daily market-data sync inside `wds start`: a UTC time of day (HH:MM or HH:MM:SS), or `off`. */
   marketSyncAt: Type.String({
     pattern: '^(off|([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?)$',
@@ -126,6 +129,7 @@ const SETTINGS = {
   keyPrefix: { env: 'WDS_KEY_PREFIX', kind: 'string', default: 'wds' },
   smtpUrl: { env: 'SMTP_URL', kind: 'string' },
   logLevel: { env: 'LOG_LEVEL', kind: 'string' },
+  logFormat: { env: 'LOG_FORMAT', kind: 'string', default: 'auto' },
   marketSyncAt: { env: 'WDS_MARKET_SYNC_AT', kind: 'string', default: '16:30' },
   ecbUrl: { env: 'WDS_ECB_URL', kind: 'string', default: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist-90d.zip' },
   binanceUrl: { env: 'WDS_BINANCE_URL', kind: 'string', default: 'https://api.binance.com' },

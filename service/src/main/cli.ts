@@ -80,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
     case 'start':
     case 'serve': {
       expectNoArgs(argv.slice(1))
-      const logger = createLogger(config.logLevel ?? 'info')
+      const logger = createLogger(config.logLevel ?? 'info', undefined, config.logFormat)
       // imported here, as in `index` and `market`: the admin commands start without the API and the chains
       const { runService } = await import('./service.ts')
       await runService(config, logger, command)
@@ -252,7 +252,7 @@ async function runMarket(config: Readonly<Config>, sub: string | undefined, args
   }
   const { values } = parse(args, { url: { type: 'string' } })
   // the command prints one line per source itself: the log says only what goes wrong beyond that
-  const logger = createLogger(config.logLevel ?? 'error', process.stderr)
+  const logger = createLogger(config.logLevel ?? 'error', process.stderr, config.logFormat)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-market' })
   announceDatabase(database)
   try {
@@ -320,7 +320,7 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
       `no chain can be indexed: set WDS_RPC_<CHAIN> for a chain this version implements (see the README)${ignored.length > 0 ? `; ${ignored.map(notImplemented).join('; ')}` : ''}`,
     )
   }
-  const logger = createLogger(config.logLevel ?? 'info', process.stderr.isTTY ? process.stderr : undefined)
+  const logger = createLogger(config.logLevel ?? 'info', process.stderr.isTTY ? process.stderr : undefined, config.logFormat)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-index' })
   announceDatabase(database)
   if (rewind !== undefined) {
@@ -410,7 +410,7 @@ async function withAdminDatabase<T>(
   config: Readonly<Config>,
   work: (store: ReturnType<typeof createAccountsStore>, db: Db, database: Database) => Promise<T>,
 ): Promise<T> {
-  const logger: Logger = createLogger(config.logLevel ?? 'warn', process.stderr)
+  const logger: Logger = createLogger(config.logLevel ?? 'warn', process.stderr, config.logFormat)
   const database = await openDatabase(config, logger, { attach: true, applicationName: 'wds-admin' })
   announceDatabase(database)
   try {

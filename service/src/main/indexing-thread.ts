@@ -1,6 +1,6 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import type { Config } from '../config/config.ts'
-import { createLogger, type Logger } from '../lib/logger.ts'
+import { createLogger, type Logger, writesText } from '../lib/logger.ts'
 import { backoffMs } from '../lib/retry.ts'
 import { createDb } from '../store/db.ts'
 import { INDEXING_POOL, type IndexingOptions, startIndexing } from './indexing.ts'
@@ -58,7 +58,7 @@ export function canIndexOnThread(): boolean {
  * after a growing wait.
  */
 export function startIndexingThread(options: {
-  config: IndexingOptions['config'] & Pick<Config, 'logLevel'>
+  config: IndexingOptions['config'] & Pick<Config, 'logLevel' | 'logFormat'>
   logger: Logger
 }): IndexingThread {
   const { config, logger } = options
@@ -70,7 +70,8 @@ export function startIndexingThread(options: {
       ...(config.bitcoinNetwork === undefined ? {} : { bitcoinNetwork: config.bitcoinNetwork }),
     },
     logLevel: config.logLevel ?? 'info',
-    tty: process.stdout.isTTY === true,
+    // the thread writes through the main thread's stdout: lines as this process writes them
+    tty: writesText(config.logFormat, process.stdout),
   }
   let databaseUrl: string | undefined
   let stopping = false

@@ -59,8 +59,12 @@ export async function migrate(db: Db, logger: Logger, dir = MIGRATIONS_DIR): Pro
           migration.checksum,
         ])
       })
-      logger.info({ migration: migration.name }, 'migration applied')
+      logger.debug({ migration: migration.name }, 'migration applied')
       applied.push(migration.name)
+    }
+    // one line for them all (a first start applies every migration): each is at debug above
+    if (applied.length > 0) {
+      logger.info({ count: applied.length, first: applied[0], last: applied.at(-1) }, 'migrations applied')
     }
     return { applied }
   } finally {
