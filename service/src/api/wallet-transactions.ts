@@ -2,7 +2,7 @@ import { hash } from 'node:crypto'
 import { type ChainInfo, findChain } from '../config/chains.ts'
 import { transactionFactsOf } from '../config/transaction-facts.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
-import { RECORD_TYPES, type Token } from '../domain/records.ts'
+import { RECORD_TYPES, type RecordType, type Token } from '../domain/records.ts'
 import { categorise, type Movement } from '../domain/transactions/categories.ts'
 import { formatUnits } from '../lib/decimal.ts'
 import type { Pricer } from '../market/pricer.ts'
@@ -68,20 +68,26 @@ function netOf(group: Group, shaped: readonly TransferRecord[], address: string)
     if (!isSelf(t, address)) line.raw += directionOf(t, address) === 'in' ? BigInt(t.value) : -BigInt(t.value)
     lines.set(key, line)
   })
-  return [...lines.values()].map(({ first, raw }) => {
-    const record = shaped[first] as TransferRecord
-    const decimals = record.tokenDecimals
-    return {
-      asset: record.asset,
-      contractAddress: record.contractAddress,
-      tokenId: record.tokenId,
-      tokenDecimals: decimals,
-      value: decimals === null ? raw.toString() : formatUnits(raw, decimals),
-      valueRaw: raw.toString(),
-      type: (group.records[first] as StoredTransfer).type,
-    }
-  })
+  const firsts = [...lines.values()]
+  return {
+    lines: firsts.map(({ first, raw }) => {
+      const record = shaped[first] as TransferRecord
+      const decimals = record.tokenDecimals
+      return {
+        asset: record.asset,
+        contractAddress: record.contractAddress,
+        tokenId: record.tokenId,
+        tokenDecimals: decimals,
+        value: decimals === null ? raw.toString() : formatUnits(raw, decimals),
+        valueRaw: raw.toString(),
+      }
+    }),
+    /** Each line's record type (how it is priced). */
+    types: firsts.map(({ first }) => (group.records[first] as StoredTransfer).type),
+  }
 }
+
+type Net = ReturnType<typeof netOf>
 
 /**
  * A wallet's transactions (docs/transactions.md): its records read as `/transfers` reads them, grouped
@@ -106,12 +112,13 @@ export function createWalletTransactions({
   const history = createWalletHistory({ store, cursorKey, reads })
 
   /**
-   * Whole transactions from the request's position on: records are read in chunks of about two a
-   * transaction, and the last group of a chunk is held back until the next chunk shows it complete.
+   * Whole transactions from the request's position on: records are read in chunks of one and a half a
+   * transaction (a transaction is mostly one record, or two with its fee), and the last group of a
+   * chunk is held back until the next chunk shows it complete.
    */
   async function readTransactions(request: HistoryRequest, direction: TransactionsRequest['direction']) {
     const { address, limit } = request
-    const chunk = Math.min(2 * limit + 2, MAX_MOVEMENTS_PER_PAGE)
+    const chunk = Math.min(Math.ceil(1.5 * limit) + 2, MAX_MOVEMENTS_PER_PAGE)
     const taken: Group[] = []
     const passed: Group[] = []
     let movements = 0
@@ -203,17 +210,20 @@ export function createWalletTransactions({
   async function shapeEntries(groups: readonly Group[], request: TransactionsRequest) {
     const { address } = request
     const initiated = groups.map((group) => initiatedBy(group, address))
-    // three independent reads, side by side
-    const [tokens, failed, recipients] = await Promise.all([
-      tokensOf(groups),
+    // the facts are read while the records are shaped (awaited below; a failure is not left unhandled meanwhile)
+    const factsRead = Promise.all([
       facts.findFailed(groups.filter(mayHaveFailed).map((group) => group.records[0] as StoredTransfer)),
       countRecipients(groups.filter((group, i) => isAirdropCandidate(group, address, initiated[i] as boolean))),
     ])
+    factsRead.catch(() => {})
+    const tokens = await tokensOf(groups)
     const shaped = groups.map((group) =>
       group.records.map((t) =>
         shapeTransfer(t, address, t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)),
       ),
     )
+    const nets = groups.map((group, i) => netOf(group, shaped[i] as TransferRecord[], address))
+    const [failed, recipients] = await factsRead
     const entries = groups.map((group, i) => {
       const records = shaped[i] as TransferRecord[]
       const first = group.records[0] as StoredTransfer
@@ -249,15 +259,16 @@ export function createWalletTransactions({
         status,
         fee: feeAt >= 0 ? (records[feeAt] as TransferRecord) : null,
         movements: records.filter((_, j) => j !== feeAt),
-        net: netOf(group, records, address),
+        net: (nets[i] as Net).lines,
       }
     })
-    if (request.includePrices) await priceEntries(entries, groups, shaped, request.currency)
-    return entries.map(({ net, ...entry }) => ({ ...entry, net: net.map(({ type: _type, ...line }) => line) }))
+    if (request.includePrices) await priceEntries(entries, nets, groups, shaped, request.currency)
+    return entries
   }
 
   async function priceEntries(
-    entries: readonly { timestamp: string; chain: string; net: ReturnType<typeof netOf> }[],
+    entries: readonly { timestamp: string; chain: string }[],
+    nets: readonly Net[],
     groups: readonly Group[],
     shaped: readonly TransferRecord[][],
     currency: string,
@@ -268,12 +279,15 @@ export function createWalletTransactions({
       groups.flatMap((group) => group.records),
       currency,
     )
-    const lines = entries.flatMap((entry) => entry.net.map((line) => ({ entry, line })))
+    const lines = entries.flatMap((entry, i) => {
+      const net = nets[i] as Net
+      return net.lines.map((line, j) => ({ entry, line, type: net.types[j] as RecordType }))
+    })
     await addFiatValues(
       pricer,
       lines.map(({ line }) => line),
-      lines.map(({ entry, line }) => ({
-        pricedAs: pricedAsset(findChain(entry.chain) as ChainInfo, line.type, line.contractAddress),
+      lines.map(({ entry, line, type }) => ({
+        pricedAs: pricedAsset(findChain(entry.chain) as ChainInfo, type, line.contractAddress),
         date: entry.timestamp.slice(0, 10),
         amount: line.tokenDecimals === null ? null : line.value,
       })),
