@@ -4,6 +4,7 @@
  * is typed, and a test checks it against the service's /openapi.json.
  */
 import { decimalsOf, toBaseUnits } from './amounts.ts'
+import { TRANSACTION_MODEL_FIELDS, type TransactionNetLine } from './transactions.ts'
 
 type Open = { readonly [field: string]: unknown }
 
@@ -349,6 +350,7 @@ export const MODEL_FIELDS = {
   FxCurrencyList: ['currencies', 'discontinued'],
   Price: ['version', 'symbol', 'date', 'currency', 'price', 'source', 'qualityScore', 'derivation'],
   PricedAssetList: ['assets'],
+  ...TRANSACTION_MODEL_FIELDS,
 } as const satisfies {
   Transfer: readonly (keyof Transfer & string)[]
   Erc20Transfer: readonly (keyof Erc20Transfer & string)[]
@@ -380,7 +382,7 @@ export const totalValueIn = (list: Priced, currency: string) => fiat(list, `tota
  * A record's amount in base units: `valueRaw`/`balanceRaw` when the service sent it, else the decimal
  * string read with its own decimals (it carries exactly the asset's decimals).
  */
-export function baseUnitsOf(record: Transfer | Erc20Transfer | Balance | NftTransfer): bigint {
+export function baseUnitsOf(record: Transfer | Erc20Transfer | Balance | NftTransfer | TransactionNetLine): bigint {
   const raw = record.valueRaw ?? record.balanceRaw
   if (typeof raw === 'string') return BigInt(raw)
   const amount = (record.value ?? record.balance ?? record.amount) as string

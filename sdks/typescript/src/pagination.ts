@@ -1,25 +1,31 @@
 import type { WithResponse } from './core.ts'
 
-/** A page of a list endpoint: the envelope as the API sends it (`cursor`, `hasMore`, the records). */
-export type Page<Item> = { transfers: Item[]; cursor: string | null; hasMore: boolean }
+/** What every page of a list endpoint has: the cursor of the next page while `hasMore`. */
+export type PageEnvelope = { cursor: string | null; hasMore: boolean }
+
+/** A page of a transfer list endpoint: the envelope as the API sends it (`cursor`, `hasMore`, the records). */
+export type Page<Item> = PageEnvelope & { transfers: Item[] }
 
 export type IterateOptions = {
-  /** Stop after this many records (all of them when omitted). */
+  /** Stop after this many items (all of them when omitted). */
   maxItems?: number
 }
 
 /**
- * The answer of a list call: await it for the first page, or iterate for every record across pages
+ * The answer of a list call: await it for the first page, or iterate for every item across pages
  * (following `cursor` until `hasMore` is false):
  *
  *   for await (const transfer of client.wallets.transfers(address).iterate()) console.log(transfer.value)
+ *
+ * `itemsOf` picks a page's items: its `transfers`, or its `transactions` for `wallets.transactions`.
  */
-export class PagePromise<Item, P extends Page<Item>> implements PromiseLike<WithResponse<P>> {
+export class PagePromise<Item, P extends PageEnvelope> implements PromiseLike<WithResponse<P>> {
   #first: Promise<WithResponse<P>> | undefined
 
   constructor(
     private readonly fetchPage: (cursor: string | undefined) => Promise<WithResponse<P>>,
     private readonly startCursor: string | undefined,
+    private readonly itemsOf: (page: P) => readonly Item[] = (page) => (page as P & Page<Item>).transfers,
   ) {}
 
   // biome-ignore lint/suspicious/noThenProperty: thenable on purpose: `await` gives the first page
@@ -45,12 +51,12 @@ export class PagePromise<Item, P extends Page<Item>> implements PromiseLike<With
     }
   }
 
-  /** Every record, newest first, each once. */
+  /** Every item, newest first, each once. */
   async *iterate({ maxItems = Number.POSITIVE_INFINITY }: IterateOptions = {}): AsyncGenerator<Item> {
     if (maxItems <= 0) return
     let count = 0
     for await (const page of this.pages()) {
-      for (const item of page.transfers) {
+      for (const item of this.itemsOf(page)) {
         yield item
         if (++count >= maxItems) return
       }

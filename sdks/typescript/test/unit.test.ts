@@ -5,13 +5,16 @@ import {
   ChainUnavailableError,
   fromBaseUnits,
   InvalidParameterError,
+  isKnownCategory,
   QuotaExceededError,
   RateLimitedError,
   retryDelaySeconds,
   shouldRetry,
+  type Transaction,
   type Transfer,
   toBaseUnits,
   UpstreamError,
+  WdsClient,
   WdsError,
 } from '../src/index.ts'
 import { parseRateLimit } from '../src/rate-limit.ts'
@@ -121,5 +124,35 @@ describe('amounts', () => {
     const transfer = { value: '0.000103290850738488', tokenDecimals: 18 } as unknown as Transfer
     expect(baseUnitsOf(transfer)).toBe(103290850738488n)
     expect(baseUnitsOf({ ...transfer, valueRaw: '7' } as Transfer)).toBe(7n)
+  })
+})
+
+describe('transactions', () => {
+  // An answer as the service sends it, with a category added after this SDK was built.
+  const entry = {
+    id: 'BV0ZaGZQ-uSsIaSz',
+    chain: 'ethereum',
+    chainId: 1,
+    txHash: '0xe01aea6e29d88173d9034976cd9fd997f9a228e100895fc4466bbb25d1fbe31e',
+    blockNumber: 20,
+    timestamp: '2026-11-27T19:13:53.000Z',
+    category: 'staking-lock',
+    rule: { id: 'staking-lock.record', explanation: 'a rule this SDK does not know' },
+    initiatedByWallet: true,
+    status: 'success',
+    fee: null,
+    movements: [],
+    net: [],
+  }
+
+  test('a category added later is kept as its string, and isKnownCategory() says so', async () => {
+    const body = JSON.stringify({ address: '0xabc', chain: 'ethereum', transactions: [entry], cursor: null, hasMore: false })
+    const fetch = async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } })
+    const client = new WdsClient({ baseUrl: 'http://wds.invalid', apiKey: 'k', fetch })
+    const items: Transaction[] = []
+    for await (const tx of client.wallets.transactions('0xabc').iterate()) items.push(tx)
+    expect(items).toEqual([entry])
+    expect(items.map((tx) => [tx.category, isKnownCategory(tx.category)])).toEqual([['staking-lock', false]])
+    expect(isKnownCategory('swap')).toBe(true)
   })
 })

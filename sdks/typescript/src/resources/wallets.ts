@@ -8,7 +8,8 @@ import type {
   Transfer,
   TransferList,
 } from '../models.ts'
-import { PagePromise } from '../pagination.ts'
+import { type PageEnvelope, PagePromise } from '../pagination.ts'
+import type { Transaction, TransactionList } from '../transactions.ts'
 
 type DateOrString = string | Date
 const day = (value: DateOrString | undefined) => (value instanceof Date ? value.toISOString().slice(0, 10) : value)
@@ -28,6 +29,12 @@ export type TransferParams = {
   /** Records per page, 1..1000 (the service's default is 100). */
   limit?: number
   cursor?: string
+}
+
+/** The parameters of `/transfers` but `asset` and `includeFees` (an entry always carries its fee). */
+export type TransactionParams = Omit<TransferParams, 'asset' | 'includeFees' | 'limit'> & {
+  /** Transactions per page, 1..1000 (the service's default is 100); an entry holds all its records. */
+  limit?: number
 }
 
 export type TokenTransferParams = {
@@ -63,6 +70,23 @@ export class Wallets {
     })
   }
 
+  /**
+   * A wallet's transactions, newest first: one entry per transaction with its category, the rule that
+   * named it, its movements (as `transfers` gives them), fee and net change per asset. Pages never
+   * split a transaction:
+   *
+   *   for await (const tx of client.wallets.transactions('0xabc…', { chain: 'ethereum' }).iterate())
+   *     console.log(tx.category, tx.rule.id, tx.net)
+   */
+  transactions(address: string, params: TransactionParams = {}): PagePromise<Transaction, TransactionList> {
+    return this.#list<Transaction, TransactionList>(
+      address,
+      'transactions',
+      { ...params, fromDate: day(params.fromDate), toDate: day(params.toDate) },
+      (page) => page.transactions,
+    )
+  }
+
   /** ERC-20 transfers only, in the token-transfer shape (`tokenSymbol`). */
   erc20Transfers(address: string, params: TokenTransferParams = {}): PagePromise<Erc20Transfer, Erc20TransferList> {
     return this.#list<Erc20Transfer, Erc20TransferList>(address, 'erc20-transfers', {
@@ -96,10 +120,11 @@ export class Wallets {
     })
   }
 
-  #list<Item, P extends { transfers: Item[]; cursor: string | null; hasMore: boolean }>(
+  #list<Item, P extends PageEnvelope>(
     address: string,
     endpoint: string,
     params: Record<string, string | number | boolean | undefined>,
+    itemsOf?: (page: P) => readonly Item[],
   ): PagePromise<Item, P> {
     const { cursor, ...query } = params
     const fetchPage = (pageCursor: string | undefined) =>
@@ -110,6 +135,6 @@ export class Wallets {
         auth: 'key',
         idempotent: true,
       })
-    return new PagePromise<Item, P>(fetchPage, cursor === undefined ? undefined : String(cursor))
+    return new PagePromise<Item, P>(fetchPage, cursor === undefined ? undefined : String(cursor), itemsOf)
   }
 }
