@@ -1,0 +1,110 @@
+import { remove as removeConfusables } from 'confusables'
+
+/**
+ * Why a token or a record is flagged as spam: one documented vocabulary (docs/spam.md). Clients must
+ * tolerate reasons added later.
+ */
+export const SPAM_REASONS = [
+  'impersonates-listed-token',
+  'lure-in-metadata',
+  'mass-airdrop',
+  'address-poisoning',
+  'zero-value-transfer-from',
+] as const
+export type SpamReason = (typeof SPAM_REASONS)[number]
+
+/** Where a verdict comes from: computed from indexed data, or an account's override. */
+export type SpamSource = 'computed' | 'account'
+export type SpamVerdict = { flagged: boolean; reasons: SpamReason[]; source: SpamSource }
+
+export const NOT_SPAM: SpamVerdict = Object.freeze({ flagged: false, reasons: [], source: 'computed' }) as SpamVerdict
+
+/** The thresholds of the reasons: the defaults are the documented ones; tests shorten the look-alike. */
+export type SpamSettings = {
+  /** Characters compared at each end of an address (after 0x) for address-poisoning. */
+  lookAlikeChars: number
+  /** The fewest distinct recipients one sender gives a token in one transaction for mass-airdrop. */
+  massAirdropRecipients: number
+}
+export const DEFAULT_SPAM_SETTINGS: SpamSettings = Object.freeze({ lookAlikeChars: 4, massAirdropRecipients: 20 })
+
+/** The reviewed token list as the reasons need it: which contracts are on it, and the names and symbols it has. */
+export type ReviewedTokens = {
+  isListed(chain: string, contractAddress: string): boolean
+  /** Normalised (normalizeLabel) names and symbols of every listed token. */
+  readonly labels: ReadonlySet<string>
+}
+
+/**
+ * A name or symbol as compared for impersonation: Unicode confusables mapped to the Latin letters they
+ * imitate (the `confusables` package's table: Cyrillic "Т", Greek "Α", full-width "Ｕ" …), compatibility
+ * forms folded (NFKC), invisible format characters (zero-width space and joiners, bidi marks: \p{Cf})
+ * dropped, runs of spaces made one, lower-cased.
+ */
+export function normalizeLabel(label: string): string {
+  const visible = label.normalize('NFKC').replace(/\p{Cf}/gu, '')
+  return removeConfusables(visible).normalize('NFKC').replace(/\s+/gu, ' ').trim().toLowerCase()
+}
+
+/**
+ * The lure patterns of `lure-in-metadata`, tried on a normalised name or symbol: a URL, a domain
+ * (word.tld with a common or scam-favoured top-level domain), a Telegram link, or a call to act
+ * ("claim", "reward", "visit", "redeem", "voucher", "airdrop", "bonus", "gift") as a whole word.
+ */
+export const LURE_PATTERNS: readonly RegExp[] = [
+  /https?:\/\//u,
+  /\bwww\./u,
+  /\bt\.me\//u,
+  /\b[a-z0-9-]+\s?\.\s?(?:com|io|org|net|xyz|app|finance|fi|gift|site|online|top|club|cc|co|me|link|pro|info|vip|live|fun|gg|to|ru|cash|claims?|events?|network|website|space|tech|world|today)\b/u,
+  /\b(?:claim|claims|claimable|reward|rewards|visit|redeem|voucher|airdrop|bonus|gift)\b/u,
+]
+
+/** The token-level reasons a token's own metadata gives (its contract is not on the reviewed list). */
+export function findTokenReasons(
+  token: { chain: string; contractAddress: string; name: string | null; symbol: string | null },
+  reviewed: ReviewedTokens,
+): SpamReason[] {
+  if (reviewed.isListed(token.chain, token.contractAddress)) return []
+  const labels = [token.name, token.symbol]
+    .filter((label) => label !== null && label !== '')
+    .map((l) => normalizeLabel(l as string))
+  const reasons: SpamReason[] = []
+  if (labels.some((label) => reviewed.labels.has(label))) reasons.push('impersonates-listed-token')
+  if (labels.some((label) => LURE_PATTERNS.some((pattern) => pattern.test(label)))) reasons.push('lure-in-metadata')
+  return reasons
+}
+
+/** An address without its 0x, lower-cased when it is hex (base58 and bech32 keep their case). */
+function addressBody(address: string): string {
+  return /^0x[0-9a-fA-F]+$/u.test(address) ? address.slice(2).toLowerCase() : address
+}
+
+/**
+ * Whether `candidate` looks like `genuine` to someone who checks only its ends: the first and the last
+ * `chars` characters after 0x are the same, and the addresses are not.
+ */
+export function isLookAlike(candidate: string, genuine: string, chars: number): boolean {
+  const a = addressBody(candidate)
+  const b = addressBody(genuine)
+  if (a === b || a.length !== b.length || a.length < chars * 2) return false
+  return a.slice(0, chars) === b.slice(0, chars) && a.slice(-chars) === b.slice(-chars)
+}
+
+/** The first of `genuine` that `candidate` is a look-alike of, or undefined. */
+export function findImitated(candidate: string, genuine: Iterable<string>, chars: number): string | undefined {
+  for (const address of genuine) if (isLookAlike(candidate, address, chars)) return address
+  return undefined
+}
+
+/** A verdict from the reasons that fired, in the vocabulary's order. */
+export function verdictOf(reasons: Iterable<SpamReason>): SpamVerdict {
+  const fired = new Set(reasons)
+  if (fired.size === 0) return NOT_SPAM
+  return { flagged: true, reasons: SPAM_REASONS.filter((reason) => fired.has(reason)), source: 'computed' }
+}
+
+/** An account's override wins over the computed verdict; its reasons are kept as evidence. */
+export function applyOverride(verdict: SpamVerdict, override: boolean | undefined): SpamVerdict {
+  if (override === undefined) return verdict
+  return { flagged: override, reasons: verdict.reasons, source: 'account' }
+}
