@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net'
+import { HDKey } from '@scure/bip32'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { connectChainSource } from '../src/chains/sources.ts'
-import { useBitcoinNetwork } from '../src/config/addresses/bitcoin.ts'
+import { BITCOIN_NETWORKS, parseHdWallet, useBitcoinNetwork } from '../src/config/addresses/bitcoin.ts'
 import { findChain } from '../src/config/chains.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { startIndexing } from '../src/main/indexing.ts'
@@ -25,6 +26,8 @@ let baseUrl: string
 let key: string
 let wallet: string
 const expected = new Map<string, string>()
+/** An extended key's wallet (a descriptor WDS reads; the node holds its private keys) and its transactions' rules. */
+const hd = { descriptor: '', expected: new Map<string, string>() }
 
 async function get(path: string) {
   const response = await fetch(`${baseUrl}${path}`, { headers: { 'x-api-key': key } })
@@ -50,6 +53,56 @@ async function spendAll(outputs: (total: number) => Record<string, number>, mine
 
 const round = (coins: number) => Number(coins.toFixed(8))
 
+/**
+ * A BIP 84 wallet of our own key (as bitcoin-regtest.test.ts makes one): funded at two receive
+ * addresses, then paying bob with change on its change chain, then paying one of its own receive
+ * addresses (a transfer within the wallet: only the fee leaves it).
+ */
+async function playHdWallet(miner: string, bob: string) {
+  const account = HDKey.fromMasterSeed(new Uint8Array(32).fill(5), { private: 0x04358394, public: 0x043587cf }).derive(
+    "m/84'/1'/0'",
+  )
+  hd.descriptor = `wpkh(${account.publicExtendedKey}/<0;1>/*)`
+  await node.call('createwallet', ['hd'])
+  const withChecksum = async (descriptor: string) =>
+    `${descriptor}#${(await node.call<{ checksum: string }>('getdescriptorinfo', [descriptor])).checksum}`
+  const imported = await node.call<{ success: boolean }[]>(
+    'importmulti',
+    [
+      await Promise.all(
+        [0, 1].map(async (chain) => ({
+          desc: await withChecksum(`wpkh(${account.privateExtendedKey}/${chain}/*)`),
+          range: [0, 20],
+          timestamp: 'now',
+          internal: chain === 1,
+          watchonly: false,
+        })),
+      ),
+    ],
+    'hd',
+  )
+  if (!imported.every((r) => r.success)) throw new Error('importmulti failed')
+  const parsed = parseHdWallet(hd.descriptor, BITCOIN_NETWORKS[NETWORK])
+  if (parsed === undefined) throw new Error('not a descriptor')
+  const funded = await node.call<string>(
+    'sendmany',
+    ['', { [parsed.deriveAddress(0, 0)]: 2, [parsed.deriveAddress(0, 1)]: 1 }],
+    'miner',
+  )
+  await node.mine(1, miner)
+  hd.expected.set(funded, 'receive.only-in')
+  const spend = async (to: string, amount: number, changeAddress: string) => {
+    const raw = await node.call<string>('createrawtransaction', [[], { [to]: amount }])
+    const fundedRaw = await node.call<{ hex: string }>('fundrawtransaction', [raw, { changeAddress }], 'hd')
+    const signed = await node.call<{ hex: string }>('signrawtransactionwithwallet', [fundedRaw.hex], 'hd')
+    const txid = await node.call<string>('sendrawtransaction', [signed.hex])
+    await node.mine(1, miner)
+    return txid
+  }
+  hd.expected.set(await spend(bob, 0.5, parsed.deriveAddress(1, 0)), 'send.only-out')
+  hd.expected.set(await spend(parsed.deriveAddress(0, 2), 0.3, parsed.deriveAddress(1, 1)), 'self.consolidation')
+}
+
 beforeAll(async () => {
   useBitcoinNetwork(NETWORK)
   node = await startLitecoind()
@@ -69,6 +122,7 @@ beforeAll(async () => {
   // a coinbase to the wallet
   const [block] = await node.mine(1, wallet)
   expected.set((await node.call<{ tx: string[] }>('getblock', [block, 1])).tx[0] as string, 'reward.record')
+  await playHdWallet(miner, bob)
 
   t = await createTestApp(
     { chains: { bitcoin: { urls: [node.url], startBlock: 0 } } },
@@ -122,6 +176,26 @@ describe('GET /v1/wallets/{address}/transactions on Bitcoin (regtest)', () => {
     const balances = await get(`/v1/wallets/${wallet}/balances?chain=bitcoin`)
     const btc = balances.body.balances.find((b: { asset: string }) => b.asset === 'BTC')
     expect(sumNets(body.transactions).get('')).toBe(BigInt(btc.balance.replace('.', '')))
+  })
+
+  test('an extended key (descriptor): its transactions as one wallet, a payment between its own addresses is self', async () => {
+    const path = `/v1/wallets/${encodeURIComponent(hd.descriptor)}/transactions?chain=bitcoin`
+    const { status, body } = await get(path)
+    expect(status).toBe(200)
+    const entries = body.transactions as Entry[]
+    expect(new Map(entries.map((e) => [e.txHash, e.rule.id]))).toEqual(hd.expected)
+    expect(body.address).toBe(hd.descriptor)
+    const paged: Entry[] = []
+    let cursor: string | null = null
+    do {
+      const page: { status: number; body: { transactions: Entry[]; cursor: string | null } } = await get(
+        `${path}&limit=1${cursor === null ? '' : `&cursor=${cursor}`}`,
+      )
+      expect(page.status).toBe(200)
+      paged.push(...page.body.transactions)
+      cursor = page.body.cursor
+    } while (cursor !== null)
+    expect(paged).toEqual(entries)
   })
 
   test('pages of one transaction each list the same entries', async () => {

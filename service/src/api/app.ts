@@ -221,17 +221,6 @@ export async function buildApp(deps: AppDeps) {
   const cursorKey = deriveCursorKey(portal.jwtSecret)
   const history = statesCache.wrap(stores.walletTransfers, reads)
   const records = routeReads(reads, createWalletRecords({ store: history, pricer, onDemand, cursorKey, reads }))
-  const transactions = routeReads(
-    reads,
-    createWalletTransactions({
-      store: history,
-      facts: createTransactionFactsStore(reads.db),
-      pricer,
-      onDemand,
-      cursorKey,
-      reads,
-    }),
-  )
   const hdWallets = createHdWallets({
     outputs: stores.outputs,
     history,
@@ -239,6 +228,18 @@ export async function buildApp(deps: AppDeps) {
     gapLimit: config.hdGapLimit ?? DEFAULT_HD_GAP_LIMIT,
     cursorKey,
   })
+  const transactions = routeReads(
+    reads,
+    createWalletTransactions({
+      store: history,
+      facts: createTransactionFactsStore(reads.db),
+      pricer,
+      onDemand,
+      hdWallets,
+      cursorKey,
+      reads,
+    }),
+  )
   const walletBalances = routeReads(
     reads,
     createWalletBalances({ balances: stores.balances, history, onDemand, pricer, hdWallets, reads }),

@@ -115,10 +115,97 @@ export function createHdWallets({
     return { ...state, indexedFrom: state.indexedFrom, indexedBlock: state.indexedBlock }
   }
 
+  /**
+   * The wallet's records newest first, from `before` (exclusive) down, until more than `limit` are
+   * read (or none is left), within the blocks asked for and `upperBlock`: what readTransfers pages,
+   * and what /transactions groups. `own` holds the wallet's addresses.
+   */
+  async function readRecords(
+    { chain, wallet }: Found,
+    q: Pick<HdTransfersQuery, 'fromBlock' | 'toBlock' | 'direction' | 'includeFees' | 'limit'> & {
+      fromDate?: Date | undefined
+      toDateExclusive?: Date | undefined
+      before?: { blockNumber: number; txIndex: number; seq: number } | undefined
+      upperBlock?: number | undefined
+    },
+  ): Promise<{ records: StoredTransfer[]; own: ReadonlySet<string>; upperBlock: number }> {
+    const state = await indexedState(chain)
+    const upperBlock = q.upperBlock ?? state.indexedBlock
+    const { before } = q
+    let from = Math.max(q.fromBlock ?? 0, state.indexedFrom)
+    let to = Math.min(q.toBlock ?? upperBlock, upperBlock)
+    if (q.fromDate !== undefined)
+      from = (await history.findBlockByTime(chain.slug, q.fromDate, 'atOrAfter', { from, to })) ?? to + 1
+    if (q.toDateExclusive !== undefined) {
+      to = (await history.findBlockByTime(chain.slug, q.toDateExclusive, 'before', { from, to })) ?? from - 1
+    }
+    if (before !== undefined) to = Math.min(to, before.blockNumber)
+
+    const addresses = await addressesOf(chain.slug, wallet, upperBlock)
+    const own = new Set(addresses)
+    const records: StoredTransfer[] = []
+    // The wallet's transactions newest first, read by keyset from the cursor's (its own
+    // transaction included: its records up to the cursor's are left out below) until the page of
+    // records is full. The first read is a page of transactions and one more (and the cursor's
+    // own); a read whose transactions yield too few records (filtered out, or none of the
+    // wallet's) is followed by a larger one.
+    let position =
+      before === undefined
+        ? { blockNumber: to + 1, txIndex: 0 }
+        : { blockNumber: before.blockNumber, txIndex: before.txIndex + 1 }
+    let batch = q.limit + (before === undefined ? 1 : 2)
+    while (from <= to && records.length <= q.limit) {
+      const transactions = await outputs.listTransactions(chain.slug, addresses, {
+        fromBlock: from,
+        toBlock: to,
+        before: position,
+        limit: batch,
+      })
+      for (const tx of transactions) {
+        const mine = utxoRecords(tx.blockNumber, tx, (address) => (own.has(address) ? SELF : address))
+          .filter((r) => r.wallet === SELF)
+          .sort((a, b) => b.seq - a.seq)
+        for (const r of mine) {
+          const direction = r.type === 'fee' || r.to === null ? 'out' : 'in'
+          if (q.direction !== 'both' && direction !== q.direction) continue
+          if (r.type === 'fee' && !q.includeFees) continue
+          if (before !== undefined && !isBefore(r, before)) continue
+          records.push({
+            chain: chain.slug,
+            blockNumber: r.blockNumber,
+            blockTime: tx.blockTime,
+            txIndex: r.txIndex,
+            seq: r.seq,
+            txHash: r.txHash,
+            type: r.type,
+            from: r.from ?? r.counterparties?.[0]?.address ?? null,
+            to: r.to ?? r.counterparties?.[0]?.address ?? null,
+            value: r.value.toString(),
+            contractAddress: null,
+            tokenId: null,
+            logIndex: null,
+            batchIndex: null,
+            operator: null,
+            counterparties:
+              r.counterparties == null ? null : r.counterparties.map((c) => ({ address: c.address, value: c.value.toString() })),
+          })
+        }
+        if (records.length > q.limit) break
+      }
+      const last = transactions.at(-1)
+      if (last === undefined || transactions.length < batch) break
+      position = { blockNumber: last.blockNumber, txIndex: last.index }
+      batch = Math.min(2 * batch, MAX_TRANSACTIONS_PER_READ)
+    }
+    return { records, own, upperBlock }
+  }
+
   return {
     addressesOf,
+    readRecords,
 
-    async readTransfers({ chain, wallet }: Found, q: HdTransfersQuery) {
+    async readTransfers(found: Found, q: HdTransfersQuery) {
+      const { chain, wallet } = found
       checkBlockRange(q.fromBlock, q.toBlock)
       const dates = parseDateRange(q.fromDate, q.toDate)
       if (q.asset !== undefined && q.asset.toLowerCase() !== 'native') {
@@ -126,13 +213,12 @@ export function createHdWallets({
       }
       const currency = getCurrencyParam(q.currency)
       const queryHash = hashQuery({ endpoint: 'hd-transfers', wallet: wallet.id, chain: chain.slug, ...q, cursor: undefined })
-      const state = await indexedState(chain)
-      let upperBlock = state.indexedBlock
+      let upperBlock: number | undefined
       let before: { blockNumber: number; txIndex: number; seq: number } | undefined
       if (q.cursor !== undefined) {
         try {
           const cursor = decodeCursor(q.cursor, queryHash, cursorKey)
-          upperBlock = cursor.upperBlocks[chain.slug] ?? upperBlock
+          upperBlock = cursor.upperBlocks[chain.slug]
           before = cursor.positions[chain.slug]
         } catch (error) {
           if (error instanceof InvalidCursorError)
@@ -140,73 +226,8 @@ export function createHdWallets({
           throw error
         }
       }
-      let from = Math.max(q.fromBlock ?? 0, state.indexedFrom)
-      let to = Math.min(q.toBlock ?? upperBlock, upperBlock)
-      if (dates.fromDate !== undefined)
-        from = (await history.findBlockByTime(chain.slug, dates.fromDate, 'atOrAfter', { from, to })) ?? to + 1
-      if (dates.toDateExclusive !== undefined) {
-        to = (await history.findBlockByTime(chain.slug, dates.toDateExclusive, 'before', { from, to })) ?? from - 1
-      }
-      if (before !== undefined) to = Math.min(to, before.blockNumber)
-
-      const addresses = await addressesOf(chain.slug, wallet, upperBlock)
-      const own = new Set(addresses)
-      const records: StoredTransfer[] = []
-      // The wallet's transactions newest first, read by keyset from the cursor's (its own
-      // transaction included: its records up to the cursor's are left out below) until the page of
-      // records is full. The first read is a page of transactions and one more (and the cursor's
-      // own); a read whose transactions yield too few records (filtered out, or none of the
-      // wallet's) is followed by a larger one.
-      let position =
-        before === undefined
-          ? { blockNumber: to + 1, txIndex: 0 }
-          : { blockNumber: before.blockNumber, txIndex: before.txIndex + 1 }
-      let batch = q.limit + (before === undefined ? 1 : 2)
-      while (from <= to && records.length <= q.limit) {
-        const transactions = await outputs.listTransactions(chain.slug, addresses, {
-          fromBlock: from,
-          toBlock: to,
-          before: position,
-          limit: batch,
-        })
-        for (const tx of transactions) {
-          const mine = utxoRecords(tx.blockNumber, tx, (address) => (own.has(address) ? SELF : address))
-            .filter((r) => r.wallet === SELF)
-            .sort((a, b) => b.seq - a.seq)
-          for (const r of mine) {
-            const direction = r.type === 'fee' || r.to === null ? 'out' : 'in'
-            if (q.direction !== 'both' && direction !== q.direction) continue
-            if (r.type === 'fee' && !q.includeFees) continue
-            if (before !== undefined && !isBefore(r, before)) continue
-            records.push({
-              chain: chain.slug,
-              blockNumber: r.blockNumber,
-              blockTime: tx.blockTime,
-              txIndex: r.txIndex,
-              seq: r.seq,
-              txHash: r.txHash,
-              type: r.type,
-              from: r.from ?? r.counterparties?.[0]?.address ?? null,
-              to: r.to ?? r.counterparties?.[0]?.address ?? null,
-              value: r.value.toString(),
-              contractAddress: null,
-              tokenId: null,
-              logIndex: null,
-              batchIndex: null,
-              operator: null,
-              counterparties:
-                r.counterparties == null
-                  ? null
-                  : r.counterparties.map((c) => ({ address: c.address, value: c.value.toString() })),
-            })
-          }
-          if (records.length > q.limit) break
-        }
-        const last = transactions.at(-1)
-        if (last === undefined || transactions.length < batch) break
-        position = { blockNumber: last.blockNumber, txIndex: last.index }
-        batch = Math.min(2 * batch, MAX_TRANSACTIONS_PER_READ)
-      }
+      const read = await readRecords(found, { ...q, ...dates, before, upperBlock })
+      const { records, own } = read
       const hasMore = records.length > q.limit
       const page = records.slice(0, q.limit)
       const last = page.at(-1)
@@ -222,7 +243,7 @@ export function createHdWallets({
             ? encodeCursor(
                 {
                   query: queryHash,
-                  upperBlocks: { [chain.slug]: upperBlock },
+                  upperBlocks: { [chain.slug]: read.upperBlock },
                   positions: { [chain.slug]: { blockNumber: last.blockNumber, txIndex: last.txIndex, seq: last.seq } },
                 },
                 cursorKey,

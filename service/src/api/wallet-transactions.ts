@@ -1,93 +1,48 @@
-import { hash } from 'node:crypto'
 import { type ChainInfo, findChain } from '../config/chains.ts'
 import { transactionFactsOf } from '../config/transaction-facts.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
-import { RECORD_TYPES, type RecordType, type Token } from '../domain/records.ts'
+import type { RecordType, Token } from '../domain/records.ts'
 import { categorise, type Movement } from '../domain/transactions/categories.ts'
-import { formatUnits } from '../lib/decimal.ts'
+import { WdsError } from '../lib/errors.ts'
 import type { Pricer } from '../market/pricer.ts'
 import { failedKey, type TransactionFactsStore } from '../store/transaction-facts-store.ts'
 import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
-import { decodeCursor, encodeCursor, hashQuery } from './cursor.ts'
+import { type CursorPosition, decodeCursor, encodeCursor, hashQuery, InvalidCursorError } from './cursor.ts'
 import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
-import { directionOf, priceTransfers, shapeTransfer, type TransferRecord } from './transfer-records.ts'
+import type { HdWallets } from './hd-wallets.ts'
+import {
+  assetKey,
+  chunkFor,
+  type Direction,
+  directionFor,
+  type Group,
+  initiatedBy,
+  isAirdropCandidate,
+  isSelf,
+  labelOf,
+  mayHaveFailed,
+  type Net,
+  netOf,
+  takeTransactions,
+  transactionId,
+  type Wallet,
+  walletOf,
+} from './transaction-groups.ts'
+import { priceTransfers, shapeTransfer, type TransferRecord } from './transfer-records.ts'
 import { createWalletHistory, type HistoryRequest, type ReadRouting } from './wallet-history.ts'
 import type { TransfersRequest } from './wallet-records.ts'
 
 /** A validated `/transactions` request: `/transfers`'s, without `asset` and `includeFees`. */
 export type TransactionsRequest = Omit<TransfersRequest, 'asset' | 'includeFees'>
 
-/** A page stops taking transactions once it holds this many movements (it always holds one). */
-export const MAX_MOVEMENTS_PER_PAGE = 10_000
+/** A validated `/transactions` request for a wallet of many addresses (an extended key or descriptor) on its chain. */
+export type HdTransactionsRequest = Pick<
+  TransactionsRequest,
+  'direction' | 'fromBlock' | 'toBlock' | 'fromDate' | 'toDateExclusive' | 'includePrices' | 'currency' | 'limit' | 'cursor'
+>
 
-/** The records of one transaction of one chain, in their newest-first order. */
-type Group = { chain: ChainInfo; records: StoredTransfer[] }
-
-/** Consecutive records of the same transaction as one group (a chain's records of a transaction are adjacent). */
-function groupByTransaction(records: readonly StoredTransfer[]): Group[] {
-  const groups: Group[] = []
-  let last: StoredTransfer | undefined
-  for (const t of records) {
-    const same = last !== undefined && last.chain === t.chain && last.blockNumber === t.blockNumber && last.txIndex === t.txIndex
-    if (same) (groups.at(-1) as Group).records.push(t)
-    else groups.push({ chain: findChain(t.chain) as ChainInfo, records: [t] })
-    last = t
-  }
-  return groups
-}
-
-/** The stable id of a transaction: unique within its chain (recordId's scheme, without a position). */
-export const transactionId = (chain: string, txHash: string) => hash('sha256', `${chain}:${txHash}`, 'base64url').slice(0, 16)
-
-const isSelf = (t: StoredTransfer, address: string) => t.type !== 'fee' && t.from === address && t.to === address
-
-/** Whether a transaction belongs on a page of this direction: it received (sent) something of the wallet. */
-function matchesDirection(group: Group, address: string, direction: TransactionsRequest['direction']): boolean {
-  if (direction === 'both') return true
-  return group.records.some((t) => directionOf(t, address) === direction || (direction === 'in' && isSelf(t, address)))
-}
-
-/** The key of an asset in `net`: '' for the coin, the contract, the contract and token id for an NFT. */
-function assetKey(t: StoredTransfer): string {
-  if (t.contractAddress === null) return ''
-  return RECORD_TYPES[t.type] === 'nft' ? `${t.contractAddress}:${t.tokenId}` : t.contractAddress
-}
-
-function labelOf(record: TransferRecord): string {
-  const name = record.asset ?? record.contractAddress ?? 'the coin'
-  return record.tokenId === null ? name : `${name} #${record.tokenId}`
-}
-
-/** What the wallet received (+), sent (−) and paid in fees (−) per asset, in the order the assets first appear. */
-function netOf(group: Group, shaped: readonly TransferRecord[], address: string) {
-  const lines = new Map<string, { first: number; raw: bigint }>()
-  group.records.forEach((t, i) => {
-    const key = assetKey(t)
-    const line = lines.get(key) ?? { first: i, raw: 0n }
-    if (!isSelf(t, address)) line.raw += directionOf(t, address) === 'in' ? BigInt(t.value) : -BigInt(t.value)
-    lines.set(key, line)
-  })
-  const firsts = [...lines.values()]
-  return {
-    lines: firsts.map(({ first, raw }) => {
-      const record = shaped[first] as TransferRecord
-      const decimals = record.tokenDecimals
-      return {
-        asset: record.asset,
-        contractAddress: record.contractAddress,
-        tokenId: record.tokenId,
-        tokenDecimals: decimals,
-        value: decimals === null ? raw.toString() : formatUnits(raw, decimals),
-        valueRaw: raw.toString(),
-      }
-    }),
-    /** Each line's record type (how it is priced). */
-    types: firsts.map(({ first }) => (group.records[first] as StoredTransfer).type),
-  }
-}
-
-type Net = ReturnType<typeof netOf>
+type HdWalletOnChain = Parameters<HdWallets['readRecords']>[0]
 
 /**
  * A wallet's transactions (docs/transactions.md): its records read as `/transfers` reads them, grouped
@@ -99,54 +54,36 @@ export function createWalletTransactions({
   facts,
   pricer,
   onDemand,
+  hdWallets,
   cursorKey,
   reads,
 }: {
   store: WalletTransfersStore
   facts: TransactionFactsStore
   pricer: Pricer
+  hdWallets: HdWallets
   onDemand: OnDemand
   cursorKey: Uint8Array
   reads?: ReadRouting | undefined
 }) {
   const history = createWalletHistory({ store, cursorKey, reads })
 
-  /**
-   * Whole transactions from the request's position on: records are read in chunks of one and a half a
-   * transaction (a transaction is mostly one record, or two with its fee), and the last group of a
-   * chunk is held back until the next chunk shows it complete.
-   */
-  async function readTransactions(request: HistoryRequest, direction: TransactionsRequest['direction']) {
-    const { address, limit } = request
-    const chunk = Math.min(Math.ceil(1.5 * limit) + 2, MAX_MOVEMENTS_PER_PAGE)
-    const taken: Group[] = []
-    const passed: Group[] = []
-    let movements = 0
-    let pending: Group | undefined
+  /** Whole transactions of an address (one chain or several) from the request's cursor on. */
+  async function readTransactions(request: HistoryRequest, direction: Direction) {
+    const wallet = walletOf(request.address)
     let cursor = request.cursor
     let upperBlocks: Readonly<Record<string, number>> = {}
     let unavailableChains: Awaited<ReturnType<typeof history.readPage>>['unavailableChains'] | undefined
-    let left = false
-    for (;;) {
-      const page = await history.readPage({ ...request, direction: 'both', limit: chunk, cursor })
-      unavailableChains ??= page.unavailableChains
-      upperBlocks = page.upperBlocks
-      const groups = groupByTransaction(pending === undefined ? page.transfers : [...pending.records, ...page.transfers])
-      pending = page.hasMore ? groups.pop() : undefined
-      for (const group of groups) {
-        if (taken.length >= limit || (movements >= MAX_MOVEMENTS_PER_PAGE && taken.length > 0)) {
-          left = true
-          break
-        }
-        passed.push(group)
-        if (!matchesDirection(group, address, direction)) continue
-        taken.push(group)
-        movements += group.records.length
-      }
-      if (left || !page.hasMore || taken.length >= limit) break
-      cursor = page.cursor ?? undefined
-    }
-    const hasMore = left || pending !== undefined
+    const { taken, passed, hasMore } = await takeTransactions(
+      async () => {
+        const page = await history.readPage({ ...request, direction: 'both', limit: chunkFor(request.limit), cursor })
+        unavailableChains ??= page.unavailableChains
+        upperBlocks = page.upperBlocks
+        cursor = page.cursor ?? undefined
+        return { records: page.transfers, hasMore: page.hasMore }
+      },
+      { limit: request.limit, wallet, direction },
+    )
     let next: string | null = null
     if (hasMore) {
       const positions = {
@@ -179,20 +116,6 @@ export function createWalletTransactions({
     return new Map(asked.map((a, i) => [a.record, counts[i] ?? 0]))
   }
 
-  /** An airdrop is possible only where the wallet did not initiate the transaction and only received tokens. */
-  const isAirdropCandidate = (group: Group, address: string, initiated: boolean) =>
-    !initiated &&
-    group.records.every(
-      (t) => t.type !== 'fee' && t.from !== null && t.to === address && t.contractAddress !== null && t.from !== address,
-    )
-
-  /** A failed transaction moves nothing but its fee (and an OP-stack deposit's mint): only such a group is looked up. */
-  const mayHaveFailed = (group: Group) => group.records.every((t) => t.type === 'fee' || t.type === 'deposit')
-
-  /** Whether the wallet signed and paid for it: it paid its fee or sent its own value (on UTXO chains, spent an input). */
-  const initiatedBy = (group: Group, address: string) =>
-    group.records.some((t) => t.type === 'fee' || (t.type === 'native' && t.from === address))
-
   async function tokensOf(groups: readonly Group[]): Promise<Map<string, Token>> {
     const byChain = new Map<string, Set<string>>()
     for (const t of groups.flatMap((group) => group.records)) {
@@ -207,22 +130,30 @@ export function createWalletTransactions({
   }
 
   /** The page's entries: each group shaped, categorised and netted; priced when asked. */
-  async function shapeEntries(groups: readonly Group[], request: TransactionsRequest) {
-    const { address } = request
-    const initiated = groups.map((group) => initiatedBy(group, address))
+  async function shapeEntries(
+    groups: readonly Group[],
+    wallet: Wallet,
+    { includePrices, currency }: { includePrices: boolean; currency: string },
+  ) {
+    const initiated = groups.map((group) => initiatedBy(group, wallet))
     // the facts are read while the records are shaped (awaited below; a failure is not left unhandled meanwhile)
     const factsRead = Promise.all([
       facts.findFailed(groups.filter(mayHaveFailed).map((group) => group.records[0] as StoredTransfer)),
-      countRecipients(groups.filter((group, i) => isAirdropCandidate(group, address, initiated[i] as boolean))),
+      countRecipients(groups.filter((group, i) => isAirdropCandidate(group, wallet, initiated[i] as boolean))),
     ])
     factsRead.catch(() => {})
     const tokens = await tokensOf(groups)
     const shaped = groups.map((group) =>
       group.records.map((t) =>
-        shapeTransfer(t, address, t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)),
+        shapeTransfer(
+          t,
+          wallet.id,
+          t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`),
+          directionFor(t, wallet),
+        ),
       ),
     )
-    const nets = groups.map((group, i) => netOf(group, shaped[i] as TransferRecord[], address))
+    const nets = groups.map((group, i) => netOf(group, shaped[i] as TransferRecord[], wallet))
     const [failed, recipients] = await factsRead
     const entries = groups.map((group, i) => {
       const records = shaped[i] as TransferRecord[]
@@ -233,7 +164,7 @@ export function createWalletTransactions({
       group.records.forEach((t, j) => {
         if (j === feeAt) return
         const key = assetKey(t)
-        const side = isSelf(t, address) ? 'self' : directionOf(t, address)
+        const side = isSelf(t, wallet) ? 'self' : directionFor(t, wallet)
         movements.push({ type: t.type, side, from: t.from, to: t.to, asset: key, label: labelOf(records[j] as TransferRecord) })
         const count = recipients.get(t)
         if (count !== undefined) recipientsPerSender.set(key, Math.max(count, recipientsPerSender.get(key) ?? 0))
@@ -262,7 +193,7 @@ export function createWalletTransactions({
         net: (nets[i] as Net).lines,
       }
     })
-    if (request.includePrices) await priceEntries(entries, nets, groups, shaped, request.currency)
+    if (includePrices) await priceEntries(entries, nets, groups, shaped, currency)
     return entries
   }
 
@@ -295,7 +226,88 @@ export function createWalletTransactions({
     )
   }
 
+  /** A cursor of this query, or 400 invalid_cursor. */
+  function readCursor(cursor: string, queryHash: string) {
+    try {
+      return decodeCursor(cursor, queryHash, cursorKey)
+    } catch (error) {
+      if (error instanceof InvalidCursorError)
+        throw new WdsError('invalid_cursor', error.message, { param: 'cursor', cause: error })
+      throw error
+    }
+  }
+
+  /**
+   * Whole transactions of a wallet of many addresses from the request's cursor on: its records as
+   * hd-wallets.ts computes them (payments between its own addresses are no movement).
+   */
+  async function readHdTransactions(found: HdWalletOnChain, request: HdTransactionsRequest, queryHash: string) {
+    const slug = found.chain.slug
+    const state = request.cursor === undefined ? undefined : readCursor(request.cursor, queryHash)
+    let upperBlock = state?.upperBlocks[slug]
+    let before: CursorPosition | undefined = state?.positions[slug]
+    let own: ReadonlySet<string> = new Set()
+    const wallet: Wallet = { id: found.wallet.id, owns: (address) => address !== null && own.has(address) }
+    const chunk = chunkFor(request.limit)
+    const { taken, passed, hasMore } = await takeTransactions(
+      async () => {
+        const read = await hdWallets.readRecords(found, {
+          ...request,
+          direction: 'both',
+          includeFees: true,
+          limit: chunk,
+          before,
+          upperBlock,
+        })
+        own = read.own
+        upperBlock = read.upperBlock
+        const records = read.records.slice(0, chunk)
+        const last = records.at(-1)
+        if (last !== undefined) before = { blockNumber: last.blockNumber, txIndex: last.txIndex, seq: last.seq }
+        return { records, hasMore: read.records.length > chunk }
+      },
+      { limit: request.limit, wallet, direction: request.direction },
+    )
+    const last = passed.at(-1)?.records.at(-1)
+    const cursor =
+      hasMore && last !== undefined && upperBlock !== undefined
+        ? encodeCursor(
+            {
+              query: queryHash,
+              upperBlocks: { [slug]: upperBlock },
+              positions: { [slug]: { blockNumber: last.blockNumber, txIndex: last.txIndex, seq: last.seq } },
+            },
+            cursorKey,
+          )
+        : null
+    return { groups: taken, wallet, cursor, hasMore }
+  }
+
   return {
+    async listHdTransactions(found: HdWalletOnChain, request: HdTransactionsRequest) {
+      const queryHash = hashQuery({
+        endpoint: 'hd-transactions',
+        wallet: found.wallet.id,
+        chain: found.chain.slug,
+        fromBlock: request.fromBlock,
+        toBlock: request.toBlock,
+        fromDate: request.fromDate?.toISOString(),
+        toDate: request.toDateExclusive?.toISOString(),
+        direction: request.direction,
+        includePrices: request.includePrices,
+        currency: request.currency,
+      })
+      const page = await readHdTransactions(found, request, queryHash)
+      return {
+        address: found.wallet.id,
+        chain: found.chain.slug,
+        ...(request.includePrices ? { currency: request.currency } : {}),
+        transactions: await shapeEntries(page.groups, page.wallet, request),
+        cursor: page.cursor,
+        hasMore: page.hasMore,
+      }
+    },
+
     async listTransactions(request: TransactionsRequest) {
       const { address, currency } = request
       readOwnWrites(reads, request.chains)
@@ -330,7 +342,7 @@ export function createWalletTransactions({
         },
         request.direction,
       )
-      const transactions = await shapeEntries(page.groups, request)
+      const transactions = await shapeEntries(page.groups, walletOf(address), request)
       return {
         address,
         chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',

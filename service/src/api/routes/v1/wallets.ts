@@ -189,17 +189,25 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
     async (request) => {
       const q = request.query
       const named = q.chain === undefined ? undefined : getChainParam(q.chain)
-      if (findHdWallet(request.params.address, named, availability) !== undefined) {
-        throw new WdsError(
-          'invalid_address',
-          '/transactions does not read extended keys or descriptors yet: ask /transfers, or each address',
-          { param: 'address' },
-        )
-      }
-      const address = normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
       checkBlockRange(q.fromBlock, q.toBlock)
       const dates = parseDateRange(q.fromDate, q.toDate)
       const currency = getCurrencyParam(q.currency)
+      const hd = findHdWallet(request.params.address, named, availability)
+      if (hd !== undefined) {
+        requireConfigured(hd.chain, availability)
+        const { direction, fromBlock, toBlock, includePrices, limit, cursor } = q
+        return transactions.listHdTransactions(hd, {
+          direction,
+          fromBlock,
+          toBlock,
+          ...dates,
+          includePrices,
+          currency,
+          limit,
+          cursor,
+        })
+      }
+      const address = normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
       if (named !== undefined) requireConfigured(named, availability)
       return transactions.listTransactions({
         address,
