@@ -8,6 +8,9 @@ from wds_sdk import (
     ChainUnavailableError,
     QuotaExceededError,
     RateLimitedError,
+    Transaction,
+    TransactionCategory,
+    TransactionList,
     Transfer,
     WdsError,
     from_base_units,
@@ -146,3 +149,19 @@ def test_a_call_is_the_same_steps_for_both_clients_and_needs_no_io() -> None:
     next(steps)
     with pytest.raises(APIConnectionError):
         steps.send(httpx.ConnectError("refused"))
+
+
+def test_a_category_added_later_is_kept_as_its_string() -> None:
+    entry = {
+        "id": "BV0ZaGZQ-uSsIaSz", "chain": "ethereum", "chainId": 1, "txHash": "0xe01a", "blockNumber": 20,
+        "timestamp": "2026-11-27T19:13:53.000Z", "category": "staking-lock",
+        "rule": {"id": "staking-lock.record", "explanation": "a rule this SDK does not know"},
+        "initiatedByWallet": True, "status": "success", "fee": None, "movements": [], "net": [],
+    }  # fmt: skip
+    page = TransactionList.from_dict({"address": "0xabc", "chain": "ethereum", "transactions": [entry, {**entry, "category": "swap"}]})
+    unknown, swap = page.transactions
+    assert (unknown.category, unknown.is_known_category, unknown.rule.id) == ("staking-lock", False, "staking-lock.record")
+    assert not isinstance(unknown.category, TransactionCategory)
+    assert (swap.category, swap.is_known_category) == (TransactionCategory.SWAP, True)
+    assert unknown.to_dict() == entry
+    assert isinstance(unknown, Transaction)

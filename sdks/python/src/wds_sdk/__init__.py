@@ -14,5 +14,13 @@ from ._pagination import AsyncPageRequest
 from ._rate_limit import RateLimit, RateLimitWindow
 from ._retry import retry_delay_seconds, should_retry
 from .models import *  # noqa: F403
+from .transactions import (
+    TRANSACTION_SCHEMA_MODELS,
+    Transaction,
+    TransactionCategory,
+    TransactionList,
+    TransactionNetLine,
+    TransactionRule,
+)
 
 __version__ = "0.1.0"

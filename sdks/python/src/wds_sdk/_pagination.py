@@ -14,6 +14,11 @@ def next_cursor(page: "_TransferListBase") -> Optional[str]:
     return page.cursor if page.has_more else None
 
 
+def items_of(page: "_TransferListBase") -> list:
+    """A page's items: its ``transfers``, or its ``transactions`` for ``wallets.transactions``."""
+    return getattr(page, page._items)
+
+
 def wants_more(count: int, max_items: Optional[int]) -> bool:
     """Whether ``auto_paging_iter(max_items)`` goes on after ``count`` records."""
     return max_items is None or count < max_items
@@ -38,7 +43,7 @@ class SyncPager(Generic[Item]):
         if not wants_more(count, max_items):
             return
         for page in self.pages():
-            for item in page.transfers:  # type: ignore[attr-defined]
+            for item in items_of(page):
                 yield item
                 count += 1
                 if not wants_more(count, max_items):
@@ -72,7 +77,7 @@ class AsyncPageRequest(Generic[Item]):
         if not wants_more(count, max_items):
             return
         async for page in self.pages():
-            for item in page.transfers:  # type: ignore[attr-defined]
+            for item in items_of(page):
                 yield item
                 count += 1
                 if not wants_more(count, max_items):

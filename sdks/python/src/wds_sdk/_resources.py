@@ -28,6 +28,7 @@ from .models import (
     TransferList,
     Usage,
 )
+from .transactions import TransactionList
 
 if TYPE_CHECKING:
     from ._client import _Transport
@@ -73,6 +74,33 @@ class Wallets(_Resource):
             "currency": currency, "limit": limit,
         }  # fmt: skip
         return self._t._list(_path("v1", "wallets", address, "transfers"), query, cursor, TransferList)
+
+    def transactions(
+        self,
+        address: str,
+        *,
+        chain: Optional[str] = None,
+        from_block: Optional[int] = None,
+        to_block: Optional[int] = None,
+        from_date: Optional[Day] = None,
+        to_date: Optional[Day] = None,
+        direction: Optional[Literal["in", "out", "both"]] = None,
+        include_prices: Optional[bool] = None,
+        currency: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Any:
+        """A wallet's transactions, newest first, each with its category, rule, movements, fee and net per
+        asset; ``limit`` counts transactions and a page never splits one::
+
+            for tx in client.wallets.transactions("0xabc…", chain="ethereum").auto_paging_iter():
+                print(tx.category, tx.rule.id, [(line.asset, line.value) for line in tx.net])
+        """
+        query = {
+            "chain": chain, "fromBlock": from_block, "toBlock": to_block, "fromDate": from_date, "toDate": to_date,
+            "direction": direction, "includePrices": include_prices, "currency": currency, "limit": limit,
+        }  # fmt: skip
+        return self._t._list(_path("v1", "wallets", address, "transactions"), query, cursor, TransactionList)
 
     def erc20_transfers(
         self,

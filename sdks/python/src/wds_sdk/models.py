@@ -236,9 +236,11 @@ class _TransferListBase(Model):
     cursor: Optional[str] = None
     has_more: bool = False
     _pager: Any = field(default=None, repr=False, compare=False, kw_only=True)
+    # the field holding the page's items
+    _items: ClassVar[str] = "transfers"
 
     def auto_paging_iter(self, max_items: Optional[int] = None) -> Any:
-        """Every record from this page on, following ``cursor`` until ``has_more`` is false.
+        """Every item from this page on, following ``cursor`` until ``has_more`` is false.
 
         An iterator with ``Client``, an async iterator with ``AsyncClient``.
         """
