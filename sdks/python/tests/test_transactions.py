@@ -81,6 +81,15 @@ def test_prices_in_another_currency_on_each_net_line() -> None:
     assert all(line.price_in("EUR") is None or isinstance(line.price_in("EUR"), float) for line in lines)
 
 
+def test_the_sdk_knows_every_category_the_service_publishes() -> None:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{h.BASE_URL}/openapi.json") as answer:
+        published = json.load(answer)["components"]["schemas"]["Transaction"]["properties"]["category"]["enum"]
+    assert [c.value for c in TransactionCategory] == published
+
+
 def test_bad_parameters_are_typed_errors_naming_the_parameter() -> None:
     with pytest.raises(InvalidParameterError) as limit:
         client.wallets.transactions(h.WALLET, chain="ethereum", limit=0)

@@ -10,6 +10,7 @@ import {
   InvalidParameterError,
   isKnownCategory,
   priceIn,
+  TRANSACTION_CATEGORIES,
   type Transaction,
   type Transfer,
   WdsClient,
@@ -93,6 +94,13 @@ describe('wallets.transactions', () => {
     const lines = page.transactions.flatMap((t) => t.net)
     expect(lines.length).toBeGreaterThan(0)
     expect(lines.every((line) => priceIn(line, 'EUR') === null || typeof priceIn(line, 'EUR') === 'number')).toBe(true)
+  })
+
+  test('the SDK knows every category /openapi.json publishes, in its order', async () => {
+    const spec = (await (await fetch(`${harness.baseUrl}/openapi.json`)).json()) as {
+      components: { schemas: { Transaction: { properties: { category: { enum: string[] } } } } }
+    }
+    expect(TRANSACTION_CATEGORIES).toEqual(spec.components.schemas.Transaction.properties.category.enum)
   })
 
   test('bad parameters are typed errors naming the parameter', async () => {

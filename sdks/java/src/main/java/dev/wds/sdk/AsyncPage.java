@@ -31,9 +31,9 @@ public final class AsyncPage<T> {
     this.fetch = fetch;
   }
 
-  /** This page's records, newest first. */
+  /** This page's items (records, or transactions), newest first. */
   public List<T> data() {
-    return envelope.transfers();
+    return envelope.items();
   }
 
   public String cursor() {

@@ -3,6 +3,7 @@ package dev.wds.sdk;
 import dev.wds.sdk.models.BalanceList;
 import dev.wds.sdk.models.Erc20Transfer;
 import dev.wds.sdk.models.NftTransfer;
+import dev.wds.sdk.models.Transaction;
 import dev.wds.sdk.models.Transfer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,14 @@ public final class AsyncWallets {
 
   public CompletableFuture<AsyncPage<Transfer>> transfers(String address) {
     return transfers(address, new TransferParams());
+  }
+
+  /**
+   * Transactions, newest first, each with its category, rule, movements, fee and net per asset; a page
+   * never splits a transaction ({@code limit} counts transactions).
+   */
+  public CompletableFuture<AsyncPage<Transaction>> transactions(String address, TransactionParams params) {
+    return transport.pageAsync(path(address, "transactions"), params.query, params.cursor, Transaction.class);
   }
 
   /** ERC-20 transfers only, in the token-transfer shape ({@code tokenSymbol}). */

@@ -25,7 +25,7 @@ public final class Page<T> {
     this.page = page;
   }
 
-  /** This page's records, newest first. */
+  /** This page's items (records, or transactions), newest first. */
   public List<T> data() {
     return page.data();
   }

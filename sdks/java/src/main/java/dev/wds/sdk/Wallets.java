@@ -3,6 +3,7 @@ package dev.wds.sdk;
 import dev.wds.sdk.models.BalanceList;
 import dev.wds.sdk.models.Erc20Transfer;
 import dev.wds.sdk.models.NftTransfer;
+import dev.wds.sdk.models.Transaction;
 import dev.wds.sdk.models.Transfer;
 
 /** A wallet's transfers and balances. */
@@ -26,6 +27,19 @@ public final class Wallets {
 
   public Page<Transfer> transfers(String address) {
     return transfers(address, new TransferParams());
+  }
+
+  /**
+   * Transactions, newest first, each with its category, the rule that named it, its movements, fee and
+   * net per asset; a page never splits a transaction ({@code limit} counts transactions):
+   *
+   * <pre>{@code
+   * for (Transaction tx : client.wallets().transactions(address, new TransactionParams().chain("ethereum")).autoPagingIterable())
+   *   System.out.println(tx.category() + " " + tx.rule().id());
+   * }</pre>
+   */
+  public Page<Transaction> transactions(String address, TransactionParams params) {
+    return new Page<>(Transport.await(async.transactions(address, params)));
   }
 
   /** ERC-20 transfers only, in the token-transfer shape ({@code tokenSymbol}). */

@@ -67,11 +67,16 @@ final class Harness {
 
   /** Every record of the raw pages of a list endpoint, in order. */
   static List<JsonNode> rawRecords(String path, String query) throws IOException, InterruptedException {
+    return rawItems(path, query, "transfers");
+  }
+
+  /** Every item ({@code key}: transfers or transactions) of the raw pages of a list endpoint, in order. */
+  static List<JsonNode> rawItems(String path, String query, String key) throws IOException, InterruptedException {
     List<JsonNode> records = new ArrayList<>();
     String cursor = null;
     do {
       JsonNode body = rawGet(path + "?" + query + (cursor == null ? "" : "&cursor=" + cursor));
-      body.get("transfers").forEach(records::add);
+      body.get(key).forEach(records::add);
       cursor = body.get("hasMore").asBoolean() ? body.get("cursor").asText() : null;
     } while (cursor != null);
     return records;

@@ -19,13 +19,23 @@ final class JsonCompare {
    * are left out, so that the two compare exactly.
    */
   static JsonNode asSentAs(Object model, JsonNode raw) throws IOException {
-    com.fasterxml.jackson.databind.node.ObjectNode json = (com.fasterxml.jackson.databind.node.ObjectNode) asJson(model);
-    List<String> absent = new ArrayList<>();
-    json.fieldNames().forEachRemaining(name -> {
-      if (json.get(name).isNull() && !raw.has(name)) absent.add(name);
-    });
-    json.remove(absent);
+    JsonNode json = asJson(model);
+    leaveOutUnsent(json, raw);
     return json;
+  }
+
+  /** Removes the null fields {@code raw} does not have, also in nested objects and arrays (a transaction's records). */
+  private static void leaveOutUnsent(JsonNode json, JsonNode raw) {
+    if (json instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
+      List<String> absent = new ArrayList<>();
+      object.fieldNames().forEachRemaining(name -> {
+        if (object.get(name).isNull() && !raw.has(name)) absent.add(name);
+        else leaveOutUnsent(object.get(name), raw.path(name));
+      });
+      object.remove(absent);
+    } else if (json.isArray()) {
+      for (int i = 0; i < json.size(); i++) leaveOutUnsent(json.get(i), raw.path(i));
+    }
   }
 
   static List<JsonNode> asSentAs(List<?> models, List<JsonNode> raw) throws IOException {

@@ -32,6 +32,8 @@ import dev.wds.sdk.models.NftTransfer;
 import dev.wds.sdk.models.Price;
 import dev.wds.sdk.models.PricedAssetList;
 import dev.wds.sdk.models.SignupResult;
+import dev.wds.sdk.models.Transaction;
+import dev.wds.sdk.models.TransactionNetLine;
 import dev.wds.sdk.models.Transfer;
 import dev.wds.sdk.models.Usage;
 import java.lang.reflect.RecordComponent;
@@ -246,7 +248,9 @@ class ServiceTest {
         Map.entry("TransferList", ListEnvelope.class), Map.entry("Erc20TransferList", ListEnvelope.class), Map.entry("NftTransferList", ListEnvelope.class),
         Map.entry("Balance", Balance.class), Map.entry("BalanceList", BalanceList.class), Map.entry("ChainStatus", ChainStatus.class),
         Map.entry("ChainStatusList", ChainStatusList.class), Map.entry("FxRate", FxRate.class), Map.entry("FxMonthlyAverage", FxMonthlyAverage.class),
-        Map.entry("FxCurrencyList", FxCurrencyList.class), Map.entry("Price", Price.class), Map.entry("PricedAssetList", PricedAssetList.class));
+        Map.entry("FxCurrencyList", FxCurrencyList.class), Map.entry("Price", Price.class), Map.entry("PricedAssetList", PricedAssetList.class),
+        Map.entry("Transaction", Transaction.class), Map.entry("TransactionNetLine", TransactionNetLine.class),
+        Map.entry("TransactionList", ListEnvelope.class));
     List<String> missing = new ArrayList<>();
     models.forEach((schema, type) -> {
       JsonNode properties = schemas.path(schema).path("properties");

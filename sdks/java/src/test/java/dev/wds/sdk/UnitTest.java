@@ -12,6 +12,8 @@ import dev.wds.sdk.errors.ProblemCodes;
 import dev.wds.sdk.errors.QuotaExceededException;
 import dev.wds.sdk.errors.RateLimitedException;
 import dev.wds.sdk.errors.WdsException;
+import dev.wds.sdk.models.Transaction;
+import dev.wds.sdk.models.TransactionCategory;
 import dev.wds.sdk.models.Transfer;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -104,5 +106,20 @@ class UnitTest {
     assertEquals(BigInteger.valueOf(103290850738488L), transfer.baseUnits());
     assertEquals(2.5, transfer.priceIn("EUR"));
     assertNull(transfer.valueIn("eur"));
+  }
+
+  @Test
+  void aCategoryAddedLaterIsUnknownAndKeepsItsString() throws Exception {
+    String entry = "{\"id\":\"BV0ZaGZQ-uSsIaSz\",\"chain\":\"ethereum\",\"chainId\":1,\"txHash\":\"0xe01a\",\"blockNumber\":20,"
+        + "\"timestamp\":\"2026-11-27T19:13:53.000Z\",\"category\":\"%s\",\"rule\":{\"id\":\"%s.record\",\"explanation\":\"why\"},"
+        + "\"initiatedByWallet\":true,\"status\":\"success\",\"fee\":null,\"movements\":[],\"net\":[]}";
+    Transaction unknown = Transport.MAPPER.readValue(entry.formatted("staking-lock", "staking-lock"), Transaction.class);
+    assertEquals(List.of(TransactionCategory.Value.UNKNOWN, "staking-lock", false, "staking-lock.record"),
+        List.of(unknown.category().value(), unknown.category().asString(), unknown.category().isKnown(), unknown.rule().id()));
+    String json = entry.formatted("staking-lock", "staking-lock");
+    assertEquals(Transport.MAPPER.readTree(json), JsonCompare.asSentAs(unknown, Transport.MAPPER.readTree(json)));
+    Transaction known = Transport.MAPPER.readValue(entry.formatted("token-send", "token-send"), Transaction.class);
+    assertEquals(List.of(TransactionCategory.Value.TOKEN_SEND, true), List.of(known.category().value(), known.category().isKnown()));
+    assertEquals(TransactionCategory.Value.FEE_ONLY, TransactionCategory.of("fee-only").value());
   }
 }
