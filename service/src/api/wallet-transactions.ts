@@ -44,6 +44,9 @@ export type HdTransactionsRequest = Pick<
 
 type HdWalletOnChain = Parameters<HdWallets['readRecords']>[0]
 
+/** Bounds the recipient counts held in memory (about 100 bytes each). */
+const MAX_CACHED_COUNTS = 200_000
+
 /**
  * A wallet's transactions (docs/transactions.md): its records read as `/transfers` reads them, grouped
  * by transaction, each group named by the category rules and netted per asset. A page ends between
@@ -98,22 +101,29 @@ export function createWalletTransactions({
     return { groups: taken, unavailableChains: unavailableChains ?? [], cursor: next, hasMore }
   }
 
+  /**
+   * How many addresses a sender gave a token to in a transaction, by `chain:txHash:sender:token`: a
+   * fact of the transaction's content, the same whichever block holds it (its records are stored
+   * together, in one commit), so it is kept once read. Cleared, not evicted, past MAX_CACHED_COUNTS.
+   */
+  const recipientCounts = new Map<string, number>()
+
   /** Per received token: the most distinct addresses its sender gave it to in that transaction (airdrop candidates only). */
   async function countRecipients(candidates: readonly Group[]): Promise<Map<StoredTransfer, number>> {
-    const asked = candidates.flatMap((group) =>
-      group.records.map((t) => ({
-        record: t,
-        query: {
-          chain: t.chain,
-          blockNumber: t.blockNumber,
-          txIndex: t.txIndex,
-          sender: t.from as string,
-          contractAddress: t.contractAddress as string,
-        },
+    const keyOf = (t: StoredTransfer) => `${t.chain}:${t.txHash}:${t.from}:${t.contractAddress}`
+    const unknown = candidates.flatMap((group) => group.records).filter((t) => !recipientCounts.has(keyOf(t)))
+    const counts = await facts.countRecipients(
+      unknown.map((t) => ({
+        chain: t.chain,
+        blockNumber: t.blockNumber,
+        txIndex: t.txIndex,
+        sender: t.from as string,
+        contractAddress: t.contractAddress as string,
       })),
     )
-    const counts = await facts.countRecipients(asked.map((a) => a.query))
-    return new Map(asked.map((a, i) => [a.record, counts[i] ?? 0]))
+    if (recipientCounts.size + unknown.length > MAX_CACHED_COUNTS) recipientCounts.clear()
+    for (const [i, t] of unknown.entries()) recipientCounts.set(keyOf(t), counts[i] ?? 0)
+    return new Map(candidates.flatMap((group) => group.records).map((t) => [t, recipientCounts.get(keyOf(t)) ?? 0]))
   }
 
   async function tokensOf(groups: readonly Group[]): Promise<Map<string, Token>> {
