@@ -19,12 +19,14 @@ import httpx
 from wds_api_client import AuthenticatedClient, models
 from wds_api_client.api.fx import get_fx_rate
 from wds_api_client.api.status import list_chain_statuses
-from wds_api_client.api.wallets import list_wallet_transfers
+from wds_api_client.api.wallets import list_wallet_transactions, list_wallet_transfers
 from wds_api_client.models import (
     FxRate,
     ListWalletTransfersDirection,
     Problem,
     ProblemCode,
+    TransactionCategory,
+    TransactionList,
     TransferDirection,
     TransferList,
 )
@@ -128,6 +130,25 @@ class GeneratedClientTest(unittest.TestCase):
         self.assertTrue(all(t.direction is TransferDirection.OUT for t in records))
         self.assertEqual(len({t.id for t in records}), 150)
 
+    def test_list_wallet_transactions_pages_equal_the_raw_pages(self) -> None:
+        first = list_wallet_transactions.sync(WALLET, client=self.client, chain="ethereum", limit=2)
+        assert isinstance(first, TransactionList) and isinstance(first.cursor, str), first
+        second = list_wallet_transactions.sync(WALLET, client=self.client, chain="ethereum", limit=2, cursor=first.cursor)
+        assert isinstance(second, TransactionList), second
+        for page, kwargs in ((first, {}), (second, {"cursor": first.cursor})):
+            expected = raw(f"/v1/wallets/{WALLET}/transactions", chain="ethereum", limit=2, **kwargs)
+            self.assertEqual(times_read(page.to_dict()), times_read(expected))
+        transactions = first.transactions + second.transactions
+        self.assertEqual(
+            [(t.category, t.rule.id) for t in transactions],
+            [
+                (TransactionCategory.MINT, "mint.from-zero"),
+                (TransactionCategory.SEND, "send.only-out"),
+                (TransactionCategory.TOKEN_SEND, "token-send.only-out"),
+                (TransactionCategory.TOKEN_SEND, "token-send.only-out"),
+            ],
+        )
+
     def test_an_error_parses_as_problem_with_its_code(self) -> None:
         answer = list_wallet_transfers.sync_detailed("0x123", client=self.client, chain="ethereum")
         self.assertEqual(answer.status_code, 400)
@@ -147,6 +168,7 @@ class GeneratedClientTest(unittest.TestCase):
             for name in (m.name for m in pkgutil.iter_modules(importlib.import_module(f"wds_api_client.api.{group.name}").__path__))
         ]
         self.assertIn("list_wallet_transfers", operations)
+        self.assertIn("list_wallet_transactions", operations)
         self.assertEqual([name for name in operations if "v1" in name], [])
 
 

@@ -38,6 +38,10 @@ type Code = components['schemas']['Problem']['code']
 const invalidAddress: Code = 'invalid_address'
 // @ts-expect-error a problem code is one of the published codes
 const madeUp: Code = 'made_up'
+type Category = components['schemas']['Transaction']['category']
+const swap: Category = 'swap'
+// @ts-expect-error a category is one of the published categories
+const madeUpCategory: Category = 'made-up'
 
 test('getFxRate: the rate the raw API answers, typed as FxRate', async () => {
   const query = { from: 'EUR', to: 'USD', date: '2024-03-02' }
@@ -78,6 +82,25 @@ test("listWalletTransfers: a wallet's pages, followed by cursor, equal the raw p
   assert.equal(new Set(records.map((t) => t.id)).size, records.length)
 })
 
+test("listWalletTransactions: a wallet's transactions, followed by cursor, equal the raw pages", async () => {
+  const transactions: components['schemas']['Transaction'][] = []
+  let cursor: string | undefined
+  for (let i = 0; i < 2; i++) {
+    const query = { chain: 'ethereum', limit: 2, ...(cursor === undefined ? {} : { cursor }) }
+    const { data } = await client.GET('/v1/wallets/{address}/transactions', { params: { path: { address: wallet }, query } })
+    assert.ok(data)
+    assert.deepEqual(data, await raw(`/v1/wallets/${wallet}/transactions?${new URLSearchParams({ ...query, limit: '2' })}`))
+    transactions.push(...data.transactions)
+    cursor = data.cursor ?? undefined
+  }
+  const categories: Category[] = transactions.map((t) => t.category)
+  assert.deepEqual(categories, ['mint', 'send', 'token-send', 'token-send'])
+  assert.deepEqual(
+    transactions.map((t) => t.rule.id),
+    ['mint.from-zero', 'send.only-out', 'token-send.only-out', 'token-send.only-out'],
+  )
+})
+
 test('an error answers with the Problem type and its code', async () => {
   const { data, error, response } = await client.GET('/v1/wallets/{address}/transfers', {
     params: { path: { address: '0x123' }, query: { chain: 'ethereum' } },
@@ -93,4 +116,6 @@ test('the type-level values are the API values', () => {
   assert.equal(recordDirection, 'out')
   assert.equal(typeof sideways, 'string')
   assert.equal(typeof madeUp, 'string')
+  assert.equal(swap, 'swap')
+  assert.equal(typeof madeUpCategory, 'string')
 })
