@@ -40,6 +40,15 @@ export const GUIDE_EXAMPLES: GuideExample[] = [
       '{"address":"0xd8da…6045","chain":"ethereum","transfers":[{"txHash":"0x…","blockNumber":21500000,"timestamp":"2025-03-30T12:00:11.000Z","type":"erc20","from":"0x…","to":"0xd8da…6045","value":"250.000000","asset":"USDC","direction":"in",…}],"cursor":"eyJ2Ijox…","hasMore":true}',
   },
   {
+    path: '/v1/wallets/{address}/transactions',
+    title: 'A wallet’s transactions, categorised',
+    explain:
+      'The same records grouped by transaction, newest first: each with a category (send, receive, swap, nft-purchase, mint, airdrop, fee-only, contract-interaction …), the rule that named it with a one-line explanation, whether the wallet initiated it, its status, the fee, the movements and the net change per asset (received − sent − fee). limit counts transactions and a page never splits one. The SDKs type the category and keep one they do not know yet.',
+    request: `/v1/wallets/${WALLET}/transactions?chain=ethereum&limit=2`,
+    answer:
+      '{"address":"0xd8da…6045","chain":"ethereum","transactions":[{"id":"BV0ZaGZQ-uSsIaSz","txHash":"0x…","blockNumber":21500000,"category":"swap","rule":{"id":"swap.fungible-for-fungible","explanation":"the wallet sent USDC and received ETH in one transaction"},"initiatedByWallet":true,"status":"success","fee":{"type":"fee","value":"0.000053566830005686","asset":"ETH",…},"movements":[{"type":"erc20","value":"250.000000","asset":"USDC","direction":"out",…},{"type":"internal","value":"0.075000000000000000","asset":"ETH","direction":"in",…}],"net":[{"asset":"USDC","value":"-250.000000",…},{"asset":"ETH","value":"0.074946433169994314",…}]}],"cursor":"eyJ2Ijox…","hasMore":true}',
+  },
+  {
     path: '/v1/wallets/{address}/erc20-transfers',
     title: 'ERC-20 transfers only, optionally of one token',
     explain: 'The same records as /transfers, ERC-20 only; contractAddress narrows it to one token.',
