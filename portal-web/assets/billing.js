@@ -36,7 +36,7 @@ export async function billingView() {
     status,
     h(
       'div',
-      { class: 'row' },
+      { class: 'plans' },
       ['free', 'std', 'pro'].map((tier) => planCard(tiers.get(tier), plan.tier, billing.payment, status)),
     ),
     h('h2', {}, 'Invoices'),
@@ -79,7 +79,7 @@ function planCard(tier, current, payment, status) {
   })
   return h(
     'div',
-    { class: 'card stat' },
+    { class: 'card' },
     h('h3', {}, tier.name),
     h('p', {}, tier.monthlyPriceCents === 0 ? 'Free' : `$${(tier.monthlyPriceCents / 100).toFixed(0)} / month`),
     h(

@@ -9,19 +9,20 @@ const H = 200
 const M = { left: 52, right: 8, top: 12, bottom: 24 }
 
 /**
- * Stacked bars per day, one colour per series, with horizontal limit lines (e.g. the daily quota).
+ * Stacked bars per day, one colour per series, scaled to the data: a limit (e.g. the daily quota) inside the
+ * scale is a dashed line, one above it a label at the top saying so (a few requests must not draw as nothing).
  * days: [{ label, values: { [seriesId]: n } }]; series: [{ id, label, colour }]; limits: [{ value, label }]
  */
 export function stackedBars({ summary, days, series, limits = [] }) {
   const totals = days.map((day) => series.reduce((sum, { id }) => sum + (day.values[id] ?? 0), 0))
-  const top = niceCeiling(Math.max(1, ...totals, ...limits.map((limit) => limit.value)))
+  const top = niceCeiling(Math.max(1, ...totals))
   const plotW = W - M.left - M.right
   const plotH = H - M.top - M.bottom
   const y = (v) => M.top + plotH - (v / top) * plotH
   const step = plotW / Math.max(1, days.length)
   const barW = Math.max(1, step * 0.7)
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': summary, preserveAspectRatio: 'none' })
-  for (const tick of [0, top / 2, top]) {
+  for (const tick of Number.isInteger(top / 2) ? [0, top / 2, top] : [0, top]) {
     svg.append(
       s('line', { x1: M.left, x2: W - M.right, y1: y(tick), y2: y(tick), stroke: '#e5e7eb' }),
       s('text', { x: M.left - 6, y: y(tick) + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#4b5563' }, formatNumber(tick)),
@@ -53,7 +54,16 @@ export function stackedBars({ summary, days, series, limits = [] }) {
       )
     }
   })
-  for (const limit of limits) {
+  for (const limit of limits.filter((limit) => limit.value > top)) {
+    svg.append(
+      s(
+        'text',
+        { x: W - M.right - 4, y: M.top + 10, 'text-anchor': 'end', 'font-size': 11, fill: '#991b1b', 'data-limit': limit.value },
+        `↑ ${limit.label}: above this scale`,
+      ),
+    )
+  }
+  for (const limit of limits.filter((limit) => limit.value <= top)) {
     svg.append(
       s('line', {
         x1: M.left,
@@ -66,7 +76,14 @@ export function stackedBars({ summary, days, series, limits = [] }) {
       }),
       s(
         'text',
-        { x: W - M.right - 4, y: y(limit.value) - 4, 'text-anchor': 'end', 'font-size': 11, fill: '#991b1b' },
+        {
+          x: W - M.right - 4,
+          y: y(limit.value) - 4,
+          'text-anchor': 'end',
+          'font-size': 11,
+          fill: '#991b1b',
+          'data-limit': limit.value,
+        },
         limit.label,
       ),
     )

@@ -1,5 +1,5 @@
 import { ApiError, call } from './api.js'
-import { copyButton, formatTime, h, message, sentence, table } from './dom.js'
+import { copyButton, formatNumber, h, message, sentence, table } from './dom.js'
 import { explainError, field, form } from './forms.js'
 
 let tiersPromise
@@ -60,7 +60,7 @@ function limitLine(headers, window) {
   const policy = new RegExp(`"${window}";q=(\\d+)`).exec(headers.get('ratelimit-policy') ?? '')
   const left = new RegExp(`"${window}";r=(\\d+)`).exec(headers.get('ratelimit') ?? '')
   if (policy === null || left === null) return 'no limit'
-  return `${Number(policy[1]) - Number(left[1])} of ${policy[1]} requests used`
+  return `${formatNumber(Number(policy[1]) - Number(left[1]))} of ${formatNumber(Number(policy[1]))} requests used`
 }
 
 export async function keysView() {
@@ -105,11 +105,11 @@ export async function keysView() {
     key.name ?? h('span', { class: 'muted' }, '(no name)'),
     key.tier,
     h('code', {}, key.hint),
-    formatTime(key.createdAt),
-    key.lastUsedAt === null ? 'never' : formatTime(key.lastUsedAt),
+    when(key.createdAt),
+    h('span', { class: 'when', 'data-field': 'last-used', 'data-key-id': key.id }, lastUsed(key)),
     key.revokedAt === null
       ? h('span', { class: 'badge active' }, 'active')
-      : h('span', { class: 'badge revoked' }, `revoked ${formatTime(key.revokedAt)}`),
+      : [h('span', { class: 'badge revoked' }, 'revoked'), when(key.revokedAt, 'block')],
     key.revokedAt === null
       ? h(
           'button',
@@ -162,9 +162,58 @@ export async function keysView() {
       ? h('p', {}, 'No keys yet.')
       : table({
           caption: 'Your keys (full keys are never shown again; the hint is how to tell them apart)',
-          head: ['Name', 'Tier', 'Hint', 'Created', 'Last used', 'State', h('span', { class: 'visually-hidden' }, 'Action')],
+          head: [
+            'Name',
+            'Tier',
+            'Hint',
+            'Created (UTC)',
+            'Last used (UTC)',
+            'State',
+            h('span', { class: 'visually-hidden' }, 'Action'),
+          ],
           rows,
         }),
   )
+  followLastUse(view)
   return view
+}
+
+/** `2026-11-23 06:20`, the column's header saying UTC, so that the table fits a desktop's width on one line a key. */
+const minuteUtc = (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`
+
+/** A timestamp that may wrap between its date and time on a narrow screen. */
+const when = (iso, className = '') => h('time', { datetime: iso, class: `when ${className}`.trim() }, minuteUtc(iso))
+
+const lastUsed = (key) => (key.lastUsedAt === null ? 'never' : minuteUtc(key.lastUsedAt))
+
+/**
+ * Reads the keys' "Last used" again whenever the tab gets the focus back (after trying a key in a terminal)
+ * and every 30 s while the view is shown; the server records a key's use at most once a minute.
+ */
+function followLastUse(view) {
+  let shown = false
+  const timer = setInterval(reread, 30_000)
+  window.addEventListener('focus', reread)
+  async function reread() {
+    if (!view.isConnected) {
+      if (shown) stop() // the view was left or replaced
+      return
+    }
+    shown = true
+    let keys
+    try {
+      ;({ keys } = await call('GET', '/v1/developer/keys'))
+    } catch (error) {
+      if (error instanceof ApiError) return // the next look tries again; an ended session is handled by call()
+      throw error
+    }
+    for (const key of keys) {
+      const cell = view.querySelector(`[data-field="last-used"][data-key-id="${CSS.escape(key.id)}"]`)
+      if (cell !== null) cell.textContent = lastUsed(key)
+    }
+  }
+  function stop() {
+    clearInterval(timer)
+    window.removeEventListener('focus', reread)
+  }
 }

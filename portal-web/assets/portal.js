@@ -189,6 +189,9 @@ function verifyView() {
       const key = await call('POST', '/v1/developer/verify', { email, code: code.trim(), signupToken })
       pendingEmail = email
       signupToken = undefined
+      // what was about the code (the mail sent, how to get another) no longer applies
+      notice.replaceChildren()
+      noMail.remove()
       verifyForm.replaceWith(
         h(
           'div',
@@ -200,16 +203,14 @@ function verifyView() {
       )
     },
   })
-  view.append(
-    verifyForm,
-    h(
-      'p',
-      {},
-      'No mail? ',
-      h('a', { href: '/portal/signup' }, 'Sign up again'),
-      ' to get a new code (the old one stops working). A code you did not ask for in this page is of someone else’s sign-up: it does not work here, and you can ignore it.',
-    ),
+  const noMail = h(
+    'p',
+    {},
+    'No mail? ',
+    h('a', { href: '/portal/signup' }, 'Sign up again'),
+    ' to get a new code (the old one stops working). A code you did not ask for in this page is of someone else’s sign-up: it does not work here, and you can ignore it.',
   )
+  view.append(verifyForm, noMail)
   return view
 }
 

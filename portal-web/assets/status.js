@@ -31,6 +31,7 @@ function show(feed) {
   setApi('p99', api.p99Ms === null ? '—' : `${api.p99Ms} ms`)
   setApi('errors', api.errorRate === null ? '—' : `${(api.errorRate * 100).toFixed(2)} %`)
   setApi('requests', formatNumber(api.requests))
+  setApi('p99-note', api.requests === 0 ? '' : p99Note(api))
   document.getElementById('api-scope').textContent =
     `Over the last ${minutes(api.windowSeconds)}, measured by ${api.scope}. “—”: no requests in that time.`
   const windowStart = at - feed.lagHistory.hours * 3_600_000
@@ -42,17 +43,18 @@ function show(feed) {
       const worst = Math.max(0, ...points.map((p) => p.value))
       // A young history is drawn across the whole chart (at least the last minute), not squeezed to its right edge.
       const from = Math.max(windowStart, Math.min(points[0]?.at ?? at, at - 60_000))
+      const configured = chain.status !== 'unconfigured' && chain.status !== 'unsupported'
       return h(
         'tr',
         { 'data-chain': chain.chain },
         h('th', { scope: 'row' }, chain.name, h('div', { class: 'muted mono' }, chain.chain)),
-        h('td', {}, chain.coverage),
         h(
           'td',
           {},
           h('span', { class: `badge ${chain.status}`, 'data-field': 'status' }, chain.status),
           chain.lastError === null ? null : h('div', { class: 'muted wrap' }, chain.lastError),
         ),
+        h('td', { class: configured ? undefined : 'muted', 'data-field': 'coverage' }, chain.coverage),
         h('td', { class: 'num', 'data-field': 'head' }, formatNumber(chain.latestBlock)),
         h('td', { class: 'num', 'data-field': 'indexed' }, formatNumber(chain.indexedBlock)),
         h('td', { class: 'num', 'data-field': 'lag-blocks' }, formatNumber(chain.lagBlocks)),
@@ -60,7 +62,7 @@ function show(feed) {
         h(
           'td',
           { 'data-field': 'lag-chart' },
-          chain.status === 'unconfigured' || chain.status === 'unsupported'
+          !configured
             ? h('span', { class: 'muted' }, chain.status === 'unsupported' ? 'not implemented yet' : 'no source')
             : sparkline({
                 summary:
@@ -79,6 +81,12 @@ function show(feed) {
 
 function setApi(field, text) {
   document.querySelector(`[data-api="${field}"]`).textContent = text
+}
+
+/** How many requests the p99 is of: under 100 it is about the slowest one (after a start, a cold cache's). */
+function p99Note({ requests, windowSeconds }) {
+  const of = `of ${formatNumber(requests)} ${requests === 1 ? 'request' : 'requests'} in ${minutes(windowSeconds)}`
+  return requests < 100 ? `${of}: with under 100, about the slowest one (a fresh start’s first requests are slow)` : of
 }
 
 function minutes(seconds) {
