@@ -86,7 +86,7 @@ function setApi(field, text) {
 /** How many requests the p99 is of: under 100 it is about the slowest one (after a start, a cold cache's). */
 function p99Note({ requests, windowSeconds }) {
   const of = `of ${formatNumber(requests)} ${requests === 1 ? 'request' : 'requests'} in ${minutes(windowSeconds)}`
-  return requests < 100 ? `${of}: with under 100, about the slowest one (a fresh start’s first requests are slow)` : of
+  return requests < 100 ? `${of}; under 100 requests the p99 is about the slowest one (a fresh start’s first are slow)` : of
 }
 
 function minutes(seconds) {
