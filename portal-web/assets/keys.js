@@ -192,11 +192,15 @@ const lastUsed = (key) => (key.lastUsedAt === null ? 'never' : minuteUtc(key.las
  */
 function followLastUse(view) {
   let shown = false
-  const timer = setInterval(reread, 30_000)
-  window.addEventListener('focus', reread)
-  async function reread() {
+  const timer = setInterval(() => reread(true), 30_000)
+  window.addEventListener('focus', onFocus)
+  function onFocus() {
+    reread(false)
+  }
+  async function reread(byTimer) {
     if (!view.isConnected) {
-      if (shown) stop() // the view was left or replaced
+      // left or replaced; 30 s after it was built, a view not on the page never will be
+      if (shown || byTimer) stop()
       return
     }
     shown = true
@@ -214,6 +218,6 @@ function followLastUse(view) {
   }
   function stop() {
     clearInterval(timer)
-    window.removeEventListener('focus', reread)
+    window.removeEventListener('focus', onFocus)
   }
 }
