@@ -157,6 +157,7 @@ describe('GET /v1/wallets/{address}/transfers on one chain', () => {
       tokenDecimals: 18,
       logIndex: null,
       direction: 'out',
+      spam: { flagged: false, reasons: [], source: 'computed' },
     })
     const fee = body.transfers.find((r: { txHash: string; type: string }) => r.txHash === script.tx.native && r.type === 'fee')
     expect(fee).toMatchObject({ to: null, direction: 'out', asset: 'ETH', tokenDecimals: 18 })
@@ -408,6 +409,7 @@ describe('GET /v1/wallets/{address}/erc20-transfers', () => {
       value: '1000.000000',
       valueRaw: '1000000000',
       direction: 'in',
+      spam: { flagged: false, reasons: [], source: 'computed' },
     })
     const values = body.transfers.map((r: { value: string }) => r.value)
     expect(values).toEqual(expect.arrayContaining(['250.000000', '0.000001', '0.000010']))
@@ -469,6 +471,7 @@ describe('GET /v1/wallets/{address}/nft-transfers', () => {
       collectionName: 'Test NFT',
       collectionSymbol: 'TNFT',
       direction: 'in',
+      spam: { flagged: false, reasons: [], source: 'computed' },
     })
     const rows = (await stored('ethereum')).filter((r) => ['erc721', 'erc1155'].includes(r.type) && involves(bob)(r))
     expect(body.transfers.map((r: { txHash: string }) => r.txHash)).toEqual(rows.map((r) => r.txHash))

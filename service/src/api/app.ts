@@ -6,6 +6,7 @@ import { redactUrl } from '../access/auth.ts'
 import { createMemoryThrottle, type Throttle } from '../access/throttle.ts'
 import type { Config } from '../config/config.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
+import { DEFAULT_SPAM_SETTINGS, type SpamSettings } from '../domain/spam/reasons.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { FxBook } from '../market/fx-book.ts'
@@ -23,6 +24,7 @@ import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import type { OutputsStore } from '../store/outputs-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
 import { createPrimaryReads, type ReadPools, routeReads } from '../store/read-pools.ts'
+import { createSpamStore } from '../store/spam-store.ts'
 import { createTransactionFactsStore } from '../store/transaction-facts-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
@@ -50,6 +52,7 @@ import { walletRoutes } from './routes/v1/wallets.ts'
 import { webPageRoutes } from './routes/web-pages.ts'
 import { addCors, addSecurityHeaders } from './security-headers.ts'
 import { createSerializerBuilder } from './serializers.ts'
+import { createSpamFlags } from './spam-flags.ts'
 import { createValidatorBuilder } from './validation.ts'
 import { createWalletBalances } from './wallet-balances.ts'
 import { createWalletExport } from './wallet-export.ts'
@@ -66,7 +69,12 @@ const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, corsOrigins: [], poolWaitMs: 2
 const DEFAULT_HD_GAP_LIMIT = 20
 
 export type AppDeps = {
-  config: Pick<Config, 'keyPrefix' | 'chains'> & Partial<HttpSettings> & Partial<Pick<Config, 'hdGapLimit'>>
+  config: Pick<Config, 'keyPrefix' | 'chains'> &
+    Partial<HttpSettings> &
+    Partial<Pick<Config, 'hdGapLimit'>> & {
+      /** The spam reasons' thresholds (domain/spam); unset: the documented defaults. Tests shorten the look-alike. */
+      spam?: Partial<SpamSettings>
+    }
   db: Db
   /**
    * Where the data API reads (read replicas, else the primary); `stores.chainStates`,
@@ -222,7 +230,12 @@ export async function buildApp(deps: AppDeps) {
   app.addHook('onClose', () => access.close())
   const cursorKey = deriveCursorKey(portal.jwtSecret)
   const history = statesCache.wrap(stores.walletTransfers, reads)
-  const records = routeReads(reads, createWalletRecords({ store: history, pricer, onDemand, cursorKey, reads }))
+  const spam = createSpamFlags({
+    store: createSpamStore(reads.db),
+    findTokens: (chain, contracts) => history.findTokens(chain, contracts),
+    settings: { ...DEFAULT_SPAM_SETTINGS, ...config.spam },
+  })
+  const records = routeReads(reads, createWalletRecords({ store: history, pricer, onDemand, cursorKey, reads, spam }))
   const hdWallets = createHdWallets({
     outputs: stores.outputs,
     history,

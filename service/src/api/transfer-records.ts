@@ -98,13 +98,19 @@ export function shapeNftTransfer(t: StoredTransfer, address: string, token: Toke
 
 export type TransferRecord = ReturnType<typeof shapeTransfer>
 
-/** Adds price_<ccy>/value_<ccy> to each record, priced on its day. */
-export async function priceTransfers(pricer: Pricer, records: TransferRecord[], transfers: StoredTransfer[], currency: string) {
+/** Adds price_<ccy>/value_<ccy> to each record, priced on its day; a record flagged as spam is never priced. */
+export async function priceTransfers(
+  pricer: Pricer,
+  records: TransferRecord[],
+  transfers: StoredTransfer[],
+  currency: string,
+  spam: readonly { flagged: boolean }[] = [],
+) {
   await addFiatValues(
     pricer,
     records,
     transfers.map((t, i) => ({
-      pricedAs: pricedAsset(findChain(t.chain) as ChainInfo, t.type, t.contractAddress),
+      pricedAs: spam[i]?.flagged === true ? undefined : pricedAsset(findChain(t.chain) as ChainInfo, t.type, t.contractAddress),
       date: records[i]?.timestamp.slice(0, 10) ?? '',
       amount: records[i]?.tokenDecimals === null ? null : (records[i]?.value ?? null),
     })),

@@ -6,6 +6,8 @@ import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { hashQuery } from './cursor.ts'
 import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
+import { NO_OVERRIDES, type SpamFlags, type SpamOverrides } from './spam-flags.ts'
+import { readFlaggedPage } from './spam-pages.ts'
 import {
   ALL_BUT_FEES,
   COIN_TYPES,
@@ -35,6 +37,10 @@ export type TransfersRequest = {
   includeFees: boolean
   includePrices: boolean
   currency: string
+  /** Leave out the records flagged as spam (the cursor is bound to it). */
+  excludeSpam?: boolean | undefined
+  /** The asking account's spam overrides. */
+  spamOverrides?: SpamOverrides | undefined
   limit: number
   cursor?: string | undefined
 }
@@ -46,6 +52,8 @@ export type TokenTransfersRequest = {
   contractAddress?: string | undefined
   fromDate?: Date | undefined
   toDateExclusive?: Date | undefined
+  excludeSpam?: boolean | undefined
+  spamOverrides?: SpamOverrides | undefined
   limit: number
   cursor?: string | undefined
 }
@@ -69,6 +77,7 @@ export function createWalletRecords({
   onDemand,
   cursorKey,
   reads,
+  spam,
 }: {
   store: WalletTransfersStore
   pricer: Pricer
@@ -76,6 +85,8 @@ export function createWalletRecords({
   /** Signs cursors (deriveCursorKey of the server secret). */
   cursorKey: Uint8Array
   reads?: ReadRouting | undefined
+  /** Each record's spam verdict (docs/spam.md). */
+  spam: SpamFlags
 }) {
   const history = createWalletHistory({ store, cursorKey, reads })
 
@@ -105,27 +116,35 @@ export function createWalletRecords({
     // explorer chains are read into the store first (a later page reads what the first one did)
     readOwnWrites(reads, [chain])
     if (request.cursor === undefined) await syncExplorerChains(onDemand, [chain], address, true)
-    const page = await history.readPage({
-      address,
-      chains: [chain.slug],
-      named: true,
-      direction: 'both',
-      fromDate,
-      toDateExclusive,
-      types,
-      contractAddress,
-      limit: request.limit,
-      cursor: request.cursor,
-      queryHash: hashQuery({
-        endpoint,
+    const excludeSpam = request.excludeSpam === true
+    const overrides = request.spamOverrides ?? NO_OVERRIDES
+    const page = await readFlaggedPage(
+      history,
+      {
         address,
-        chain: chain.slug,
+        chains: [chain.slug],
+        named: true,
+        direction: 'both',
+        fromDate,
+        toDateExclusive,
+        types,
         contractAddress,
-        fromDate: fromDate?.toISOString(),
-        toDate: toDateExclusive?.toISOString(),
-        ...pricing,
-      }),
-    })
+        limit: request.limit,
+        cursor: request.cursor,
+        queryHash: hashQuery({
+          endpoint,
+          address,
+          chain: chain.slug,
+          contractAddress,
+          fromDate: fromDate?.toISOString(),
+          toDate: toDateExclusive?.toISOString(),
+          ...pricing,
+          ...(excludeSpam ? { excludeSpam } : {}),
+        }),
+      },
+      (records) => spam.flag(records, address, overrides),
+      { excludeSpam, cursorKey },
+    )
     return { page, tokens: await tokensOf(page) }
   }
 
@@ -137,39 +156,50 @@ export function createWalletRecords({
         request.cursor === undefined
           ? await syncExplorerChains(onDemand, request.chains, address, request.named)
           : { chains: request.chains, unavailableChains: [] }
-      const page = await history.readPage({
-        address,
-        chains: synced.chains.map((chain) => chain.slug),
-        named: request.named,
-        direction: request.direction,
-        fromBlock: request.fromBlock,
-        toBlock: request.toBlock,
-        fromDate: request.fromDate,
-        toDateExclusive: request.toDateExclusive,
-        types: typesFor(asset, request.includeFees),
-        contractAddress: asset === 'native' ? undefined : asset,
-        limit: request.limit,
-        cursor: request.cursor,
-        queryHash: hashQuery({
-          endpoint: 'transfers',
+      const excludeSpam = request.excludeSpam === true
+      const overrides = request.spamOverrides ?? NO_OVERRIDES
+      const page = await readFlaggedPage(
+        history,
+        {
           address,
-          chain: request.named ? request.chains[0]?.slug : 'all',
+          chains: synced.chains.map((chain) => chain.slug),
+          named: request.named,
+          direction: request.direction,
           fromBlock: request.fromBlock,
           toBlock: request.toBlock,
-          fromDate: request.fromDate?.toISOString(),
-          toDate: request.toDateExclusive?.toISOString(),
-          asset,
-          direction: request.direction,
-          includePrices: request.includePrices,
-          currency,
-          includeFees: request.includeFees,
-        }),
-      })
-      const tokens = await tokensOf(page)
-      const transfers = page.transfers.map((t) =>
-        shapeTransfer(t, address, t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)),
+          fromDate: request.fromDate,
+          toDateExclusive: request.toDateExclusive,
+          types: typesFor(asset, request.includeFees),
+          contractAddress: asset === 'native' ? undefined : asset,
+          limit: request.limit,
+          cursor: request.cursor,
+          queryHash: hashQuery({
+            endpoint: 'transfers',
+            address,
+            chain: request.named ? request.chains[0]?.slug : 'all',
+            fromBlock: request.fromBlock,
+            toBlock: request.toBlock,
+            fromDate: request.fromDate?.toISOString(),
+            toDate: request.toDateExclusive?.toISOString(),
+            asset,
+            direction: request.direction,
+            includePrices: request.includePrices,
+            currency,
+            includeFees: request.includeFees,
+            ...(excludeSpam ? { excludeSpam } : {}),
+          }),
+        },
+        (records) => spam.flag(records, address, overrides),
+        { excludeSpam, cursorKey },
       )
-      if (request.includePrices) await priceTransfers(pricer, transfers, page.transfers, currency)
+      const tokens = await tokensOf(page)
+      const transfers = page.transfers.map((t, i) =>
+        Object.assign(
+          shapeTransfer(t, address, t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`)),
+          { spam: page.verdicts[i] },
+        ),
+      )
+      if (request.includePrices) await priceTransfers(pricer, transfers, page.transfers, currency, page.verdicts)
       return {
         address,
         chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
@@ -192,15 +222,17 @@ export function createWalletRecords({
       const { includePrices, currency } = request
       const pricing = includePrices ? { includePrices, currency } : undefined
       const { page, tokens } = await readTokenPage('erc20-transfers', ERC20_STANDARD_TYPES, request, pricing)
-      const transfers = page.transfers.map((t) =>
-        shapeErc20Transfer(t, request.address, tokens.get(`${t.chain}:${t.contractAddress}`)),
+      const transfers = page.transfers.map((t, i) =>
+        Object.assign(shapeErc20Transfer(t, request.address, tokens.get(`${t.chain}:${t.contractAddress}`)), {
+          spam: page.verdicts[i],
+        }),
       )
       if (includePrices) {
         await addFiatValues(
           pricer,
           transfers,
           page.transfers.map((t, i) => ({
-            pricedAs: pricedAsset(request.chain, t.type, t.contractAddress),
+            pricedAs: page.verdicts[i]?.flagged === true ? undefined : pricedAsset(request.chain, t.type, t.contractAddress),
             date: transfers[i]?.timestamp.slice(0, 10) ?? '',
             amount: transfers[i]?.tokenDecimals === null ? null : (transfers[i]?.value ?? null),
           })),
@@ -219,8 +251,10 @@ export function createWalletRecords({
 
     async listNftTransfers(request: TokenTransfersRequest) {
       const { page, tokens } = await readTokenPage('nft-transfers', NFT_TYPES, request)
-      const transfers = page.transfers.map((t) =>
-        shapeNftTransfer(t, request.address, tokens.get(`${t.chain}:${t.contractAddress}`)),
+      const transfers = page.transfers.map((t, i) =>
+        Object.assign(shapeNftTransfer(t, request.address, tokens.get(`${t.chain}:${t.contractAddress}`)), {
+          spam: page.verdicts[i],
+        }),
       )
       return { address: request.address, chain: request.chain.slug, transfers, cursor: page.cursor, hasMore: page.hasMore }
     },

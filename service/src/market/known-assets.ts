@@ -31,3 +31,23 @@ export function findListedAsset(chainId: number | null, contractAddress: string)
 export const SYNCED_SYMBOLS: readonly string[] = [
   ...new Set([...CHAINS.map((chain) => chain.nativeAsset.symbol), 'USDC', 'USDT', 'DAI', 'WBTC', 'UNI', 'LINK']),
 ]
+
+/** The names and symbols of every token on the list (what `impersonates-listed-token` compares with). */
+export const LISTED_LABELS: readonly string[] = [...new Set(TOKEN_LIST.tokens.flatMap((token) => [token.name, token.symbol]))]
+
+/**
+ * Tokens reviewed by us on chains the list does not cover (no EIP-155 chain ID), by chain slug and
+ * contract or mint: never flagged as spam (they are not priced by contract: the list is EVM's).
+ */
+const REVIEWED_ELSEWHERE: Readonly<Record<string, readonly string[]>> = {
+  tron: ['TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'], // USDT (Tether's TRC-20)
+  solana: ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'], // USDC, USDT
+}
+
+/** Whether a token contract is reviewed: on the list for its chain ID, or reviewed by us on a chain without one. */
+export function isReviewedToken(chain: { slug: string; chainId: number | null }, contractAddress: string): boolean {
+  return (
+    findListedAsset(chain.chainId, contractAddress) !== undefined ||
+    (REVIEWED_ELSEWHERE[chain.slug]?.includes(contractAddress) ?? false)
+  )
+}

@@ -1,6 +1,7 @@
 import { type TSchema, Type } from 'typebox'
 import { ALL_RECORD_TYPES, NFT_TYPES } from '../../domain/records.ts'
 import { Nullable, otherCurrencyFields, StringEnum } from './nullable.ts'
+import { SpamSchema } from './spam.ts'
 
 const Direction = StringEnum(['in', 'out'], { description: 'Relative to the queried address' })
 
@@ -39,10 +40,15 @@ export const TransferSchema = Type.Object(
           'UTXO chains: every recipient (of an `out`) or sender (of an `in`) with its net value, largest first; `to`/`from` is the first',
       }),
     ),
-    price_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
-    value_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
+    price_usd: Type.Optional(
+      Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown or flagged as spam' })),
+    ),
+    value_usd: Type.Optional(
+      Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown or flagged as spam' })),
+    ),
     // price_<ccy> / value_<ccy> for a currency other than USD (DESIGN §4)
     ...otherCurrencyFields(['price', 'value']),
+    spam: Type.Optional(Type.Ref('Spam', { description: 'On /transfers: whether the record is spam, and why (docs/spam.md)' })),
   },
   { $id: 'Transfer', title: 'Transfer' },
 )
@@ -68,9 +74,14 @@ export const Erc20TransferSchema = Type.Object(
     }),
     valueRaw: Type.String({ description: 'The same amount as an integer in the token’s base units, as a decimal string' }),
     direction: Direction,
-    price_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
-    value_usd: Type.Optional(Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown' }))),
+    price_usd: Type.Optional(
+      Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown or flagged as spam' })),
+    ),
+    value_usd: Type.Optional(
+      Nullable(Type.Number({ description: 'Present with includePrices=true; null when unknown or flagged as spam' })),
+    ),
     ...otherCurrencyFields(['price', 'value']),
+    spam: Type.Ref('Spam'),
   },
   { $id: 'Erc20Transfer', title: 'Erc20Transfer' },
 )
@@ -97,6 +108,7 @@ export const NftTransferSchema = Type.Object(
     collectionName: Nullable(Type.String()),
     collectionSymbol: Nullable(Type.String()),
     direction: Direction,
+    spam: Type.Ref('Spam'),
   },
   { $id: 'NftTransfer', title: 'NftTransfer' },
 )
@@ -142,6 +154,7 @@ export const Erc20TransferListSchema = envelope('Erc20TransferList', 'Erc20Trans
 export const NftTransferListSchema = envelope('NftTransferList', 'NftTransfer')
 
 export const TRANSFER_SCHEMAS = [
+  SpamSchema,
   TransferSchema,
   Erc20TransferSchema,
   NftTransferSchema,

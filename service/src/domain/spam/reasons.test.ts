@@ -70,6 +70,7 @@ describe('isLookAlike()', () => {
     ['the first character differs', '0x0234bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb5678', 4, false],
     ['two characters each end, when configured so', '0x12ffbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbff78', 2, true],
     ['a shorter address', '0x12345678', 4, false],
+    ['the zero address (a mint) imitates no one', '0x0000000000000000000000000000000000000000', 2, false],
   ])('%s', (_, candidate, chars, expected) => {
     expect(isLookAlike(candidate, genuine, chars)).toBe(expected)
   })
@@ -82,6 +83,7 @@ describe('isLookAlike()', () => {
   test('findImitated() names the genuine address imitated', () => {
     expect(findImitated('0x1234bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb5678', ['0xffff', genuine], 4)).toBe(genuine)
     expect(findImitated(genuine, [genuine], 4)).toBeUndefined()
+    expect(findImitated(`0x${'0'.repeat(40)}`, ['0x00000000000000000000000000000000005a1e00'], 2)).toBeUndefined()
   })
 })
 

@@ -81,12 +81,13 @@ function addressBody(address: string): string {
 
 /**
  * Whether `candidate` looks like `genuine` to someone who checks only its ends: the first and the last
- * `chars` characters after 0x are the same, and the addresses are not.
+ * `chars` characters after 0x are the same, and the addresses are not; the zero address is no look-alike.
  */
 export function isLookAlike(candidate: string, genuine: string, chars: number): boolean {
   const a = addressBody(candidate)
   const b = addressBody(genuine)
-  if (a === b || a.length !== b.length || a.length < chars * 2) return false
+  // the zero address (mints and burns) is no one's: it imitates no one
+  if (a === b || a.length !== b.length || a.length < chars * 2 || /^0+$/u.test(a)) return false
   return a.slice(0, chars) === b.slice(0, chars) && a.slice(-chars) === b.slice(-chars)
 }
 

@@ -31,6 +31,10 @@ export type WalletRoutesOptions = {
 const Address = Type.Object({ address: Type.String({ description: 'Wallet address; EVM addresses in any case' }) })
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Results per page, 1..1000' })
 const Cursor = Type.String({ description: 'The cursor of the previous page, with the same other parameters' })
+const ExcludeSpam = Type.Boolean({
+  default: false,
+  description: 'Leave out the records flagged as spam (docs/spam.md); the cursor is bound to it',
+})
 const DateParam = (what: string) =>
   Type.String({ description: `${what}: an ISO 8601 date (UTC; a toDate date includes its whole day) or date-time` })
 
@@ -50,6 +54,7 @@ const TransfersQuery = Type.Object(
     includePrices: Type.Boolean({ default: false }),
     currency: Type.Optional(Type.String({ description: 'Fiat currency for prices (ISO 4217), default USD' })),
     includeFees: Type.Boolean({ default: true, description: 'Include the network fees the wallet paid' }),
+    excludeSpam: ExcludeSpam,
     limit: Limit,
     cursor: Type.Optional(Cursor),
   },
@@ -57,7 +62,13 @@ const TransfersQuery = Type.Object(
 )
 
 /** `/transfers`'s parameters but `asset` and `includeFees`: an entry is its whole transaction, fee included. */
-const { asset: _asset, includeFees: _includeFees, limit: _limit, ...transactionFields } = TransfersQuery.properties
+const {
+  asset: _asset,
+  includeFees: _includeFees,
+  limit: _limit,
+  excludeSpam: _excludeSpam,
+  ...transactionFields
+} = TransfersQuery.properties
 const TransactionsQuery = Type.Object(
   {
     ...transactionFields,
@@ -71,6 +82,7 @@ const tokenQueryFields = {
   contractAddress: Type.Optional(Type.String({ description: 'Only this token contract' })),
   fromDate: Type.Optional(DateParam('Start')),
   toDate: Type.Optional(DateParam('End, at most 365 days after fromDate')),
+  excludeSpam: ExcludeSpam,
   limit: Limit,
   cursor: Type.Optional(Cursor),
 }
@@ -108,7 +120,15 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
   /** The parameters of the single-chain token endpoints (SPEC 4.2, 4.3), checked. */
   function tokenRequest(
     params: { address: string },
-    query: { chain: string; contractAddress?: string; fromDate?: string; toDate?: string; limit: number; cursor?: string },
+    query: {
+      chain: string
+      contractAddress?: string
+      fromDate?: string
+      toDate?: string
+      excludeSpam: boolean
+      limit: number
+      cursor?: string
+    },
   ): TokenTransfersRequest {
     const chain = getChainParam(query.chain)
     const address = normalizeAddress(params.address, [chain])
@@ -116,7 +136,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       query.contractAddress === undefined ? undefined : normalizeAddress(query.contractAddress, [chain], 'contractAddress')
     const dates = parseDateRange(query.fromDate, query.toDate)
     requireConfigured(chain, availability)
-    return { address, chain, contractAddress, ...dates, limit: query.limit, cursor: query.cursor }
+    return { address, chain, contractAddress, ...dates, excludeSpam: query.excludeSpam, limit: query.limit, cursor: query.cursor }
   }
 
   app.get(
@@ -166,6 +186,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         includeFees: q.includeFees,
         includePrices: q.includePrices,
         currency,
+        excludeSpam: q.excludeSpam,
         limit: q.limit,
         cursor: q.cursor,
       })

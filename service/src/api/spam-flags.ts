@@ -1,0 +1,129 @@
+import { findChain } from '../config/chains.ts'
+import { RECORD_TYPES, type Token } from '../domain/records.ts'
+import {
+  applyOverride,
+  DEFAULT_SPAM_SETTINGS,
+  findImitated,
+  findTokenReasons,
+  normalizeLabel,
+  type ReviewedTokens,
+  type SpamReason,
+  type SpamSettings,
+  type SpamVerdict,
+  verdictOf,
+} from '../domain/spam/reasons.ts'
+import { isReviewedToken, LISTED_LABELS } from '../market/known-assets.ts'
+import type { SpamStore } from '../store/spam-store.ts'
+import type { StoredTransfer } from '../store/wallet-transfers-store.ts'
+
+/** The reviewed token list (market/known-assets.ts) as the spam reasons read it. */
+export const REVIEWED_TOKENS: ReviewedTokens = {
+  isListed: (chain, contract) => {
+    const info = findChain(chain)
+    return info !== undefined && isReviewedToken(info, contract)
+  },
+  labels: new Set(LISTED_LABELS.map(normalizeLabel)),
+}
+
+/** An account's overrides, by `chain:contract`: true marks the token spam, false not spam. */
+export type SpamOverrides = ReadonlyMap<string, boolean>
+export const NO_OVERRIDES: SpamOverrides = new Map()
+
+const MAX_MEMOISED_TOKENS = 50_000
+
+const counterpartyOf = (t: StoredTransfer, wallet: string) => (t.from === wallet ? t.to : t.from)
+
+/**
+ * The `spam` verdict of each record of a page, seen from the wallet it was asked for (docs/spam.md):
+ * token reasons from the token's metadata (memoised by contract and metadata), mass-airdrop and the
+ * record reasons from the wallet's own history, read when the page is shaped.
+ */
+export function createSpamFlags({
+  store,
+  findTokens,
+  reviewed = REVIEWED_TOKENS,
+  settings = DEFAULT_SPAM_SETTINGS,
+}: {
+  store: SpamStore
+  /** Token metadata by contract (the wallet-transfers store's, cached there). */
+  findTokens: (chain: string, contracts: readonly string[]) => Promise<Map<string, Token>>
+  reviewed?: ReviewedTokens
+  settings?: SpamSettings
+}) {
+  const tokenReasons = new Map<string, SpamReason[]>()
+
+  function reasonsOfToken(chain: string, contract: string, token: Token | undefined): SpamReason[] {
+    const key = `${chain}:${contract}:${token?.name ?? ''}:${token?.symbol ?? ''}`
+    let reasons = tokenReasons.get(key)
+    if (reasons === undefined) {
+      reasons = findTokenReasons(
+        { chain, contractAddress: contract, name: token?.name ?? null, symbol: token?.symbol ?? null },
+        reviewed,
+      )
+      if (tokenReasons.size >= MAX_MEMOISED_TOKENS) tokenReasons.clear()
+      tokenReasons.set(key, reasons)
+    }
+    return reasons
+  }
+
+  /** The reasons of one chain's records (`records[i]` gets `into[i]`). */
+  async function flagChain(chain: string, records: readonly StoredTransfer[], wallet: string, into: SpamReason[][]) {
+    const contracts = [...new Set(records.flatMap((t) => (t.contractAddress === null ? [] : [t.contractAddress])))]
+    const unlisted = contracts.filter((contract) => !reviewed.isListed(chain, contract))
+    const zeroOut = records.filter(
+      (t) => t.from === wallet && t.value === '0' && t.contractAddress !== null && RECORD_TYPES[t.type] === 'token',
+    )
+    const [tokens, airdropped, paid, signed] = await Promise.all([
+      findTokens(chain, unlisted),
+      store.findMassAirdropped(chain, wallet, unlisted, settings.massAirdropRecipients),
+      store.listPaidAddresses(chain, wallet),
+      store.findSigned(chain, wallet, zeroOut),
+    ])
+    const genuine = new Set(paid)
+    records.forEach((t, i) => {
+      const reasons = into[i] as SpamReason[]
+      const contract = t.contractAddress
+      if (contract !== null && unlisted.includes(contract)) {
+        reasons.push(...reasonsOfToken(chain, contract, tokens.get(contract)))
+        if (airdropped.has(contract)) reasons.push('mass-airdrop')
+      }
+      const other = counterpartyOf(t, wallet)
+      if (t.type !== 'fee' && other !== null && other !== wallet && !genuine.has(other)) {
+        if (findImitated(other, genuine, settings.lookAlikeChars) !== undefined) reasons.push('address-poisoning')
+      }
+      if (zeroOut.includes(t) && !signed.has(`${t.blockNumber}:${t.txIndex}`)) reasons.push('zero-value-transfer-from')
+    })
+  }
+
+  return {
+    /** One verdict per record; an override of the record's token wins. */
+    async flag(
+      records: readonly StoredTransfer[],
+      wallet: string,
+      overrides: SpamOverrides = NO_OVERRIDES,
+    ): Promise<SpamVerdict[]> {
+      const reasons = records.map((): SpamReason[] => [])
+      const byChain = new Map<string, number[]>()
+      for (const [i, t] of records.entries()) byChain.set(t.chain, [...(byChain.get(t.chain) ?? []), i])
+      await Promise.all(
+        [...byChain].map(async ([chain, indexes]) => {
+          const into: SpamReason[][] = indexes.map((i) => reasons[i] as SpamReason[])
+          await flagChain(
+            chain,
+            indexes.map((i) => records[i] as StoredTransfer),
+            wallet,
+            into,
+          )
+        }),
+      )
+      return records.map((t, i) =>
+        applyOverride(
+          verdictOf(reasons[i] as SpamReason[]),
+          t.contractAddress === null ? undefined : overrides.get(`${t.chain}:${t.contractAddress}`),
+        ),
+      )
+    },
+  }
+}
+
+export type SpamFlags = ReturnType<typeof createSpamFlags>

@@ -1,0 +1,72 @@
+import { hexOf, pack, unpack } from './packed-text.ts'
+import type { Queryable } from './read-pools.ts'
+
+/** A record of the wallet's by its transaction: whether the wallet signed that transaction is asked. */
+export type WalletTransaction = { blockNumber: number; txIndex: number }
+
+/**
+ * The facts the spam reasons read beyond a page's own records (domain/spam), each from a wallet's
+ * side: every statement descends the wallet's history indexes (`from_address`, `to_address`), one
+ * statement per chain, its partition named by a constant.
+ */
+export function createSpamStore(db: Queryable) {
+  return {
+    /**
+     * Of these token contracts, the ones the wallet received in a transaction in which the sender gave
+     * the token to at least `minRecipients` distinct addresses, from a sender the wallet never sent
+     * anything to (mass-airdrop).
+     */
+    async findMassAirdropped(
+      chain: string,
+      wallet: string,
+      contracts: readonly string[],
+      minRecipients: number,
+    ): Promise<Set<string>> {
+      if (contracts.length === 0) return new Set()
+      const { rows } = await db.query<{ contract: string }>(
+        `SELECT ${hexOf('c.contract')} AS contract FROM unnest($3::bytea[]) AS c(contract)
+         WHERE EXISTS (
+           SELECT 1 FROM transfers r
+           WHERE r.chain = $1 AND r.to_address = $2 AND r.contract_address = c.contract AND r.from_address IS NOT NULL
+             AND (SELECT count(DISTINCT t.to_address) FROM transfers t
+                  WHERE t.chain = $1 AND t.from_address = r.from_address AND t.block_number = r.block_number
+                    AND t.tx_index = r.tx_index AND t.contract_address = c.contract) >= $4
+             AND NOT EXISTS (SELECT 1 FROM transfers s WHERE s.chain = $1 AND s.from_address = $2 AND s.to_address = r.from_address)
+         )`,
+        [chain, pack(wallet), contracts.map(pack), minRecipients],
+      )
+      return new Set(rows.map((row) => unpack(row.contract)))
+    },
+
+    /**
+     * The addresses the wallet really paid: sent a non-zero amount of anything to, in a transaction it
+     * signed (one where it paid the fee, or sent the coin itself).
+     */
+    async listPaidAddresses(chain: string, wallet: string): Promise<string[]> {
+      const { rows } = await db.query<{ address: string }>(
+        `SELECT DISTINCT ${hexOf('s.to_address')} AS address FROM transfers s
+         WHERE s.chain = $1 AND s.from_address = $2 AND s.to_address IS NOT NULL AND s.to_address <> $2
+           AND s.value > 0 AND s.type <> 'fee'
+           AND (s.type = 'native' OR EXISTS (
+             SELECT 1 FROM transfers f WHERE f.chain = $1 AND f.from_address = $2 AND f.block_number = s.block_number
+               AND f.tx_index = s.tx_index AND f.type = 'fee'))`,
+        [chain, pack(wallet)],
+      )
+      return rows.map((row) => unpack(row.address))
+    },
+
+    /** Which of these transactions the wallet signed (it paid their fee or sent the coin in them), as `block:txIndex`. */
+    async findSigned(chain: string, wallet: string, transactions: readonly WalletTransaction[]): Promise<Set<string>> {
+      if (transactions.length === 0) return new Set()
+      const { rows } = await db.query<{ block: string; tx: number }>(
+        `SELECT q.block::text AS block, q.tx FROM unnest($3::bigint[], $4::int[]) AS q(block, tx)
+         WHERE EXISTS (SELECT 1 FROM transfers f WHERE f.chain = $1 AND f.from_address = $2 AND f.block_number = q.block
+                         AND f.tx_index = q.tx AND f.type IN ('fee', 'native'))`,
+        [chain, pack(wallet), transactions.map((t) => t.blockNumber), transactions.map((t) => t.txIndex)],
+      )
+      return new Set(rows.map((row) => `${row.block}:${row.tx}`))
+    },
+  }
+}
+
+export type SpamStore = ReturnType<typeof createSpamStore>
