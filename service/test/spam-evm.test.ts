@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../src/lib/logger.ts'
 import { loadBundledFxRates } from '../src/market/bundled-fx-rates.ts'
 import { loadBundledPrices } from '../src/market/bundled-prices.ts'
+import { issueToken } from '../src/portal/tokens.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
 import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
 import { evmSourceFor, indexToHead } from './helpers/indexing.ts'
@@ -34,6 +35,10 @@ type Rec = { id: string; txHash: Hash; type: string; from: string; to: string; s
 let anvil: Anvil
 let t: ServedTestApp
 let key: string
+/** The portal's JWT of the key's account. */
+let portalToken: string
+/** Contracts the overrides test marks. */
+const tokens: { [name: string]: Address } = {}
 let carol: Address
 let dave: Address
 /** The reasons each scripted transaction's records of the victim must carry (none where unlisted). */
@@ -103,6 +108,7 @@ async function playHistory(node: Anvil) {
   const goodies = await deploy('PoolToken', ['Goodies', 'GDS'])
   const tokenA = await deploy('PoolToken', ['Token A', 'TKA'])
   const tokenB = await deploy('PoolToken', ['Token B', 'TKB'])
+  Object.assign(tokens, { fakeUsdt, tokenA })
   const airdropper = await deploy('Airdropper')
   const D = a.Airdropper.abi
   await call(bob as Address, goodies, T, 'mint', [airdropper, parseEther('1000')])
@@ -154,7 +160,9 @@ beforeAll(async () => {
   await loadBundledFxRates(t.stores.fxRates, logger)
   await loadBundledPrices(t.stores.assetPrices, logger)
   await indexToHead(t.db, 'ethereum', anvil.url, { logger })
-  key = (await t.createKey('spam@example.com', 'pro')).key
+  const created = await t.createKey('spam@example.com', 'pro')
+  key = created.key
+  portalToken = (await issueToken(t.jwtSecret, { id: created.record.accountId, sessionEpoch: 0 })).token
 }, 180_000)
 
 afterAll(async () => {
@@ -238,6 +246,71 @@ describe('spam flags on /transfers and /erc20-transfers', () => {
       expect(byTx(tx.usdtDust)).toMatchObject({ price_usd: null, value_usd: null, spam: { flagged: true } })
       expect(byTx(tx.zeroTransferFrom)).toMatchObject({ price_usd: null, value_usd: null })
       if (endpoint === 'transfers') expect(byTx(tx.ethDust)).toMatchObject({ price_usd: null, value_usd: null })
+    }
+  })
+})
+
+describe('spam overrides (PUT/GET/DELETE /v1/developer/spam-overrides)', () => {
+  const overrides = async (
+    method: 'GET' | 'PUT' | 'DELETE',
+    body?: object,
+    query = '',
+    bearer: string | undefined = portalToken,
+  ) => {
+    const response = await fetch(`${t.baseUrl}/v1/developer/spam-overrides${query}`, {
+      method,
+      headers: {
+        ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    return { status: response.status, body: response.status === 204 ? null : await response.json() }
+  }
+  const recordsOf = async (contract: string | undefined, excludeSpam = false) =>
+    (await readAll(`/v1/wallets/${VICTIM}/erc20-transfers?chain=ethereum&excludeSpam=${excludeSpam}`, 1000)).filter(
+      (r) => r.contractAddress === contract,
+    )
+
+  test("an account's override wins over the computed verdict, says so, and goes when removed", async () => {
+    expect((await overrides('GET')).body).toEqual({ overrides: [] })
+    const fake = tokens.fakeUsdt?.toUpperCase().replace('0X', '0x')
+    const put = await overrides('PUT', { chain: 'ethereum', contractAddress: fake, spam: false })
+    expect(put.status).toBe(200)
+    await overrides('PUT', { chain: 'ethereum', contractAddress: tokens.tokenA, spam: true })
+    expect((await overrides('GET')).body.overrides.map((o: { contractAddress: string; spam: boolean }) => o)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ chain: 'ethereum', contractAddress: tokens.fakeUsdt?.toLowerCase(), spam: false }),
+        expect.objectContaining({ chain: 'ethereum', contractAddress: tokens.tokenA?.toLowerCase(), spam: true }),
+      ]),
+    )
+    const [fakeMint] = await recordsOf(tokens.fakeUsdt?.toLowerCase())
+    expect(fakeMint?.spam).toEqual({ flagged: false, reasons: ['impersonates-listed-token'], source: 'account' })
+    const marked = await recordsOf(tokens.tokenA?.toLowerCase())
+    expect(marked.map((r) => r.spam)).toEqual(marked.map(() => ({ flagged: true, reasons: [], source: 'account' })))
+    expect(marked.length).toBe(2)
+    expect(await recordsOf(tokens.tokenA?.toLowerCase(), true)).toEqual([])
+    expect((await recordsOf(tokens.fakeUsdt?.toLowerCase(), true)).length).toBe(1)
+
+    const removed = await overrides('DELETE', undefined, `?chain=ethereum&contractAddress=${tokens.tokenA}`)
+    expect(removed.status).toBe(204)
+    await overrides('DELETE', undefined, `?chain=ethereum&contractAddress=${tokens.fakeUsdt}`)
+    expect((await overrides('GET')).body).toEqual({ overrides: [] })
+    expect((await recordsOf(tokens.tokenA?.toLowerCase())).map((r) => r.spam.flagged)).toEqual([false, false])
+  })
+
+  test('bad input is a 4xx naming what was wrong; the portal JWT is required', async () => {
+    const cases = [
+      [await overrides('PUT', { chain: 'nope', contractAddress: tokens.tokenA, spam: true }), 400, 'unknown_chain'],
+      [await overrides('PUT', { chain: 'ethereum', contractAddress: '0x12', spam: true }), 400, 'invalid_address'],
+      [await overrides('PUT', { chain: 'ethereum', contractAddress: tokens.tokenA }), 400, 'invalid_parameter'],
+      [await overrides('DELETE', undefined, `?chain=ethereum&contractAddress=${tokens.tokenA}`), 404, 'not_found'],
+      [await overrides('GET', undefined, '', null), 401, undefined],
+      [await overrides('GET', undefined, '', key), 401, undefined],
+    ] as const
+    for (const [response, status, code] of cases) {
+      expect(response.status).toBe(status)
+      if (code !== undefined) expect(response.body.code).toBe(code)
     }
   })
 })

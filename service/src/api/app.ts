@@ -24,6 +24,7 @@ import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import type { OutputsStore } from '../store/outputs-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
 import { createPrimaryReads, type ReadPools, routeReads } from '../store/read-pools.ts'
+import { createSpamOverridesStore } from '../store/spam-overrides-store.ts'
 import { createSpamStore } from '../store/spam-store.ts'
 import { createTransactionFactsStore } from '../store/transaction-facts-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
@@ -42,6 +43,7 @@ import { systemRoutes } from './routes/system.ts'
 import { balanceRoutes } from './routes/v1/balances.ts'
 import { developerRoutes } from './routes/v1/developer.ts'
 import { developerBillingRoutes } from './routes/v1/developer-billing.ts'
+import { spamOverrideRoutes } from './routes/v1/developer-spam-overrides.ts'
 import { developerUsageRoutes } from './routes/v1/developer-usage.ts'
 import { exportRoutes } from './routes/v1/export.ts'
 import { fxRoutes } from './routes/v1/fx.ts'
@@ -136,7 +138,7 @@ function needsMarketData(request: FastifyRequest): boolean {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** The methods some route of the service answers. */
-const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'])
+const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'])
 
 export async function buildApp(deps: AppDeps) {
   const { config, db, logger, fxBook, pricer, portal, implementedChains, rateLimits = {} } = deps
@@ -236,6 +238,14 @@ export async function buildApp(deps: AppDeps) {
     settings: { ...DEFAULT_SPAM_SETTINGS, ...config.spam },
   })
   const records = routeReads(reads, createWalletRecords({ store: history, pricer, onDemand, cursorKey, reads, spam }))
+  // on the primary: an account's override counts from its next request
+  const spamOverrides = createSpamOverridesStore(db)
+  const spamOverridesOf = async (request: FastifyRequest) => {
+    const accountId = request.caller?.accountId
+    if (accountId === undefined) return new Map<string, boolean>()
+    const overrides = await spamOverrides.listOverrides(accountId)
+    return new Map(overrides.map((o) => [`${o.chain}:${o.contractAddress}`, o.spam]))
+  }
   const hdWallets = createHdWallets({
     outputs: stores.outputs,
     history,
@@ -275,7 +285,7 @@ export async function buildApp(deps: AppDeps) {
       v1.addHook('onRequest', access.authenticate)
       v1.addHook('onRequest', access.rateLimit)
       await v1.register(statusRoutes, { store: stores.chainStates, availability })
-      await v1.register(walletRoutes, { records, transactions, availability, hdWallets })
+      await v1.register(walletRoutes, { records, transactions, availability, hdWallets, spamOverridesOf })
       await v1.register(balanceRoutes, { walletBalances, availability })
       await v1.register(reconciliationRoutes, { reconciliation, availability })
       await v1.register(exportRoutes, { walletExport: createWalletExport({ transactions }), availability })
@@ -306,6 +316,7 @@ export async function buildApp(deps: AppDeps) {
         requireAccount,
         onAuthChange: access.evictAccount,
       })
+      await developer.register(spamOverrideRoutes, { store: spamOverrides, requireAccount, accountOf })
       await developer.register(developerUsageRoutes, {
         store: stores.usage,
         requireAccount,

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { CHAINS } from '../../../config/chains.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import type { HdWallets } from '../../hd-wallets.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+import type { SpamOverrides } from '../../spam-flags.ts'
 import {
   type ChainAvailability,
   chainsForAddress,
@@ -26,6 +28,8 @@ export type WalletRoutesOptions = {
   availability: ChainAvailability
   /** Wallets of many addresses (Bitcoin's extended keys and descriptors). */
   hdWallets: HdWallets
+  /** The asking account's spam overrides; unset: none. */
+  spamOverridesOf?: (request: FastifyRequest) => Promise<SpamOverrides>
 }
 
 const Address = Type.Object({ address: Type.String({ description: 'Wallet address; EVM addresses in any case' }) })
@@ -115,7 +119,7 @@ const NftTransfersQuery = Type.Object(
 /** A wallet's transfers: each handler validates its parameters and asks the records service for the page. */
 export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (
   app,
-  { records, transactions, availability, hdWallets },
+  { records, transactions, availability, hdWallets, spamOverridesOf = async () => new Map() },
 ) => {
   /** The parameters of the single-chain token endpoints (SPEC 4.2, 4.3), checked. */
   function tokenRequest(
@@ -187,6 +191,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         includePrices: q.includePrices,
         currency,
         excludeSpam: q.excludeSpam,
+        spamOverrides: await spamOverridesOf(request),
         limit: q.limit,
         cursor: q.cursor,
       })
@@ -265,6 +270,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       const { includePrices, currency } = request.query
       return records.listErc20Transfers({
         ...tokenRequest(request.params, request.query),
+        spamOverrides: await spamOverridesOf(request),
         includePrices,
         currency: getCurrencyParam(currency),
       })
@@ -289,7 +295,10 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
       for (const param of ['includePrices', 'currency'] as const) {
         if (request.query[param] !== undefined) throw new WdsError('invalid_parameter', NFT_NOT_PRICED, { param })
       }
-      return records.listNftTransfers(tokenRequest(request.params, request.query))
+      return records.listNftTransfers({
+        ...tokenRequest(request.params, request.query),
+        spamOverrides: await spamOverridesOf(request),
+      })
     },
   )
 }
