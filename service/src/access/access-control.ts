@@ -10,7 +10,7 @@ import { createConcurrencySlots } from './concurrency.ts'
 import { createMemoryCounters, type RateLimitCounters } from './counters.ts'
 import { createKeyOwnerCache } from './key-cache.ts'
 import { type Counts, resolveLimits, type Windows, windowsAt } from './limits.ts'
-import { createRateLimitHook } from './rate-limits.ts'
+import { createRateLimitHook, createRequestCharge } from './rate-limits.ts'
 import { createUsageMeter } from './usage-meter.ts'
 
 export type AccessOptions = {
@@ -84,6 +84,8 @@ export function createAccessControl(
       concurrencyOverride,
     }),
     rateLimit: createRateLimitHook({ counters, slots: createConcurrencySlots(), meter, now, registry }),
+    /** Counts one more request of a caller (an export's rows beyond its first request's share). */
+    chargeRequest: createRequestCharge({ counters, meter, now }),
     /** The limits in force for an account of `tier` in this process, as its keys' requests get them. */
     limitsOf: (tier: Tier, enterpriseLimits: EnterpriseLimits | null) =>
       resolveLimits(tier, enterpriseLimits, concurrencyOverride),

@@ -81,6 +81,26 @@ export function createRateLimitHook(deps: RateLimitDeps) {
   }
 }
 
+/** One more request counted for a caller: allowed, or refused by a window with the seconds until it resets. */
+export type Charge = { allowed: true } | { allowed: false; refusedBy: 'minute' | 'day'; retryInSeconds: number }
+
+/**
+ * Counts one more request of a caller whose answer is charged by its size (an export: one request per
+ * N rows, docs/exports.md), against the same windows and meter as the hook; refused, nothing is counted.
+ */
+export function createRequestCharge(deps: Pick<RateLimitDeps, 'counters' | 'meter' | 'now'>) {
+  return async function chargeRequest(caller: Caller): Promise<Charge> {
+    const windows = windowsAt(deps.now())
+    const result = await deps.counters.consume({ accountId: caller.accountId, limits: caller.limits, windows })
+    if (result.allowed) {
+      deps.meter.record(caller.accountId, caller.keyId, dateOfDay(windows.day))
+      return { allowed: true }
+    }
+    const refusedBy = result.refusedBy === 'day' ? 'day' : 'minute'
+    return { allowed: false, refusedBy, retryInSeconds: secondsUntilReset(windows[refusedBy], windows.nowMs) }
+  }
+}
+
 /** Whose limits they are, as a refusal says it. */
 function describePlan(caller: Caller): string {
   return caller.tier === 'ent' ? 'this account' : `the ${TIERS[caller.tier].name} tier`

@@ -288,7 +288,11 @@ export async function buildApp(deps: AppDeps) {
       await v1.register(walletRoutes, { records, transactions, availability, hdWallets, spamOverridesOf })
       await v1.register(balanceRoutes, { walletBalances, availability })
       await v1.register(reconciliationRoutes, { reconciliation, availability })
-      await v1.register(exportRoutes, { walletExport: createWalletExport({ transactions }), availability })
+      await v1.register(exportRoutes, {
+        walletExport: createWalletExport({ transactions }),
+        availability,
+        chargeRequest: access.chargeRequest,
+      })
       await v1.register(fxRoutes, { fxBook })
       await v1.register(priceRoutes, { pricer })
     },

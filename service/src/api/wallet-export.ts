@@ -21,6 +21,9 @@ export type ExportRequest = {
   includeSpam: boolean
 }
 
+/** Called with the rows written so far, before they are sent: where the rate limits count them (it may wait, or throw). */
+export type ChargeRows = (rows: number) => Promise<void>
+
 type Listed = Awaited<ReturnType<WalletTransactions['listTransactions']>>
 type Listing = Listed['transactions'][number]
 type ListedRecord = Listing['movements'][number]
@@ -79,7 +82,7 @@ export function createWalletExport({
   pageSize?: number
 }) {
   /** The file's chunks: the header, then each page's rows; `rows` counts the rows written so far. */
-  async function* chunks(request: ExportRequest, progress: { rows: number }): AsyncGenerator<string> {
+  async function* chunks(request: ExportRequest, progress: { rows: number }, charge: ChargeRows): AsyncGenerator<string> {
     const format = EXPORT_FORMATS[request.format]
     const options = { ownAddresses: new Set(request.wallets.map((w) => w.address)), currency: request.currency }
     yield csvLine(format.columns)
@@ -96,6 +99,7 @@ export function createWalletExport({
         })
         const rows = page.transactions.flatMap((t) => format.rowsOf(exportEntry(t, wallet.address, request.currency), options))
         progress.rows += rows.length
+        await charge(progress.rows)
         // an empty chunk would read as no data and stall the stream
         if (rows.length > 0) yield rows.map(csvLine).join('')
         cursor = page.cursor ?? undefined
@@ -106,11 +110,15 @@ export function createWalletExport({
   return {
     /**
      * The export as a byte stream, its first page already read: a bad request or an unavailable chain
-     * is thrown here, before the response starts. `progress.rows` counts the rows handed out.
+     * is thrown here, before the response starts. `progress.rows` counts the rows handed out; `charge`
+     * is told of them page by page.
      */
-    async open(request: ExportRequest): Promise<{ stream: Readable; progress: { rows: number } }> {
+    async open(
+      request: ExportRequest,
+      charge: ChargeRows = async () => {},
+    ): Promise<{ stream: Readable; progress: { rows: number } }> {
       const progress = { rows: 0 }
-      const iterator = chunks(request, progress)
+      const iterator = chunks(request, progress, charge)
       const header = await iterator.next()
       const first = await iterator.next()
       const head = `${header.value ?? ''}${first.done === true ? '' : first.value}`

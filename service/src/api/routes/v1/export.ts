@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import type { Caller } from '../../../access/auth.ts'
+import type { Charge } from '../../../access/rate-limits.ts'
 import { CHAINS, type ChainInfo } from '../../../config/chains.ts'
 import { EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../../domain/exports/formats.ts'
 import { WdsError } from '../../../lib/errors.ts'
@@ -19,7 +21,17 @@ import {
   requireConfigured,
 } from '../../wallet-query.ts'
 
-export type ExportRoutesOptions = { walletExport: WalletExport; availability: ChainAvailability }
+export type ExportRoutesOptions = {
+  walletExport: WalletExport
+  availability: ChainAvailability
+  /** Counts one more request of the caller (access-control); unset: exports are one request whatever their size. */
+  chargeRequest?: (caller: Caller) => Promise<Charge>
+  /** Waits (a refused minute's rest); injectable for tests. */
+  sleep?: (ms: number) => Promise<void>
+}
+
+/** Rows of an export that count as one request of the rate limits (the request itself counts the first N). */
+export const EXPORT_ROWS_PER_REQUEST = 1000
 
 /** The most addresses one portfolio export reads. */
 export const MAX_PORTFOLIO_ADDRESSES = 50
@@ -76,7 +88,35 @@ function fileName(parts: readonly (string | undefined)[]): string {
 }
 
 /** Export routes: each validates, opens the export (its first page read) and streams the rest. */
-export const exportRoutes: FastifyPluginAsyncTypebox<ExportRoutesOptions> = async (app, { walletExport, availability }) => {
+export const exportRoutes: FastifyPluginAsyncTypebox<ExportRoutesOptions> = async (
+  app,
+  { walletExport, availability, chargeRequest, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
+) => {
+  /**
+   * An export counts one request per EXPORT_ROWS_PER_REQUEST rows: the request itself the first N,
+   * one more for each N after, counted as the pages are written. A full minute makes the export wait
+   * for the next (the file comes at the tier's pace); a full day ends it (the stream is cut, the
+   * response never completes; the first page's refusal is a 429 problem).
+   */
+  function chargeRowsOf(request: FastifyRequest) {
+    const caller = request.caller
+    let counted = 1
+    return async (rows: number) => {
+      while (caller !== undefined && chargeRequest !== undefined && rows > counted * EXPORT_ROWS_PER_REQUEST) {
+        const charge = await chargeRequest(caller)
+        if (charge.allowed) counted += 1
+        else if (charge.refusedBy === 'minute') await sleep(charge.retryInSeconds * 1000)
+        else {
+          throw new WdsError(
+            'quota_exceeded',
+            `this export has used the account's requests of today (UTC): one request per ${EXPORT_ROWS_PER_REQUEST} rows; it resets in ${charge.retryInSeconds} s`,
+            { headers: { 'retry-after': String(charge.retryInSeconds) } },
+          )
+        }
+      }
+    }
+  }
+
   /** One address as an export wallet: the named chain, else every served chain of its format. */
   function walletOf(
     raw: string,
@@ -102,7 +142,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<ExportRoutesOptions> = asyn
   }
 
   async function send(reply: FastifyReply, request: ExportRequest, name: string) {
-    const { stream } = await walletExport.open(request)
+    const { stream } = await walletExport.open(request, chargeRowsOf(reply.request))
     reply.header('content-type', 'text/csv; charset=utf-8')
     reply.header('content-disposition', `attachment; filename="${name}"`)
     return reply.send(stream)
