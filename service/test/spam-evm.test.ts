@@ -255,8 +255,8 @@ describe('spam overrides (PUT/GET/DELETE /v1/developer/spam-overrides)', () => {
     method: 'GET' | 'PUT' | 'DELETE',
     body?: object,
     query = '',
-    bearer: string | undefined = portalToken,
-  ) => {
+    bearer: string | null = portalToken,
+  ): Promise<{ status: number; body: ReturnType<typeof JSON.parse> }> => {
     const response = await fetch(`${t.baseUrl}/v1/developer/spam-overrides${query}`, {
       method,
       headers: {

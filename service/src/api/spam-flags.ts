@@ -14,7 +14,7 @@ import {
 } from '../domain/spam/reasons.ts'
 import { isReviewedToken, LISTED_LABELS } from '../market/known-assets.ts'
 import type { SpamStore } from '../store/spam-store.ts'
-import type { StoredTransfer } from '../store/wallet-transfers-store.ts'
+import type { StoredTransfer } from '../store/transfers-reader.ts'
 
 /** The reviewed token list (market/known-assets.ts) as the spam reasons read it. */
 export const REVIEWED_TOKENS: ReviewedTokens = {
@@ -30,6 +30,10 @@ export type SpamOverrides = ReadonlyMap<string, boolean>
 export const NO_OVERRIDES: SpamOverrides = new Map()
 
 const MAX_MEMOISED_TOKENS = 50_000
+const MAX_CACHED_WALLETS = 10_000
+
+/** The addresses a wallet paid (address-poisoning's genuine counterparties), read up to `lastBlock`. */
+type PaidAddresses = { addresses: Set<string>; lastBlock: number }
 
 const counterpartyOf = (t: StoredTransfer, wallet: string) => (t.from === wallet ? t.to : t.from)
 
@@ -51,6 +55,22 @@ export function createSpamFlags({
   settings?: SpamSettings
 }) {
   const tokenReasons = new Map<string, SpamReason[]>()
+  // A wallet's paid addresses only grow as blocks are indexed: cached per wallet, and only the blocks
+  // after the cached ones read again (a whale's 100,000 payments are one 100 ms read, then ~1 ms).
+  // A payment rolled back by a reorg stays in until the process restarts: it can only keep a flag off.
+  const paidCache = new Map<string, PaidAddresses>()
+
+  async function paidBy(chain: string, wallet: string): Promise<Set<string>> {
+    const key = `${chain}:${wallet}`
+    const cached = paidCache.get(key)
+    const read = await store.listPaidAddresses(chain, wallet, cached?.lastBlock ?? -1)
+    const addresses = cached?.addresses ?? new Set<string>()
+    for (const address of read.addresses) addresses.add(address)
+    paidCache.delete(key)
+    if (paidCache.size >= MAX_CACHED_WALLETS) paidCache.delete(paidCache.keys().next().value as string)
+    paidCache.set(key, { addresses, lastBlock: read.lastBlock })
+    return addresses
+  }
 
   function reasonsOfToken(chain: string, contract: string, token: Token | undefined): SpamReason[] {
     const key = `${chain}:${contract}:${token?.name ?? ''}:${token?.symbol ?? ''}`
@@ -76,10 +96,10 @@ export function createSpamFlags({
     const [tokens, airdropped, paid, signed] = await Promise.all([
       findTokens(chain, unlisted),
       store.findMassAirdropped(chain, wallet, unlisted, settings.massAirdropRecipients),
-      store.listPaidAddresses(chain, wallet),
+      paidBy(chain, wallet),
       store.findSigned(chain, wallet, zeroOut),
     ])
-    const genuine = new Set(paid)
+    const genuine = paid
     records.forEach((t, i) => {
       const reasons = into[i] as SpamReason[]
       const contract = t.contractAddress

@@ -39,20 +39,25 @@ export function createSpamStore(db: Queryable) {
     },
 
     /**
-     * The addresses the wallet really paid: sent a non-zero amount of anything to, in a transaction it
-     * signed (one where it paid the fee, or sent the coin itself).
+     * The addresses the wallet really paid — sent a non-zero amount of anything to, in a transaction it
+     * signed (one where it paid the fee, or sent the coin itself) — in blocks after `afterBlock`, and
+     * the highest block read.
      */
-    async listPaidAddresses(chain: string, wallet: string): Promise<string[]> {
-      const { rows } = await db.query<{ address: string }>(
-        `SELECT DISTINCT ${hexOf('s.to_address')} AS address FROM transfers s
-         WHERE s.chain = $1 AND s.from_address = $2 AND s.to_address IS NOT NULL AND s.to_address <> $2
-           AND s.value > 0 AND s.type <> 'fee'
+    async listPaidAddresses(chain: string, wallet: string, afterBlock = -1): Promise<{ addresses: string[]; lastBlock: number }> {
+      const { rows } = await db.query<{ address: string; last: string }>(
+        `SELECT ${hexOf('s.to_address')} AS address, max(s.block_number)::text AS last FROM transfers s
+         WHERE s.chain = $1 AND s.from_address = $2 AND s.block_number > $3 AND s.to_address IS NOT NULL
+           AND s.to_address <> $2 AND s.value > 0 AND s.type <> 'fee'
            AND (s.type = 'native' OR EXISTS (
              SELECT 1 FROM transfers f WHERE f.chain = $1 AND f.from_address = $2 AND f.block_number = s.block_number
-               AND f.tx_index = s.tx_index AND f.type = 'fee'))`,
-        [chain, pack(wallet)],
+               AND f.tx_index = s.tx_index AND f.type = 'fee'))
+         GROUP BY s.to_address`,
+        [chain, pack(wallet), afterBlock],
       )
-      return rows.map((row) => unpack(row.address))
+      return {
+        addresses: rows.map((row) => unpack(row.address)),
+        lastBlock: rows.reduce((last, row) => Math.max(last, Number(row.last)), afterBlock),
+      }
     },
 
     /** Which of these transactions the wallet signed (it paid their fee or sent the coin in them), as `block:txIndex`. */
