@@ -30,6 +30,20 @@ afterAll(async () => {
   await database?.drop()
 })
 
+/**
+ * Bounds wide enough for a loaded 2-core machine, and what each proves: a new connection (through the
+ * proxy, with SCRAM) is made well within the pool wait; the server's cancel at the statement timeout
+ * arrives well before the read timeout. Each outcome is told by its error's class, not by a time.
+ */
+const STATEMENT_TIMEOUT_MS = 300
+const READ_TIMEOUT_MS = 1_500
+const POOL_WAIT_MS = 3_000
+
+/** Resolves once `done` is true, asking every 20 ms. */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
 async function timed<T>(work: () => Promise<T>): Promise<{ error: unknown; ms: number }> {
   const started = performance.now()
   const error = await work().then(
@@ -45,27 +59,24 @@ describe('a database that stops answering', () => {
       url: proxiedUrl,
       applicationName: 'wds-test',
       maxConnections: 2,
-      statementTimeoutMs: 300,
-      queryTimeoutMs: 800,
-      poolWaitMs: 400,
+      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+      queryTimeoutMs: READ_TIMEOUT_MS,
+      poolWaitMs: POOL_WAIT_MS,
     })
     try {
       await db.query('SELECT 1')
-      // a statement merely slow is still cancelled by the server (before the read timeout)
-      const slow = await timed(() => db.query('SELECT pg_sleep(2)'))
+      // a statement merely slow is still cancelled by the server (57014), not cut at the read timeout
+      const slow = await timed(() => db.query('SELECT pg_sleep(10)'))
       expect(slow.error).toMatchObject({ code: '57014' })
-      expect(slow.ms).toBeLessThan(800)
       await db.query('SELECT 1')
       proxy.stall()
-      // on the idle connection: no answer, at the read timeout
+      // on the idle connection: no answer, so the read timeout, waited for (a timer never fires early)
       const unanswered = await timed(() => db.query('SELECT 1'))
       expect(unanswered.error).toBeInstanceOf(QueryReadTimeoutError)
-      expect(unanswered.ms).toBeGreaterThanOrEqual(750)
-      expect(unanswered.ms).toBeLessThan(2_000)
+      expect(unanswered.ms).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 50)
       // it was closed: the next statement needs a new connection, which cannot be made in the pool wait
       const unconnected = await timed(() => db.query('SELECT 1'))
       expect(unconnected.error).toBeInstanceOf(PoolWaitTimeoutError)
-      expect(unconnected.ms).toBeLessThan(1_500)
       proxy.resume()
       expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
     } finally {
@@ -75,7 +86,13 @@ describe('a database that stops answering', () => {
   })
 
   test('a client taken from the pool (a request scope, a transaction) is not given back to wait behind the lost statement', async () => {
-    const db = createDb({ url: proxiedUrl, applicationName: 'wds-test', maxConnections: 1, queryTimeoutMs: 500, poolWaitMs: 400 })
+    const db = createDb({
+      url: proxiedUrl,
+      applicationName: 'wds-test',
+      maxConnections: 1,
+      queryTimeoutMs: READ_TIMEOUT_MS,
+      poolWaitMs: POOL_WAIT_MS,
+    })
     try {
       await db.query('SELECT 1')
       proxy.stall()
@@ -90,7 +107,6 @@ describe('a database that stops answering', () => {
       // the one connection the pool may hold is a new, working one, not the one still waiting
       const after = await timed(() => runInQueryScope(new AbortController().signal, () => db.query('SELECT 1')))
       expect(after).toMatchObject({ error: undefined })
-      expect(after.ms).toBeLessThan(400)
     } finally {
       proxy.resume()
       await db.end()
@@ -102,14 +118,23 @@ describe('a database that stops answering', () => {
     const scope = new AbortController().signal
     try {
       const { rows } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+      const pid = rows[0]?.pid
+      /** The backend as the server sees it (asked directly, not through the proxy). */
+      const backend = async () =>
+        (
+          await database.db.query<{ state: string; query: string }>('SELECT state, query FROM pg_stat_activity WHERE pid = $1', [
+            pid,
+          ])
+        ).rows[0]
       // the answer comes while the proxy holds everything back, then the backend is terminated: both
-      // reach the client together, while it is still taken from the pool
-      const answer = runInQueryScope(scope, () => db.query<{ one: number }>('SELECT 1 AS one FROM pg_sleep(0.5)'))
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      // reach the client together, while it is still taken from the pool. Each step waits for the
+      // server to be where the next needs it, however slow the machine.
+      const answer = runInQueryScope(scope, () => db.query<{ one: number }>('SELECT 1 AS one FROM pg_sleep(2)'))
+      await until(async () => (await backend())?.query.includes('pg_sleep(2)') === true)
       proxy.stall()
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
-      await database.db.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid])
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await until(async () => (await backend())?.state === 'idle') // answered, into the stalled proxy
+      await database.db.query('SELECT pg_terminate_backend($1)', [pid])
+      await until(async () => (await backend()) === undefined)
       proxy.resume()
       expect((await answer).rows).toEqual([{ one: 1 }])
       // the broken connection was dropped; a new one answers
@@ -138,10 +163,10 @@ describe('a database that stops answering', () => {
       const barrier = await timed(() => Promise.all([follower.caughtUp(), follower.caughtUp(), follower.caughtUp()]))
       expect(barrier.error).toBeInstanceOf(QueryReadTimeoutError)
       expect(barrier.ms).toBeGreaterThanOrEqual(250)
-      expect(barrier.ms).toBeLessThan(1_000)
-      // taken for lost: the next requests do not wait for it
-      const next = await timed(async () => expect(await follower.caughtUp()).toBe(false))
-      expect(next.ms).toBeLessThan(50)
+      // taken for lost: the next requests do not wait for it (nor for the database: they answer before
+      // any timer, however short, could fire)
+      const next = await Promise.race([follower.caughtUp(), new Promise((resolve) => setTimeout(() => resolve('waited'), 0))])
+      expect(next).toBe(false)
       expect(listening).toEqual([true, false])
       proxy.resume()
       const deadline = performance.now() + 10_000

@@ -6,6 +6,7 @@ import { createLogger } from '../../src/lib/logger.ts'
 import { createDb } from '../../src/store/db.ts'
 import { openEmbeddedDatabase } from '../../src/store/embedded-postgres.ts'
 import { migrate } from '../../src/store/migrate.ts'
+import { compileFixtures } from './contracts.ts'
 
 export const TEMPLATE_DATABASE = 'wds_template'
 
@@ -26,6 +27,8 @@ export default async function setup(project: TestProject) {
   const template = createDb({ url: withDatabase(embedded.url, TEMPLATE_DATABASE), applicationName: 'wds-test-setup' })
   await migrate(template, logger)
   await template.end()
+  // compiled once here (and cached), not by every file's set-up at once on a fresh clone
+  await compileFixtures()
   project.provide('postgresUrl', embedded.url)
   return async () => {
     await embedded.stop()
