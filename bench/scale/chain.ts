@@ -133,8 +133,17 @@ function batchLog(contract: string, operator: string, from: string, to: string, 
   return { address: contract, topics: [TRANSFER_BATCH_TOPIC, pad32(operator), pad32(from), pad32(to)], data: `0x${data}` }
 }
 
-/** Block `n` (1..head) of `chain`. */
+/** Block `n` (0..head) of `chain`; block 0, the genesis, holds no transactions. */
 export function blockAt(chain: ScaleChain, n: number): Block {
+  const baseFee = BASE_FEE_WEI + BigInt(n % 97) * 100_000_000n
+  const header = {
+    number: n,
+    hash: blockHash(n),
+    parentHash: blockHash(n - 1),
+    timestamp: GENESIS_TIMESTAMP + n * BLOCK_TIME_SECONDS,
+    baseFee,
+  }
+  if (n === 0) return { ...header, txs: [] }
   let draw = 0
   const random = () => mix(n, SALT.pick * 100_000 + draw++) / 2 ** 32
   const pick = () => {
@@ -254,13 +263,5 @@ export function blockAt(chain: ScaleChain, n: number): Block {
     logs: [],
   })
 
-  const baseFee = BASE_FEE_WEI + BigInt(n % 97) * 100_000_000n
-  return {
-    number: n,
-    hash: blockHash(n),
-    parentHash: blockHash(n - 1),
-    timestamp: GENESIS_TIMESTAMP + n * BLOCK_TIME_SECONDS,
-    baseFee,
-    txs,
-  }
+  return { ...header, txs }
 }

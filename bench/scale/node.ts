@@ -41,7 +41,7 @@ function blockNumberOf(chain: ScaleChain, tag: unknown): number {
   return Number(tag)
 }
 
-const inChain = (chain: ScaleChain, n: number) => n >= 1 && n <= chain.head
+const inChain = (chain: ScaleChain, n: number) => n >= 0 && n <= chain.head
 
 function topicMatches(wanted: unknown, topic: string | undefined): boolean {
   if (wanted === null || wanted === undefined) return true
@@ -64,7 +64,7 @@ function getLogs(chain: ScaleChain, filter: unknown) {
   const topics = (f.topics ?? []) as unknown[]
   if (topics.length > 4) throw invalid('too many topics')
   const out = []
-  for (let n = Math.max(from, 1); n <= Math.min(requestedTo, chain.head); n++) {
+  for (let n = from; n <= Math.min(requestedTo, chain.head); n++) {
     for (const { logs } of rpcLogs(blockAt(chain, n))) {
       for (const log of logs) {
         if (wantedAddresses.size > 0 && !wantedAddresses.has(log.address)) continue

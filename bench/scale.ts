@@ -1,0 +1,229 @@
+/**
+ * bench:scale (issue 38, item 2): how WDS's costs grow with a chain's size. At each size (records;
+ * `--sizes 1e5,1e6,1e7`, 10⁵ and 10⁶ by default) the synthetic node (bench/scale/node.ts, a child
+ * process) serves a chain of that many records, and in the same run:
+ *   yardstick  the bare fetch → decode → COPY pipeline of every row kind (bench/scale/yardstick.ts),
+ *              history indexes and ANALYZE at the end: records/s;
+ *   wds        `wds start` on a fresh data dir, from the indexer's start to its history indexes built
+ *              (backfill, index builds, ANALYZE): records/s, its ratio to the yardstick, the index
+ *              builds' time, bytes per record (heap and indexes) and the database's size on disk;
+ *   api        /transfers page 1 and 90 % deep, /transactions page 1 and 90 % deep, /balances at the
+ *              head and atDate, for a whale wallet and a tail wallet, each beside the naive server
+ *              (bench/api-naive.ts) on the same database, alternated: naive p50 / WDS p50.
+ * Writes bench/results/scale.json (sizes measured in earlier runs are kept, each with its own date)
+ * and bench/results/scale.svg, a chart of each figure against size.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { cpus, loadavg } from 'node:os'
+import { join } from 'node:path'
+import { createLogger } from '../service/src/lib/logger.ts'
+import { spawnAndWait, stop } from './child-process.ts'
+import { cpuBetween, takeCpuSnapshot } from './ingest/cpu-usage.ts'
+import { openBenchPostgres } from './ingest/database.ts'
+import { apiCases, measureApi } from './scale/api-ratios.ts'
+import { scaleChain } from './scale/chain.ts'
+import { chartSvg, type Panel } from './scale/chart.ts'
+import { inspectWds, startWds, waitIndexed } from './scale/wds.ts'
+import { runYardstick } from './scale/yardstick.ts'
+
+const root = join(import.meta.dirname, '..')
+const BENCH_DIR = join(root, '.wds-bench', 'scale')
+const OUT = join(root, 'bench', 'results', 'scale.json')
+const CHART = join(root, 'bench', 'results', 'scale.svg')
+const GIVE_UP_MS = Number(process.env.BENCH_SCALE_GIVE_UP_MS ?? 3_600_000)
+const TARGET_INGEST_RATIO = 0.8
+const sizesArg = process.argv.indexOf('--sizes')
+const SIZES = (sizesArg > 0 ? (process.argv[sizesArg + 1] as string) : '1e5,1e6').split(',').map(Number)
+const KEEP = process.argv.includes('--keep')
+const logger = createLogger('warn', process.stderr)
+
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits
+const du = (path: string) => Number(execFileSync('du', ['-sb', path], { encoding: 'utf8' }).split('\t')[0])
+
+async function measureSize(size: number, postgres: Awaited<ReturnType<typeof openBenchPostgres>>) {
+  const chain = scaleChain(size)
+  console.error(`\n${chain.records.toLocaleString('en')} records: ${chain.head.toLocaleString('en')} blocks`)
+  const loadBefore = loadavg()[0] ?? 0
+  const node = await spawnAndWait(
+    ['--import', 'tsx', join(root, 'bench', 'scale', 'node.ts'), String(size)],
+    {},
+    /SCALE NODE LISTENING (\S+)/,
+  )
+  const nodeUrl = node.url.toString().replace(/\/$/, '')
+  const dataDir = join(BENCH_DIR, `data-${size}`)
+  try {
+    const yardstick = await runYardstick({
+      nodeUrl,
+      head: chain.head,
+      postgres,
+      logger,
+      cpuGroups: {
+        bench: { pid: process.pid, tree: false },
+        node: { pid: node.child.pid as number, tree: true },
+        postgres: { pid: postgres.pid, tree: true },
+      },
+    })
+    console.error(`  yardstick: ${yardstick.recordsPerSecond} records/s (${yardstick.seconds} s)`)
+    const wds = await startWds(dataDir, nodeUrl)
+    try {
+      const cpuGroups = {
+        wds: { pid: wds.child.pid as number, tree: true },
+        node: { pid: node.child.pid as number, tree: true },
+        bench: { pid: process.pid, tree: false },
+      }
+      const cpuBefore = await takeCpuSnapshot(cpuGroups)
+      const indexed = await waitIndexed(wds, GIVE_UP_MS)
+      const cpu = cpuBetween(cpuBefore, await takeCpuSnapshot(cpuGroups))
+      const stored = await inspectWds(dataDir, logger)
+      if (stored.records !== yardstick.records)
+        throw new Error(`WDS stored ${stored.records} records, the yardstick ${yardstick.records}`)
+      const recordsPerSecond = Math.round(stored.records / (indexed.indexingMs / 1000))
+      console.error(
+        `  wds: ${recordsPerSecond} records/s (${indexed.indexingMs / 1000} s), ${round(recordsPerSecond / yardstick.recordsPerSecond, 3)}× the yardstick`,
+      )
+      const naive = await spawnAndWait(
+        ['--import', 'tsx', join(root, 'bench', 'api-naive.ts'), dataDir],
+        {},
+        /NAIVE LISTENING (\S+)/,
+      )
+      let api: Awaited<ReturnType<typeof measureApi>>
+      try {
+        api = await measureApi(apiCases(chain, wds.url, naive.url.toString().replace(/\/$/, '')), stored.key)
+      } finally {
+        await stop(naive.child)
+      }
+      return {
+        size,
+        measuredAt: new Date().toISOString(),
+        loadAverage1m: { before: round(loadBefore), after: round(loadavg()[0] ?? 0) },
+        chain: { records: chain.records, blocks: chain.head, tailWallets: chain.tailWallets },
+        ingest: {
+          wdsRecordsPerSecond: recordsPerSecond,
+          wdsSeconds: indexed.indexingMs / 1000,
+          yardstickRecordsPerSecond: yardstick.recordsPerSecond,
+          yardstickSeconds: yardstick.seconds,
+          ratio: round(recordsPerSecond / yardstick.recordsPerSecond, 3),
+          wdsCpuSeconds: { ...cpu.seconds, other: cpu.otherSeconds, idle: cpu.idleSeconds },
+          yardstickCpuSeconds: yardstick.cpuSeconds,
+        },
+        historyIndexesSeconds: { wds: (indexed.historyIndexesMs ?? 0) / 1000, yardstick: yardstick.historyIndexesMs / 1000 },
+        storage: {
+          records: stored.records,
+          bytesPerRecord: stored.bytesPerRecord,
+          databaseMB: stored.databaseMB,
+          dataDirMB: Math.round(du(dataDir) / 1e6),
+        },
+        api,
+      }
+    } finally {
+      await stop(wds.child)
+      await writeFile(join(BENCH_DIR, `wds-${size}.log`), wds.logText())
+      if (!KEEP) await rm(dataDir, { recursive: true, force: true })
+    }
+  } finally {
+    await stop(node.child)
+  }
+}
+
+type SizeResult = Awaited<ReturnType<typeof measureSize>>
+
+function panels(results: SizeResult[]): Panel[] {
+  const series = (label: string, y: (r: SizeResult) => number) => ({
+    label,
+    points: results.map((r) => ({ x: r.size, y: y(r) })),
+  })
+  const apiNames = Object.keys(results[0]?.api ?? {})
+  const apiPanel = (who: string): Panel => ({
+    title: `API vs naive, ${who}`,
+    unit: 'naive p50 / WDS p50',
+    series: apiNames.filter((n) => n.endsWith(who)).map((n) => series(n.replace(`, ${who}`, ''), (r) => r.api[n]?.ratio ?? 0)),
+  })
+  return [
+    {
+      title: 'Ingest',
+      unit: 'records/s',
+      series: [
+        series('wds', (r) => r.ingest.wdsRecordsPerSecond),
+        series('yardstick', (r) => r.ingest.yardstickRecordsPerSecond),
+      ],
+    },
+    {
+      title: 'Ingest / yardstick',
+      unit: 'ratio',
+      target: TARGET_INGEST_RATIO,
+      series: [series('wds / yardstick', (r) => r.ingest.ratio)],
+    },
+    {
+      title: 'Bytes per record',
+      unit: 'B',
+      series: [
+        series('heap', (r) => r.storage.bytesPerRecord.heap),
+        series('indexes', (r) => r.storage.bytesPerRecord.indexes),
+        series('total', (r) => r.storage.bytesPerRecord.total),
+      ],
+    },
+    {
+      title: 'History indexes + ANALYZE',
+      unit: 's per 10^6 records',
+      series: [
+        series('wds', (r) => (r.historyIndexesSeconds.wds * 1e6) / r.storage.records),
+        series('yardstick', (r) => (r.historyIndexesSeconds.yardstick * 1e6) / r.storage.records),
+      ],
+    },
+    apiPanel('whale'),
+    apiPanel('small wallet'),
+  ]
+}
+
+const previous = await readFile(OUT, 'utf8').then(
+  (text) => (JSON.parse(text) as { sizes: SizeResult[] }).sizes,
+  () => [] as SizeResult[],
+)
+await mkdir(BENCH_DIR, { recursive: true })
+const postgres = await openBenchPostgres(logger, join(BENCH_DIR, 'yardstick-postgres'))
+const measured: SizeResult[] = []
+try {
+  for (const size of SIZES) measured.push(await measureSize(size, postgres))
+} finally {
+  await postgres.stop()
+}
+const sizes = [...previous.filter((p) => !SIZES.includes(p.size)), ...measured].sort((a, b) => a.size - b.size)
+const smallest = sizes[0] as SizeResult
+const largest = sizes.at(-1) as SizeResult
+const summary = {
+  sizes: sizes.map((s) => s.size),
+  ingestRatios: Object.fromEntries(sizes.map((s) => [s.size, s.ingest.ratio])),
+  meetsIngestRatio: sizes.every((s) => s.ingest.ratio >= TARGET_INGEST_RATIO),
+  ingestLargestVsSmallest: round(largest.ingest.wdsRecordsPerSecond / smallest.ingest.wdsRecordsPerSecond, 3),
+  apiRatioLargestVsSmallest: Object.fromEntries(
+    Object.keys(largest.api).map((name) => [name, round((largest.api[name]?.ratio ?? 0) / (smallest.api[name]?.ratio ?? 1), 3)]),
+  ),
+}
+console.error(JSON.stringify(summary, null, 2))
+await writeFile(
+  OUT,
+  `${JSON.stringify(
+    {
+      benchmark: 'scale',
+      machine: { cpus: cpus().length, node: process.version },
+      targets: {
+        ingest: `WDS ≥ ${TARGET_INGEST_RATIO} × the yardstick at every size, and at most 10 % slower at the largest size than at the smallest`,
+        api: 'every ratio at the largest size within 10 % of its ratio at the smallest',
+      },
+      setup: {
+        node: 'bench/scale/node.ts: the synthetic chain of bench/scale/chain.ts (34 records a block), one child process',
+        yardstick:
+          'bench/scale/yardstick.ts: EvmSource.fetchBlocks (blocks, receipts, trace_block), 50-block ranges, 4 in flight, appendBlocks in order, history indexes and ANALYZE at the end',
+        wds: 'wds start on a fresh data dir, WDS_MARKET_SYNC_AT=off; from "indexer started" (or listening, when earlier) to "wallet-history indexes built"',
+        api: 'one request at a time, WDS and naive alternated, 5 warm-up pairs then BENCH_SCALE_PAIRS (40) pairs; ratio = naive p50 / WDS p50; /transactions pages (100 transactions) beside the naive 100-record page; balances beside the naive sum of the wallet’s rows',
+      },
+      summary,
+      sizes,
+    },
+    null,
+    2,
+  )}\n`,
+)
+await writeFile(CHART, chartSvg('bench:scale — each figure against the chain size (records)', panels(sizes)))
+console.error(`wrote ${OUT} and ${CHART}`)
