@@ -1,5 +1,9 @@
+import { mkdtemp, readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { EXPORT_ROWS_PER_REQUEST } from '../src/api/routes/v1/export.ts'
+import { runExport } from '../src/main/export-command.ts'
 import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
 import { seedBigWallet, WHALE } from './helpers/big-wallet.ts'
 import { readExport } from './helpers/exports.ts'
@@ -56,4 +60,20 @@ describe('an export of a big history', () => {
     expect(readExport('wds', await response.text()).length).toBe(601)
     expect(await remainingToday(key)).toBe(50_000 - 2)
   })
+})
+
+describe('wds export', () => {
+  test('writes the export to a file as it streams and says how many rows; a refusal is exit 1 with its reason', async () => {
+    const { key } = await t.createKey('cli-exporter@example.com', 'pro')
+    const out = join(await mkdtemp(join(tmpdir(), 'wds-export-')), 'whale.csv')
+    const said: string[] = []
+    const io = { env: { WDS_API_KEY: key, WDS_URL: t.baseUrl }, stderr: { write: (text: string) => said.push(text) > 0 }, fetch }
+    const args = ['--address', WHALE, '--format', 'tokentax', '--chain', 'ethereum', '--to-date', '2025-01-01', '--out', out]
+    expect(await runExport(args, io)).toBe(0)
+    const rows = readExport('tokentax', await readFile(out, 'utf8'))
+    expect(said).toEqual([`${rows.length.toLocaleString('en-US')} rows written to ${out}\n`])
+    said.length = 0
+    expect(await runExport(['--address', WHALE, '--format', 'excel', '--out', out], io)).toBe(1)
+    expect(said.join('')).toMatch(/400 invalid_parameter .*format/)
+  }, 60_000)
 })

@@ -18,6 +18,7 @@ import { tryAcquireLease } from '../store/leases.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createTransfersStore } from '../store/transfers-store.ts'
 import { type Database, openDatabase } from './database.ts'
+import { EXPORT_USAGE, runExport } from './export-command.ts'
 
 const USAGE = `Usage: wds <command>
 
@@ -44,6 +45,7 @@ const USAGE = `Usage: wds <command>
   market sync [--url URL]       fetch the ECB's euro reference rates (WDS_ECB_URL, or URL: e.g. the full
                                 history ${ECB_HISTORY_URL}) and daily crypto closes
                                 (Binance; CoinGecko with COINGECKO_API_KEY) and upsert them
+${EXPORT_USAGE}
 
 Configuration comes from the environment (and ./wds.config.json); see the README.`
 
@@ -105,6 +107,8 @@ async function main(argv: string[]): Promise<number> {
       return runIndex(config, argv.slice(1))
     case 'market':
       return runMarket(config, sub, rest)
+    case 'export':
+      return runExport(argv.slice(1))
     default:
       throw new UsageError(`unknown command "${command}"`)
   }
