@@ -6,7 +6,7 @@ import { categorise, type Movement } from '../domain/transactions/categories.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Pricer } from '../market/pricer.ts'
 import { failedKey, type TransactionFactsStore } from '../store/transaction-facts-store.ts'
-import type { StoredTransfer, WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import type { StoredTransfer, WalletTransfersStore } from '../store/transfers-reader.ts'
 import { type CursorPosition, decodeCursor, encodeCursor, hashQuery, InvalidCursorError } from './cursor.ts'
 import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
@@ -46,6 +46,54 @@ type HdWalletOnChain = Parameters<HdWallets['readRecords']>[0]
 
 /** Bounds the recipient counts held in memory (about 100 bytes each). */
 const MAX_CACHED_COUNTS = 200_000
+
+/**
+ * One transaction's entry: its movements as the rules see them, its category, and the records shaped
+ * as /transfers serves them (the fee apart). `failed` and `recipients` are the page's facts.
+ */
+function entryOf(
+  group: Group,
+  records: readonly TransferRecord[],
+  net: Net,
+  wallet: Wallet,
+  facts: { initiated: boolean; failed: ReadonlySet<string>; recipients: ReadonlyMap<StoredTransfer, number> },
+) {
+  const first = group.records[0] as StoredTransfer
+  const feeAt = group.records.findIndex((t) => t.type === 'fee')
+  const movements: Movement[] = []
+  const recipientsPerSender = new Map<string, number>()
+  group.records.forEach((t, j) => {
+    if (j === feeAt) return
+    const key = assetKey(t)
+    const side = isSelf(t, wallet) ? 'self' : directionFor(t, wallet)
+    movements.push({ type: t.type, side, from: t.from, to: t.to, asset: key, label: labelOf(records[j] as TransferRecord) })
+    const count = facts.recipients.get(t)
+    if (count !== undefined) recipientsPerSender.set(key, Math.max(count, recipientsPerSender.get(key) ?? 0))
+  })
+  const status = facts.failed.has(failedKey(first.chain, first.blockNumber, first.txIndex)) ? 'failed' : 'success'
+  const { category, rule } = categorise(movements, {
+    status,
+    initiatedByWallet: facts.initiated,
+    paidFee: feeAt >= 0,
+    ...transactionFactsOf(group.chain),
+    recipientsPerSender,
+  })
+  return {
+    id: transactionId(first.chain, first.txHash),
+    chain: first.chain,
+    chainId: group.chain.chainId,
+    txHash: first.txHash,
+    blockNumber: first.blockNumber,
+    timestamp: first.blockTime.toISOString(),
+    category,
+    rule,
+    initiatedByWallet: facts.initiated,
+    status,
+    fee: feeAt >= 0 ? (records[feeAt] as TransferRecord) : null,
+    movements: records.filter((_, j) => j !== feeAt),
+    net: net.lines,
+  }
+}
 
 /**
  * A wallet's transactions (docs/transactions.md): its records read as `/transfers` reads them, grouped
@@ -165,44 +213,13 @@ export function createWalletTransactions({
     )
     const nets = groups.map((group, i) => netOf(group, shaped[i] as TransferRecord[], wallet))
     const [failed, recipients] = await factsRead
-    const entries = groups.map((group, i) => {
-      const records = shaped[i] as TransferRecord[]
-      const first = group.records[0] as StoredTransfer
-      const feeAt = group.records.findIndex((t) => t.type === 'fee')
-      const movements: Movement[] = []
-      const recipientsPerSender = new Map<string, number>()
-      group.records.forEach((t, j) => {
-        if (j === feeAt) return
-        const key = assetKey(t)
-        const side = isSelf(t, wallet) ? 'self' : directionFor(t, wallet)
-        movements.push({ type: t.type, side, from: t.from, to: t.to, asset: key, label: labelOf(records[j] as TransferRecord) })
-        const count = recipients.get(t)
-        if (count !== undefined) recipientsPerSender.set(key, Math.max(count, recipientsPerSender.get(key) ?? 0))
-      })
-      const status = failed.has(failedKey(first.chain, first.blockNumber, first.txIndex)) ? 'failed' : 'success'
-      const { category, rule } = categorise(movements, {
-        status,
-        initiatedByWallet: initiated[i] as boolean,
-        paidFee: feeAt >= 0,
-        ...transactionFactsOf(group.chain),
-        recipientsPerSender,
-      })
-      return {
-        id: transactionId(first.chain, first.txHash),
-        chain: first.chain,
-        chainId: group.chain.chainId,
-        txHash: first.txHash,
-        blockNumber: first.blockNumber,
-        timestamp: first.blockTime.toISOString(),
-        category,
-        rule,
-        initiatedByWallet: initiated[i] as boolean,
-        status,
-        fee: feeAt >= 0 ? (records[feeAt] as TransferRecord) : null,
-        movements: records.filter((_, j) => j !== feeAt),
-        net: (nets[i] as Net).lines,
-      }
-    })
+    const entries = groups.map((group, i) =>
+      entryOf(group, shaped[i] as TransferRecord[], nets[i] as Net, wallet, {
+        initiated: initiated[i] as boolean,
+        failed,
+        recipients,
+      }),
+    )
     if (includePrices) await priceEntries(entries, nets, groups, shaped, currency)
     return entries
   }
