@@ -6,7 +6,7 @@ import { createEvmSource } from '../src/chains/evm/evm-source.ts'
 import { createRpcClient, type RpcClient } from '../src/chains/evm/rpc-client.ts'
 import { createIndexer, type Indexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
+import { createChainWriter } from '../src/store/chain-writer.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { type StallProxy, startStallProxy } from './helpers/stall-proxy.ts'
@@ -53,7 +53,7 @@ beforeAll(async () => {
   indexer = createIndexer({
     chain: 'ethereum',
     source: createEvmSource({ chain: 'ethereum', rpc, logger }),
-    store: createTransfersStore(t.db),
+    store: createChainWriter(t.db),
     logger,
     startBlock: 0,
     pollIntervalMs: POLL_INTERVAL_MS,

@@ -4,8 +4,8 @@ import { createEvmSource, type EvmCapabilities } from '../src/chains/evm/evm-sou
 import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
 import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
-import { createWalletTransfersStore, type HistoryPosition } from '../src/store/wallet-transfers-store.ts'
+import { createChainWriter } from '../src/store/chain-writer.ts'
+import { createTransfersReader, type HistoryPosition } from '../src/store/transfers-reader.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
 import { type Artifacts, compileFixtures } from './helpers/contracts.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
@@ -36,7 +36,7 @@ beforeAll(async () => {
   const indexer = createIndexer({
     chain: CHAIN,
     source: sourceFor(anvil),
-    store: createTransfersStore(database.db),
+    store: createChainWriter(database.db),
     logger,
     startBlock: 0,
     rangeSize: 5,
@@ -310,7 +310,7 @@ describe('a wallet’s history, newest first by keyset', () => {
   const newestFirst = (a: Row, b: Row) => b.block - a.block || b.txIndex - a.txIndex || b.seq - a.seq
 
   test('pages of any size give every transfer of the wallet exactly once, in order, per direction', async () => {
-    const store = createWalletTransfersStore(database.db)
+    const store = createTransfersReader(database.db)
     for (const account of Object.values(script.accounts)) {
       const address = lower(account)
       const expected = {
@@ -346,7 +346,7 @@ test('a chain’s first backfill bulk-loads without the wallet-history indexes a
         partition,
       ])
     ).rows.map((r) => r.indexname)
-  const store = createTransfersStore(database.db)
+  const store = createChainWriter(database.db)
   const duringBackfill: string[][] = []
   const watched: typeof store = {
     ...store,

@@ -5,7 +5,7 @@ import { recordTypesOf } from '../src/domain/records.ts'
 import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createBalancesStore } from '../src/store/balances-store.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
+import { createChainWriter } from '../src/store/chain-writer.ts'
 import { type Anvil, headOf, payment, sendMined, startAnvil } from './helpers/anvil.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 import { playScriptedHistory } from './helpers/scripted-chain.ts'
@@ -44,7 +44,7 @@ function indexer(options: { stopAtHead: boolean }) {
   return createIndexer({
     chain: CHAIN,
     source,
-    store: createTransfersStore(database.db),
+    store: createChainWriter(database.db),
     logger,
     startBlock: 0,
     rangeSize: 4,
@@ -203,7 +203,7 @@ test('a node that lags behind the indexed block (same chain) is waited for, not 
   await createIndexer({
     chain: CHAIN,
     source: lagging,
-    store: createTransfersStore(database.db),
+    store: createChainWriter(database.db),
     logger,
     startBlock: 0,
     stopAtHead: true,
@@ -229,7 +229,7 @@ test('wds index --rewind below the balance checkpoints removes them; indexed aga
   const tip = await head()
   const rewindTo = tip - REORG_WINDOW - 8
   expect(await heightsAbove(rewindTo)).not.toEqual({ heights: '0', rows: '0' })
-  const rewound = await createTransfersStore(database.db).rewindChain(CHAIN, REORG_WINDOW + 8)
+  const rewound = await createChainWriter(database.db).rewindChain(CHAIN, REORG_WINDOW + 8)
   expect(rewound).toMatchObject({ from: tip, to: rewindTo })
   expect(await heightsAbove(rewindTo)).toEqual({ heights: '0', rows: '0' })
 

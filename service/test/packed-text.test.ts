@@ -42,7 +42,7 @@ test('every text reads back exactly as written, through a parameter, COPY and SQ
     await client.query('CREATE TEMP TABLE packed (n int, by_parameter bytea, by_copy bytea)')
     for (const [n, text] of TEXTS.entries())
       await client.query('INSERT INTO packed (n, by_parameter) VALUES ($1, $2)', [n, pack(text)])
-    // COPY's text format, as transfers-store.ts writes rows
+    // COPY's text format, as row-encoding.ts writes rows
     const lines = TEXTS.map((text, n) => `${n + 100}\t${packForCopy(text)}\n`).join('')
     await pipeline(Readable.from([lines]), client.query(copyFrom('COPY packed (n, by_copy) FROM STDIN')))
     // SQL's rules (the migration's) give the same bytes

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { preparesStatements } from '../src/main/database.ts'
 import { createDb, type Db } from '../src/store/db.ts'
-import { createWalletTransfersStore } from '../src/store/wallet-transfers-store.ts'
+import { createTransfersReader } from '../src/store/transfers-reader.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 
-// The data API prepares its page statements (store/wallet-transfers-store.ts `prepare`), one per
+// The data API prepares its page statements (store/transfers-reader.ts `prepare`), one per
 // statement text and connection, unless DATABASE_URL is a transaction-mode pooler.
 
 let database: TestDatabase
@@ -31,8 +31,8 @@ const prepared = async () =>
   (await session.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name')).rows.map((r) => r.name)
 
 test('pages read the same rows prepared, one statement per text, reused', async () => {
-  const plain = createWalletTransfersStore(session)
-  const store = createWalletTransfersStore(session, { prepare: true })
+  const plain = createTransfersReader(session)
+  const store = createTransfersReader(session, { prepare: true })
   const query = { chain: 'ethereum', address: `0x${'11'.repeat(20)}`, direction: 'both' as const, limit: 10 }
   const expected = await plain.listWalletTransfers(query)
   expect(expected).toHaveLength(1)
@@ -53,7 +53,7 @@ test('pages read the same rows prepared, one statement per text, reused', async 
 })
 
 test('a column changed under the prepared statements (a migration while serving): the page is read again, unprepared', async () => {
-  const store = createWalletTransfersStore(session, { prepare: true })
+  const store = createTransfersReader(session, { prepare: true })
   const query = { chain: 'ethereum', address: `0x${'22'.repeat(20)}`, direction: 'in' as const, limit: 10 }
   const expected = await store.listWalletTransfers(query)
   expect(expected).toHaveLength(1)

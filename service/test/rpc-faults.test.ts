@@ -5,7 +5,7 @@ import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
 import type { Token } from '../src/domain/records.ts'
 import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
+import { createChainWriter } from '../src/store/chain-writer.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts'
 import {
@@ -110,7 +110,7 @@ function startIndexing(urls: string[], options: { rangeSize?: number; stopAtHead
   const indexer = createIndexer({
     chain,
     source: createEvmSource({ chain, rpc, logger, capabilities: CAPABILITIES }),
-    store: createTransfersStore(database.db),
+    store: createChainWriter(database.db),
     logger,
     startBlock: 0,
     rangeSize: options.rangeSize ?? RANGE_SIZE_BLOCKS,

@@ -6,7 +6,7 @@ import { recordId } from '../src/domain/records.ts'
 import { createIndexer } from '../src/ingestion/indexer.ts'
 import { formatUnits } from '../src/lib/decimal.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
+import { createChainWriter } from '../src/store/chain-writer.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { addressOf, type ChainState, ScriptedTronChain } from './helpers/tron-chain.ts'
 import { startTronNode, type TronNode } from './helpers/tron-node.ts'
@@ -133,7 +133,7 @@ async function indexToHead({ startBlock = 0, storm = 0 } = {}) {
   const indexer = createIndexer({
     chain: 'tron',
     source,
-    store: createTransfersStore(t.db),
+    store: createChainWriter(t.db),
     logger,
     startBlock,
     rangeSize: 4,
@@ -313,7 +313,7 @@ describe('Tron indexed from a java-tron node', () => {
       await createIndexer({
         chain: 'tron',
         source,
-        store: createTransfersStore(late.db),
+        store: createChainWriter(late.db),
         logger,
         startBlock: 6,
         stopAtHead: true,

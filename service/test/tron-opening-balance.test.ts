@@ -10,7 +10,7 @@ import { formatUnits } from '../src/lib/decimal.ts'
 import type { WdsError } from '../src/lib/errors.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createBalancesStore } from '../src/store/balances-store.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
+import { createChainWriter } from '../src/store/chain-writer.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { createManualClock } from './helpers/clock.ts'
 import { type StallProxy, startStallProxy } from './helpers/stall-proxy.ts'
@@ -79,7 +79,7 @@ async function indexTo(head: number) {
   await createIndexer({
     chain: 'tron',
     source,
-    store: createTransfersStore(t.db),
+    store: createChainWriter(t.db),
     logger,
     startBlock: 0,
     rangeSize: 4,

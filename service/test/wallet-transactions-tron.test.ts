@@ -4,7 +4,7 @@ import { connectChainSource } from '../src/chains/sources.ts'
 import { findChain } from '../src/config/chains.ts'
 import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
+import { createChainWriter } from '../src/store/chain-writer.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { checkNet, type Entry } from './helpers/transactions.ts'
 import { addressOf, type ChainState, ScriptedTronChain } from './helpers/tron-chain.ts'
@@ -85,7 +85,7 @@ beforeAll(async () => {
   await createIndexer({
     chain: 'tron',
     source,
-    store: createTransfersStore(t.db),
+    store: createChainWriter(t.db),
     logger,
     startBlock: 0,
     rangeSize: 4,

@@ -6,7 +6,7 @@ import { createRpcClient } from '../src/chains/evm/rpc-client.ts'
 import { recordId } from '../src/domain/records.ts'
 import { createIndexer } from '../src/ingestion/indexer.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createTransfersStore } from '../src/store/transfers-store.ts'
+import { createChainWriter } from '../src/store/chain-writer.ts'
 import { type Anvil, startAnvil } from './helpers/anvil.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { compileFixtures } from './helpers/contracts.ts'
@@ -41,7 +41,7 @@ async function index(chain: string, rangeSize = 5) {
   await createIndexer({
     chain,
     source: createEvmSource({ chain, rpc: createRpcClient({ urls: [node.url], logger }), logger }),
-    store: createTransfersStore(t.db),
+    store: createChainWriter(t.db),
     logger,
     startBlock: 0,
     rangeSize,
@@ -525,7 +525,7 @@ describe('record ids', () => {
     const before = await read()
     expect(before.length).toBeGreaterThan(10)
     expect(new Set(before.map((line) => line.split(' ')[0])).size).toBe(before.length)
-    const stored = await createTransfersStore(t.db).rollbackTo('base', -1)
+    const stored = await createChainWriter(t.db).rollbackTo('base', -1)
     expect(stored.transfers).toBeGreaterThan(0)
     await index('base', 3)
     expect(await read()).toEqual(before)

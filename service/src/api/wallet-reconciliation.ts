@@ -4,7 +4,7 @@ import { NATIVE_ASSET } from '../domain/records.ts'
 import { formatUnits } from '../lib/decimal.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { BalancesStore } from '../store/balances-store.ts'
-import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
+import type { WalletTransfersStore } from '../store/transfers-reader.ts'
 
 export type ReconciliationRequest = { address: string; chain: ChainInfo; atBlock?: number | undefined }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { TransfersStore } from '../store/transfers-store.ts'
+import type { BalanceCheckpointsStore } from '../store/balance-checkpoints-store.ts'
 
 /** A chain's balance checkpoint (migration 0021) is written each time its final block has advanced this far… */
 export const BALANCE_CHECKPOINT_BLOCKS = 1_000
@@ -12,7 +12,7 @@ export const BALANCE_TRACKED_MOVEMENTS = 1_000
 
 export type BalanceCheckpointOptions = {
   chain: string
-  store: Pick<TransfersStore, 'findLastBalanceCheckpoint' | 'writeBalanceCheckpoint'>
+  store: BalanceCheckpointsStore
   logger: Logger
   /** Blocks this deep below the indexed block are final: the reorg window (a reorg never reaches them). */
   finalityBlocks: number

@@ -4,7 +4,7 @@ import { findChain, sourceVariable } from '../config/chains.ts'
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
-import type { Checkpoint, TransfersStore } from '../store/transfers-store.ts'
+import type { ChainWriter, Checkpoint } from '../store/chain-writer.ts'
 import { createBalanceCheckpoints } from './balance-checkpoints.ts'
 import type { ProgressReporter } from './progress.ts'
 import { checkParent, findForkPoint, MAX_REORG_DEPTH_BLOCKS, planRanges, ReorgTooDeepError } from './reorg-window.ts'
@@ -12,7 +12,7 @@ import { checkParent, findForkPoint, MAX_REORG_DEPTH_BLOCKS, planRanges, ReorgTo
 export type IndexerOptions = {
   chain: string
   source: ChainSource
-  store: TransfersStore
+  store: ChainWriter
   logger: Logger
   progress?: ProgressReporter | undefined
   startBlock: number

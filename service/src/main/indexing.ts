@@ -13,7 +13,7 @@ import type { Db } from '../store/db.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { tryAcquireLease } from '../store/leases.ts'
 import { createOutputsStore } from '../store/outputs-store.ts'
-import { createTransfersStore } from '../store/transfers-store.ts'
+import { createChainWriter } from '../store/chain-writer.ts'
 
 const LEASE_RETRY_MS = 5_000
 /** The indexers' own pool in a `wds start` process (on its main thread or its indexing thread). */
@@ -52,7 +52,7 @@ export function startIndexing(options: IndexingOptions) {
   const { config, db, logger, progress, only, stopAtHead = false, pollIntervalMs, clock = systemClock } = options
   const controller = new AbortController()
   const sleep = (ms: number) => sleepOn(clock, ms, controller.signal)
-  const store = createTransfersStore(db)
+  const store = createChainWriter(db)
   const outputs = createOutputsStore(db)
   const slugs = indexableChains(config).filter((slug) => only === undefined || only.includes(slug))
   /** Chains another process indexes: with stopAtHead this one gives up on them instead of standing by. */

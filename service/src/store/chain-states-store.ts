@@ -1,4 +1,7 @@
+import type { BlockRef } from '../domain/records.ts'
+import type { Db } from './db.ts'
 import type { Queryable } from './read-pools.ts'
+import { isoOf } from './row-encoding.ts'
 
 export type ChainState = {
   chain: string
@@ -40,3 +43,59 @@ export function createChainStatesStore(db: Queryable, heads: Queryable = db) {
 }
 
 export type ChainStatesStore = ReturnType<typeof createChainStatesStore>
+
+/**
+ * What the indexers write to a chain's state row besides its checkpoint (which moves with the rows,
+ * chain-writer.ts): the source's head, the last failure, and a stall an operator must clear.
+ */
+export interface ChainStateWriter {
+  recordError(chain: string, message: string): Promise<void>
+  recordHead(chain: string, head: BlockRef): Promise<void>
+  stallChain(chain: string, message: string): Promise<void>
+  findStall(chain: string): Promise<string | undefined>
+  clearStall(chain: string): Promise<void>
+}
+
+export function createChainStateWriter(db: Pick<Db, 'query'>): ChainStateWriter {
+  return {
+    /** Records why a chain's indexing fails (also before its first block, e.g. a node of the wrong chain). */
+    async recordError(chain: string, message: string): Promise<void> {
+      await db.query(
+        `INSERT INTO chain_states (chain, last_error, last_error_at) VALUES ($1, $2, now())
+         ON CONFLICT (chain) DO UPDATE SET last_error = $2, last_error_at = now()`,
+        [chain, message],
+      )
+    },
+
+    /** The source's head as last seen, for status and lag; it also clears the last error. */
+    async recordHead(chain: string, head: BlockRef): Promise<void> {
+      await db.query(
+        'UPDATE chain_states SET latest_block = $2, latest_block_time = $3, last_error = NULL, updated_at = now() WHERE chain = $1',
+        [chain, head.number, isoOf(head.timestamp)],
+      )
+    },
+
+    /** Stops the chain until an operator acts: `message` (its last_error) says what happened and what to do. */
+    async stallChain(chain: string, message: string): Promise<void> {
+      await db.query('UPDATE chain_states SET stalled_at = now(), last_error = $2, last_error_at = now() WHERE chain = $1', [
+        chain,
+        message,
+      ])
+    },
+
+    /** Why the chain is stalled, when it is. */
+    async findStall(chain: string): Promise<string | undefined> {
+      const { rows } = await db.query<{ last_error: string | null }>(
+        'SELECT last_error FROM chain_states WHERE chain = $1 AND stalled_at IS NOT NULL',
+        [chain],
+      )
+      const row = rows[0]
+      return row === undefined ? undefined : (row.last_error ?? 'stalled')
+    },
+
+    /** Lets the chain's indexer run again, its last error forgotten (after a rewind). */
+    async clearStall(chain: string): Promise<void> {
+      await db.query('UPDATE chain_states SET stalled_at = NULL, last_error = NULL WHERE chain = $1', [chain])
+    },
+  }
+}

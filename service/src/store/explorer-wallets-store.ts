@@ -1,7 +1,7 @@
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { type Db, withTransaction } from './db.ts'
 import { pack, packOrNull } from './packed-text.ts'
-import { partitionName } from './transfers-store.ts'
+import { partitionName } from './row-encoding.ts'
 
 /** How far a wallet's history on an explorer chain has been read. */
 export type ExplorerWallet = {

@@ -1,6 +1,9 @@
-import type { OutputRef, OutputValue } from '../domain/records.ts'
+import type pg from 'pg'
+import type { ChainBlock, OutputRef, OutputValue } from '../domain/records.ts'
 import type { UtxoAmount } from '../domain/utxo-records.ts'
-import type { Db } from './db.ts'
+import { InternalError } from '../lib/errors.ts'
+import { copyLines, type Db } from './db.ts'
+import { OUTPUT_COPY_COLUMNS, type OutputRow, outputLine, outputsPartitionName, planOutputs } from './row-encoding.ts'
 
 /** A transaction rebuilt from the stored outputs: what its inputs spent and what it created. */
 export type StoredUtxoTransaction = {
@@ -175,3 +178,85 @@ export function createOutputsStore(db: Pick<Db, 'query'>) {
 }
 
 export type OutputsStore = ReturnType<typeof createOutputsStore>
+
+const OUTPUTS_PER_STATEMENT = 20_000
+
+/**
+ * Writes a UTXO chain's outputs created and spent by `blocks` (ChainBlock.outputs), in the chain
+ * writer's transaction. An output spent within the same blocks is written spent, at once; the others
+ * are written by COPY and the older outputs these blocks spend are marked spent by an UPDATE, which
+ * must find every one of them.
+ *
+ * Coinbase outputs are upserted instead (a handful per write): BIP30's two duplicate coinbase
+ * transactions replace the earlier, never spendable, outputs of the same id (row-encoding.ts planOutputs).
+ */
+export async function writeOutputs(client: pg.PoolClient, chain: string, blocks: readonly ChainBlock[]): Promise<void> {
+  const { coinbase, rest, older } = planOutputs(blocks)
+  if (rest.length > 0) {
+    await copyLines(
+      client,
+      `COPY ${outputsPartitionName(chain)} (${OUTPUT_COPY_COLUMNS}) FROM STDIN`,
+      rest.map((output) => outputLine(chain, output)),
+    )
+  }
+  if (coinbase.length > 0) await upsertCoinbaseOutputs(client, chain, coinbase)
+  for (let i = 0; i < older.length; i += OUTPUTS_PER_STATEMENT) {
+    const part = older.slice(i, i + OUTPUTS_PER_STATEMENT)
+    const updated = await client.query(
+      `UPDATE outputs o SET spent_tx_hash = s.spent_tx_hash, spent_block_number = s.block_number,
+         spent_tx_index = s.spent_tx_index, spent_input_index = s.input_index
+       FROM unnest($2::text[], $3::int[], $4::text[], $5::bigint[], $6::int[], $7::int[])
+         AS s(tx_hash, output_index, spent_tx_hash, block_number, spent_tx_index, input_index)
+       WHERE o.chain = $1 AND o.tx_hash = s.tx_hash AND o.output_index = s.output_index`,
+      [
+        chain,
+        part.map((o) => o.txHash),
+        part.map((o) => o.outputIndex),
+        part.map((o) => o.spentByTxHash),
+        part.map((o) => o.blockNumber),
+        part.map((o) => o.spentByTxIndex),
+        part.map((o) => o.inputIndex),
+      ],
+    )
+    if (updated.rowCount !== part.length) {
+      throw new InternalError(`${chain}: ${part.length - (updated.rowCount ?? 0)} spent outputs are not stored`)
+    }
+  }
+}
+
+async function upsertCoinbaseOutputs(client: pg.PoolClient, chain: string, coinbase: readonly OutputRow[]): Promise<void> {
+  const column = <K extends keyof OutputRow>(key: K) => coinbase.map((o) => o[key])
+  await client.query(
+    `INSERT INTO outputs (chain, tx_hash, output_index, block_number, tx_index, address, value,
+       spent_tx_hash, spent_block_number, spent_tx_index, spent_input_index)
+     SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::int[], $6::text[], $7::bigint[],
+       $8::text[], $9::bigint[], $10::int[], $11::int[])
+     ON CONFLICT (chain, tx_hash, output_index) DO UPDATE SET block_number = EXCLUDED.block_number,
+       tx_index = EXCLUDED.tx_index, address = EXCLUDED.address, value = EXCLUDED.value,
+       spent_tx_hash = EXCLUDED.spent_tx_hash, spent_block_number = EXCLUDED.spent_block_number,
+       spent_tx_index = EXCLUDED.spent_tx_index, spent_input_index = EXCLUDED.spent_input_index`,
+    [
+      chain,
+      column('txHash'),
+      column('outputIndex'),
+      column('blockNumber'),
+      column('txIndex'),
+      column('address'),
+      coinbase.map((o) => o.value.toString()),
+      column('spentByTxHash'),
+      column('spentBlockNumber'),
+      column('spentByTxIndex'),
+      column('inputIndex'),
+    ],
+  )
+}
+
+/** In a rollback's transaction: the outputs created above `ancestor` go, those spent above it are unspent again. */
+export async function rollBackOutputs(client: pg.PoolClient, chain: string, ancestor: number): Promise<void> {
+  await client.query('DELETE FROM outputs WHERE chain = $1 AND block_number > $2', [chain, ancestor])
+  await client.query(
+    `UPDATE outputs SET spent_tx_hash = NULL, spent_block_number = NULL, spent_tx_index = NULL, spent_input_index = NULL
+     WHERE chain = $1 AND spent_block_number > $2`,
+    [chain, ancestor],
+  )
+}

@@ -26,7 +26,7 @@ import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
 import { createOutputsStore } from '../../src/store/outputs-store.ts'
 import { createPlansStore } from '../../src/store/plans-store.ts'
 import { createUsageStore } from '../../src/store/usage-store.ts'
-import { createWalletTransfersStore } from '../../src/store/wallet-transfers-store.ts'
+import { createTransfersReader } from '../../src/store/transfers-reader.ts'
 import { createTestDatabase } from './database.ts'
 
 /** The real app on a database of its own, with its log lines kept for assertions. */
@@ -80,7 +80,7 @@ export async function createTestApp(
   const stores = {
     accounts: createAccountsStore(database.db),
     chainStates: createChainStatesStore(database.db),
-    walletTransfers: createWalletTransfersStore(database.db, { prepare: true }),
+    walletTransfers: createTransfersReader(database.db, { prepare: true }),
     balances: createBalancesStore(database.db),
     outputs: createOutputsStore(database.db),
     fxRates: createFxRatesStore(database.db),

@@ -1,5 +1,5 @@
 import type { Db } from '../../src/store/db.ts'
-import { createTransfersStore } from '../../src/store/transfers-store.ts'
+import { createChainWriter } from '../../src/store/chain-writer.ts'
 
 export const WHALE = '0x00000000000000000000000000000000000a11ce'
 export const MINNOW = '0x0000000000000000000000000000000000000b0b'
@@ -11,7 +11,7 @@ export const UNTOUCHED_TOKEN = '0x000000000000000000000000000000000000dead'
  * light one (10 transfers): what an abusive account and a well-behaved one ask for.
  */
 export async function seedBigWallet(db: Db, transfers: number): Promise<{ lastBlock: number }> {
-  const store = createTransfersStore(db)
+  const store = createChainWriter(db)
   await store.openChain('ethereum', 0)
   const lastBlock = Math.ceil(transfers / 100)
   await db.query(

@@ -3,7 +3,7 @@ import { createRpcClient } from '../../src/chains/evm/rpc-client.ts'
 import { createIndexer } from '../../src/ingestion/indexer.ts'
 import { createLogger, type Logger } from '../../src/lib/logger.ts'
 import type { Db } from '../../src/store/db.ts'
-import { createTransfersStore } from '../../src/store/transfers-store.ts'
+import { createChainWriter } from '../../src/store/chain-writer.ts'
 
 /** The production EVM source for a chain served by a node (an anvil in the tests). */
 export function evmSourceFor(chain: string, url: string, logger: Logger = createLogger('silent')) {
@@ -38,7 +38,7 @@ export async function indexToHead(
   const indexer = createIndexer({
     chain,
     source: evmSourceFor(chain, url, logger),
-    store: createTransfersStore(db),
+    store: createChainWriter(db),
     logger,
     startBlock,
     rangeSize,
