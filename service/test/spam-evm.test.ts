@@ -314,3 +314,39 @@ describe('spam overrides (PUT/GET/DELETE /v1/developer/spam-overrides)', () => {
     }
   })
 })
+
+describe('spam on /balances', () => {
+  type Balance = { contractAddress: string | null; asset: string | null; priced?: boolean; spam: Spam; value_usd?: number | null }
+  test('flagged tokens say why, are never priced and stay out of the total; excludeSpam leaves them out', async () => {
+    const { status, body } = await get(`/v1/wallets/${VICTIM}/balances?chain=ethereum&includePrices=true`)
+    expect(status).toBe(200)
+    const balances = body.balances as Balance[]
+    const byContract = new Map(balances.map((b) => [b.contractAddress, b]))
+    expect(byContract.get(USDT)).toMatchObject({ priced: true, spam: { flagged: false, reasons: [] } })
+    expect(byContract.get(null)).toMatchObject({ priced: true, spam: { flagged: false } })
+    expect(byContract.get(tokens.fakeUsdt?.toLowerCase() ?? '')).toMatchObject({
+      priced: false,
+      value_usd: null,
+      spam: { flagged: true, reasons: ['impersonates-listed-token'], source: 'computed' },
+    })
+    const flagged = balances.filter((b) => b.spam.flagged)
+    expect(flagged.map((b) => b.spam.reasons).sort()).toEqual(
+      [
+        ['impersonates-listed-token'],
+        ['impersonates-listed-token'],
+        ['impersonates-listed-token'],
+        ['lure-in-metadata'],
+        ['mass-airdrop'],
+      ].sort(),
+    )
+    const pricedSum = balances.reduce((sum, b) => sum + (b.priced === true ? (b.value_usd ?? 0) : 0), 0)
+    expect(body.total_value_usd).toBeCloseTo(pricedSum, 6)
+    const kept = await get(`/v1/wallets/${VICTIM}/balances?chain=ethereum&excludeSpam=true`)
+    expect((kept.body.balances as Balance[]).map((b) => b.contractAddress).sort()).toEqual(
+      balances
+        .filter((b) => !b.spam.flagged)
+        .map((b) => b.contractAddress)
+        .sort(),
+    )
+  })
+})

@@ -267,7 +267,7 @@ export async function buildApp(deps: AppDeps) {
   )
   const walletBalances = routeReads(
     reads,
-    createWalletBalances({ balances: stores.balances, history, onDemand, pricer, hdWallets, reads }),
+    createWalletBalances({ balances: stores.balances, history, onDemand, pricer, hdWallets, reads, spam }),
   )
   const reconciliation = createWalletReconciliation({ balances: stores.balances, history, onDemand })
   await app.register(
@@ -286,7 +286,7 @@ export async function buildApp(deps: AppDeps) {
       v1.addHook('onRequest', access.rateLimit)
       await v1.register(statusRoutes, { store: stores.chainStates, availability })
       await v1.register(walletRoutes, { records, transactions, availability, hdWallets, spamOverridesOf })
-      await v1.register(balanceRoutes, { walletBalances, availability })
+      await v1.register(balanceRoutes, { walletBalances, availability, spamOverridesOf })
       await v1.register(reconciliationRoutes, { reconciliation, availability })
       await v1.register(exportRoutes, {
         walletExport: createWalletExport({ transactions }),

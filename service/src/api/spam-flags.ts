@@ -116,6 +116,30 @@ export function createSpamFlags({
   }
 
   return {
+    /**
+     * The token verdicts of a wallet's holdings on one chain, by contract (`/balances`): the token
+     * reasons only; an override of the token wins.
+     */
+    async flagTokens(
+      chain: string,
+      wallet: string,
+      contracts: readonly string[],
+      overrides: SpamOverrides = NO_OVERRIDES,
+    ): Promise<Map<string, SpamVerdict>> {
+      const unlisted = contracts.filter((contract) => !reviewed.isListed(chain, contract))
+      const [tokens, airdropped] = await Promise.all([
+        findTokens(chain, unlisted),
+        store.findMassAirdropped(chain, wallet, unlisted, settings.massAirdropRecipients),
+      ])
+      return new Map(
+        contracts.map((contract) => {
+          const reasons = unlisted.includes(contract) ? [...reasonsOfToken(chain, contract, tokens.get(contract))] : []
+          if (airdropped.has(contract)) reasons.push('mass-airdrop')
+          return [contract, applyOverride(verdictOf(reasons), overrides.get(`${chain}:${contract}`))]
+        }),
+      )
+    },
+
     /** One verdict per record; an override of the record's token wins. */
     async flag(
       records: readonly StoredTransfer[],

@@ -1,6 +1,7 @@
 import { CHAINS, type ChainInfo, findChain, type HdWallet } from '../config/chains.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
 import { NATIVE_ASSET, type RecordType } from '../domain/records.ts'
+import { NOT_SPAM } from '../domain/spam/reasons.ts'
 import { DAY_MS } from '../lib/dates.ts'
 import { formatUnits } from '../lib/decimal.ts'
 import { WdsError } from '../lib/errors.ts'
@@ -13,6 +14,7 @@ import { createDateBlocks } from './date-blocks.ts'
 import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import type { HdWallets } from './hd-wallets.ts'
+import type { SpamFlags, SpamOverrides } from './spam-flags.ts'
 import type { ReadRouting } from './wallet-history.ts'
 import { addressReadAs, type DateParam, type UnavailableChain } from './wallet-query.ts'
 
@@ -30,6 +32,10 @@ export type BalancesRequest = {
   atDate?: DateParam | undefined
   includePrices: boolean
   currency: string
+  /** Leave out the tokens flagged as spam. */
+  excludeSpam?: boolean | undefined
+  /** The asking account's spam overrides. */
+  spamOverrides?: SpamOverrides | undefined
 }
 
 type ChainBalances = {
@@ -54,8 +60,10 @@ export function createWalletBalances(deps: {
   pricer: Pricer
   hdWallets: HdWallets
   reads?: ReadRouting | undefined
+  /** The token verdicts of `spam` (docs/spam.md); unset: nothing flagged. */
+  spam?: Pick<SpamFlags, 'flagTokens'> | undefined
 }) {
-  const { balances, history, onDemand, pricer, hdWallets, reads } = deps
+  const { balances, history, onDemand, pricer, hdWallets, reads, spam } = deps
   const memo = createBalanceMemo(balances, onDemand)
   const dateBlocks = createDateBlocks(history)
 
@@ -184,10 +192,13 @@ export function createWalletBalances(deps: {
   }
 
   /** The public records of one chain's balances: the coin first, then tokens by symbol. */
-  async function shape(result: ChainBalances) {
+  async function shape(result: ChainBalances, request: BalancesRequest) {
     const chain = findChain(result.asOf.chain) as ChainInfo
     const contracts = result.balances.map((b) => b.asset).filter((asset) => asset !== NATIVE_ASSET)
-    const tokens = await history.findTokens(chain.slug, contracts)
+    const [tokens, verdicts] = await Promise.all([
+      history.findTokens(chain.slug, contracts),
+      spam?.flagTokens(chain.slug, request.address, contracts, request.spamOverrides),
+    ])
     const rows = result.balances.map(({ asset, amount, type }) => {
       const native = asset === NATIVE_ASSET
       const token = native ? undefined : tokens.get(asset)
@@ -202,8 +213,10 @@ export function createWalletBalances(deps: {
         tokenDecimals: decimals,
         balance: decimals === null ? amount.toString() : formatUnits(amount, decimals),
         balanceRaw: amount.toString(),
+        spam: (native ? undefined : verdicts?.get(asset)) ?? NOT_SPAM,
       }
     })
+    if (request.excludeSpam === true) rows.splice(0, rows.length, ...rows.filter((row) => !row.spam.flagged))
     rows.sort((a, b) => (a.type === b.type ? (a.asset ?? '~').localeCompare(b.asset ?? '~') : a.type === 'native' ? -1 : 1))
     return rows
   }
@@ -244,13 +257,14 @@ export function createWalletBalances(deps: {
       const records = []
       const valued = []
       for (const result of results) {
-        const rows = await shape(result)
+        const rows = await shape(result, request)
         records.push(...rows)
         const chain = findChain(result.asOf.chain) as ChainInfo
         const date = result.asOf.timestamp.slice(0, 10)
         for (const row of rows) {
           valued.push({
-            pricedAs: pricedAsset(chain, row.type, row.contractAddress),
+            // a token flagged as spam is never valued: priced false, out of the total
+            pricedAs: row.spam.flagged ? undefined : pricedAsset(chain, row.type, row.contractAddress),
             date,
             amount: row.tokenDecimals === null ? null : row.balance,
           })

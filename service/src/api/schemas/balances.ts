@@ -19,7 +19,13 @@ export const BalanceSchema = Type.Object(
     value_usd: Type.Optional(Nullable(Type.Number())),
     // price_<ccy> / value_<ccy> for a currency other than USD (DESIGN §4)
     ...otherCurrencyFields(['price', 'value']),
-    priced: Type.Optional(Type.Boolean({ description: 'Present with includePrices=true: false when no price is known' })),
+    priced: Type.Optional(
+      Type.Boolean({
+        description:
+          'Present with includePrices=true: false when no price is known, and for a token flagged as spam (never valued)',
+      }),
+    ),
+    spam: Type.Ref('Spam', { description: 'Whether the token is spam, and why (docs/spam.md)' }),
   },
   { $id: 'Balance', title: 'Balance' },
 )

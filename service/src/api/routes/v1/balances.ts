@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { CHAINS } from '../../../config/chains.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import { getCurrencyParam } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
+import type { SpamOverrides } from '../../spam-flags.ts'
 import type { WalletBalances } from '../../wallet-balances.ts'
 import {
   type ChainAvailability,
@@ -16,7 +18,12 @@ import {
   requireConfigured,
 } from '../../wallet-query.ts'
 
-export type BalanceRoutesOptions = { walletBalances: WalletBalances; availability: ChainAvailability }
+export type BalanceRoutesOptions = {
+  walletBalances: WalletBalances
+  availability: ChainAvailability
+  /** The asking account's spam overrides; unset: none. */
+  spamOverridesOf?: (request: FastifyRequest) => Promise<SpamOverrides>
+}
 
 const BalancesQuery = Type.Object(
   {
@@ -24,6 +31,7 @@ const BalancesQuery = Type.Object(
       Type.String({ description: 'Chain slug; omitted: every configured chain whose address format matches' }),
     ),
     includePrices: Type.Boolean({ default: false }),
+    excludeSpam: Type.Boolean({ default: false, description: 'Leave out the tokens flagged as spam (docs/spam.md)' }),
     currency: Type.Optional(Type.String({ description: 'Fiat currency for prices (ISO 4217), default USD' })),
     atBlock: Type.Optional(Type.Integer({ minimum: 0, description: 'Balances at the end of this block (needs `chain`)' })),
     atDate: Type.Optional(
@@ -36,7 +44,10 @@ const BalancesQuery = Type.Object(
 )
 
 /** A wallet's balances: the handler validates its parameters and asks the balances service. */
-export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (app, { walletBalances, availability }) => {
+export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (
+  app,
+  { walletBalances, availability, spamOverridesOf = async () => new Map() },
+) => {
   app.get(
     '/wallets/:address/balances',
     {
@@ -76,6 +87,8 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
         atDate: at.date,
         includePrices: q.includePrices,
         currency,
+        excludeSpam: q.excludeSpam,
+        spamOverrides: await spamOverridesOf(request),
       })
     },
   )
