@@ -196,6 +196,12 @@ describe('wds start with a node that is down, and chains without a source', () =
         transfers: [],
       },
     })
+    // /transactions says the same
+    const grouped = await get('/v1/wallets/0x123/transactions')
+    expect({ status: grouped.status, body: grouped.body }).toMatchObject({
+      status: 200,
+      body: { addressReadAs: ['move'], chains: [], transactions: [] },
+    })
     // with chain, the same text is refused
     const named = await get('/v1/wallets/0x123/transfers?chain=ethereum')
     expect({ status: named.status, code: named.body.code, detail: named.body.detail }).toEqual({

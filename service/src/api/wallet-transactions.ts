@@ -31,6 +31,7 @@ import {
 } from './transaction-groups.ts'
 import { priceTransfers, shapeTransfer, type TransferRecord } from './transfer-records.ts'
 import { createWalletHistory, type HistoryRequest, type ReadRouting } from './wallet-history.ts'
+import { addressReadAs } from './wallet-query.ts'
 import type { TransfersRequest } from './wallet-records.ts'
 
 /** A validated `/transactions` request: `/transfers`'s, without `asset` and `includeFees`. */
@@ -376,6 +377,7 @@ export function createWalletTransactions({
         ...(request.named
           ? {}
           : {
+              addressReadAs: addressReadAs(address),
               chains: request.chains.map((chain) => chain.slug),
               unavailableChains: [...synced.unavailableChains, ...page.unavailableChains, ...request.unservedChains],
             }),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { CATEGORIES } from '../../domain/transactions/categories.ts'
 import { Nullable, otherCurrencyFields, StringEnum } from './nullable.ts'
-import { UnavailableChain } from './transfers.ts'
+import { AddressReadAs, UnavailableChain } from './transfers.ts'
 
 const NetLineSchema = Type.Object(
   {
@@ -58,6 +58,7 @@ export const TransactionListSchema = Type.Object(
   {
     address: Type.String({ description: 'The queried address (lower-case for EVM)' }),
     chain: Type.String({ description: 'Chain slug, or "all" when no chain was given' }),
+    addressReadAs: Type.Optional(AddressReadAs),
     chains: Type.Optional(Type.Array(Type.String(), { description: 'All-chains mode: the chains searched' })),
     unavailableChains: Type.Optional(
       Type.Array(UnavailableChain, { description: 'All-chains mode: chains that could not be read, with why' }),
