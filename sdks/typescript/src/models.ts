@@ -9,6 +9,19 @@ import { TRANSACTION_MODEL_FIELDS, type TransactionNetLine } from './transaction
 type Open = { readonly [field: string]: unknown }
 
 export type Direction = 'in' | 'out'
+
+/** The spam reasons the service documents (docs/spam.md); a reason added later arrives as its string. */
+export const SPAM_REASONS = [
+  'impersonates-listed-token',
+  'lure-in-metadata',
+  'mass-airdrop',
+  'address-poisoning',
+  'zero-value-transfer-from',
+] as const
+export type SpamReason = (typeof SPAM_REASONS)[number] | (string & {})
+
+/** Whether a record (or a balance's token) is spam, the reasons that fired, and whether the account's override decided. */
+export type Spam = { flagged: boolean; reasons: SpamReason[]; source: 'computed' | 'account' | (string & {}) }
 export type TransferType = 'native' | 'internal' | 'erc20' | 'erc721' | 'erc1155' | 'fee' | (string & {})
 
 export type Transfer = Open & {
@@ -36,6 +49,8 @@ export type Transfer = Open & {
   counterparties?: { address: string; value: string }[]
   price_usd?: number | null
   value_usd?: number | null
+  /** On /transfers (not on a transaction's movements yet); a flagged record is never priced. */
+  spam?: Spam
 }
 
 export type Erc20Transfer = Open & {
@@ -54,6 +69,7 @@ export type Erc20Transfer = Open & {
   value: string
   valueRaw?: string
   direction: Direction
+  spam: Spam
 }
 
 export type NftTransfer = Open & {
@@ -75,6 +91,7 @@ export type NftTransfer = Open & {
   collectionName: string | null
   collectionSymbol: string | null
   direction: Direction
+  spam: Spam
 }
 
 type ListEnvelope<T> = Open & {
@@ -106,6 +123,7 @@ export type Balance = Open & {
   priced?: boolean
   price_usd?: number | null
   value_usd?: number | null
+  spam: Spam
 }
 
 export type BalanceList = Open & {
@@ -253,6 +271,7 @@ export const MODEL_FIELDS = {
     'logIndex',
     'direction',
     'counterparties',
+    'spam',
   ],
   Erc20Transfer: [
     'id',
@@ -270,6 +289,7 @@ export const MODEL_FIELDS = {
     'value',
     'valueRaw',
     'direction',
+    'spam',
   ],
   NftTransfer: [
     'id',
@@ -290,6 +310,7 @@ export const MODEL_FIELDS = {
     'collectionName',
     'collectionSymbol',
     'direction',
+    'spam',
   ],
   TransferList: [
     'address',
@@ -304,7 +325,19 @@ export const MODEL_FIELDS = {
   ],
   Erc20TransferList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'transfers', 'cursor', 'hasMore'],
   NftTransferList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'transfers', 'cursor', 'hasMore'],
-  Balance: ['chain', 'chainId', 'type', 'asset', 'name', 'contractAddress', 'tokenDecimals', 'balance', 'balanceRaw', 'priced'],
+  Balance: [
+    'chain',
+    'chainId',
+    'type',
+    'asset',
+    'name',
+    'contractAddress',
+    'tokenDecimals',
+    'balance',
+    'balanceRaw',
+    'priced',
+    'spam',
+  ],
   BalanceList: [
     'address',
     'chain',

@@ -60,6 +60,7 @@ class Wallets(_Resource):
         include_fees: Optional[bool] = None,
         include_prices: Optional[bool] = None,
         currency: Optional[str] = None,
+        exclude_spam: Optional[bool] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
     ) -> Any:
@@ -71,7 +72,7 @@ class Wallets(_Resource):
         query = {
             "chain": chain, "fromBlock": from_block, "toBlock": to_block, "fromDate": from_date, "toDate": to_date,
             "asset": asset, "direction": direction, "includeFees": include_fees, "includePrices": include_prices,
-            "currency": currency, "limit": limit,
+            "currency": currency, "excludeSpam": exclude_spam, "limit": limit,
         }  # fmt: skip
         return self._t._list(_path("v1", "wallets", address, "transfers"), query, cursor, TransferList)
 
@@ -110,11 +111,13 @@ class Wallets(_Resource):
         contract_address: Optional[str] = None,
         from_date: Optional[Day] = None,
         to_date: Optional[Day] = None,
+        exclude_spam: Optional[bool] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
     ) -> Any:
         """ERC-20 transfers only (``token_symbol``): ``client.wallets.erc20_transfers(addr, chain="ethereum")``"""
-        query = {"chain": chain, "contractAddress": contract_address, "fromDate": from_date, "toDate": to_date, "limit": limit}
+        query = {"chain": chain, "contractAddress": contract_address, "fromDate": from_date, "toDate": to_date,
+                 "excludeSpam": exclude_spam, "limit": limit}  # fmt: skip
         return self._t._list(_path("v1", "wallets", address, "erc20-transfers"), query, cursor, Erc20TransferList)
 
     def nft_transfers(
@@ -125,11 +128,13 @@ class Wallets(_Resource):
         contract_address: Optional[str] = None,
         from_date: Optional[Day] = None,
         to_date: Optional[Day] = None,
+        exclude_spam: Optional[bool] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
     ) -> Any:
         """ERC-721/1155 transfers, one record per token moved: ``client.wallets.nft_transfers(addr)``"""
-        query = {"chain": chain, "contractAddress": contract_address, "fromDate": from_date, "toDate": to_date, "limit": limit}
+        query = {"chain": chain, "contractAddress": contract_address, "fromDate": from_date, "toDate": to_date,
+                 "excludeSpam": exclude_spam, "limit": limit}  # fmt: skip
         return self._t._list(_path("v1", "wallets", address, "nft-transfers"), query, cursor, NftTransferList)
 
     def balances(
@@ -141,9 +146,11 @@ class Wallets(_Resource):
         currency: Optional[str] = None,
         at_block: Optional[int] = None,
         at_date: Optional[Day] = None,
+        exclude_spam: Optional[bool] = None,
     ) -> Any:
         """Balances now, or at a block or date: ``client.wallets.balances(addr, chain="ethereum", at_date="2024-12-31")``"""
-        query = {"chain": chain, "includePrices": include_prices, "currency": currency, "atBlock": at_block, "atDate": at_date}
+        query = {"chain": chain, "includePrices": include_prices, "currency": currency, "atBlock": at_block, "atDate": at_date,
+                 "excludeSpam": exclude_spam}  # fmt: skip
         return self._t._request(RequestSpec("GET", _path("v1", "wallets", address, "balances"), query), BalanceList)
 
 

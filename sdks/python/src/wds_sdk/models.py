@@ -139,6 +139,26 @@ class _Amount:
         return to_base_units(amount, decimals_of(amount))
 
 
+# The spam reasons the service documents (docs/spam.md); a reason added later arrives as its string.
+SPAM_REASONS = (
+    "impersonates-listed-token",
+    "lure-in-metadata",
+    "mass-airdrop",
+    "address-poisoning",
+    "zero-value-transfer-from",
+)
+
+
+@dataclass
+class Spam(Model):
+    """Whether a record (or a balance's token) is spam, the reasons that fired (strings: see SPAM_REASONS),
+    and ``source``: "computed", or "account" when the account's override decided."""
+
+    flagged: bool = False
+    reasons: list[str] = field(default_factory=list)
+    source: str = "computed"
+
+
 @dataclass
 class Transfer(Model, _Amount):
     chain: str = ""
@@ -160,6 +180,8 @@ class Transfer(Model, _Amount):
     value_raw: Optional[str] = None
     # UTXO chains: every sender of an `in`, every recipient of an `out`, with its share
     counterparties: Optional[list[dict[str, Any]]] = None
+    # on /transfers (not on a transaction's movements yet); a flagged record is never priced
+    spam: Optional[Spam] = nested(Spam)
 
     def _amount_string(self) -> str:
         return self.value
@@ -185,6 +207,7 @@ class Erc20Transfer(Model, _Amount):
     direction: str = ""
     id: Optional[str] = None
     value_raw: Optional[str] = None
+    spam: Optional[Spam] = nested(Spam)
 
     def _amount_string(self) -> str:
         return self.value
@@ -213,6 +236,7 @@ class NftTransfer(Model, _Amount):
     collection_symbol: Optional[str] = None
     direction: str = ""
     id: Optional[str] = None
+    spam: Optional[Spam] = nested(Spam)
 
     def _amount_string(self) -> str:
         return self.amount
@@ -274,6 +298,7 @@ class Balance(Model, _Amount):
     balance: str = "0"
     balance_raw: Optional[str] = None
     priced: Optional[bool] = None
+    spam: Optional[Spam] = nested(Spam)
 
     def _amount_string(self) -> str:
         return self.balance
@@ -513,6 +538,7 @@ SCHEMA_MODELS: dict[str, type[Model]] = {
     "NftTransferList": NftTransferList,
     "Balance": Balance,
     "BalanceList": BalanceList,
+    "Spam": Spam,
     "ChainStatus": ChainStatus,
     "ChainStatusList": ChainStatusList,
     "FxRate": FxRate,

@@ -26,13 +26,15 @@ export type TransferParams = {
   includeFees?: boolean
   includePrices?: boolean
   currency?: string
+  /** Leave out the records flagged as spam (the service's default is false); the cursor is bound to it. */
+  excludeSpam?: boolean
   /** Records per page, 1..1000 (the service's default is 100). */
   limit?: number
   cursor?: string
 }
 
 /** The parameters of `/transfers` but `asset` and `includeFees` (an entry always carries its fee). */
-export type TransactionParams = Omit<TransferParams, 'asset' | 'includeFees' | 'limit'> & {
+export type TransactionParams = Omit<TransferParams, 'asset' | 'includeFees' | 'excludeSpam' | 'limit'> & {
   /** Transactions per page, 1..1000 (the service's default is 100); an entry holds all its records. */
   limit?: number
 }
@@ -42,6 +44,7 @@ export type TokenTransferParams = {
   contractAddress?: string
   fromDate?: DateOrString
   toDate?: DateOrString
+  excludeSpam?: boolean
   limit?: number
   cursor?: string
 }
@@ -50,6 +53,8 @@ export type BalanceParams = {
   chain?: string
   includePrices?: boolean
   currency?: string
+  /** Leave out the tokens flagged as spam. */
+  excludeSpam?: boolean
   atBlock?: number
   atDate?: DateOrString
 }

@@ -13,4 +13,6 @@ public final class BalanceParams {
   public BalanceParams currency(String currency) { query.put("currency", currency); return this; }
   public BalanceParams atBlock(long block) { query.put("atBlock", block); return this; }
   public BalanceParams atDate(LocalDate date) { query.put("atDate", date); return this; }
+  /** Leave out what is flagged as spam (docs/spam.md; the service's default is false). */
+  public BalanceParams excludeSpam(boolean excludeSpam) { query.put("excludeSpam", excludeSpam); return this; }
 }

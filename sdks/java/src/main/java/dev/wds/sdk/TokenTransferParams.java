@@ -15,4 +15,6 @@ public final class TokenTransferParams {
   public TokenTransferParams toDate(LocalDate date) { query.put("toDate", date); return this; }
   public TokenTransferParams limit(int limit) { query.put("limit", limit); return this; }
   public TokenTransferParams cursor(String cursor) { this.cursor = cursor; return this; }
+  /** Leave out what is flagged as spam (docs/spam.md; the service's default is false). */
+  public TokenTransferParams excludeSpam(boolean excludeSpam) { query.put("excludeSpam", excludeSpam); return this; }
 }

@@ -23,4 +23,6 @@ public final class TransferParams {
   /** Records per page, 1..1000 (the service's default is 100). */
   public TransferParams limit(int limit) { query.put("limit", limit); return this; }
   public TransferParams cursor(String cursor) { this.cursor = cursor; return this; }
+  /** Leave out what is flagged as spam (docs/spam.md; the service's default is false). */
+  public TransferParams excludeSpam(boolean excludeSpam) { query.put("excludeSpam", excludeSpam); return this; }
 }

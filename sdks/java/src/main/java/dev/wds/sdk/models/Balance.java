@@ -16,6 +16,7 @@ public record Balance(
     String balance,
     String balanceRaw,
     Boolean priced,
+    Spam spam,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> extra)
     implements Model, Priced, HasAmount {
   public Balance {

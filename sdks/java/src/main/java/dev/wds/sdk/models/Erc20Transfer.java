@@ -21,6 +21,7 @@ public record Erc20Transfer(
     String value,
     String valueRaw,
     String direction,
+    Spam spam,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> extra)
     implements Model, HasAmount {
   public Erc20Transfer {

@@ -24,6 +24,7 @@ public record NftTransfer(
     String collectionName,
     String collectionSymbol,
     String direction,
+    Spam spam,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> extra)
     implements Model, HasAmount {
   public NftTransfer {

@@ -24,6 +24,7 @@ public record Transfer(
     Integer logIndex,
     String direction,
     java.util.List<Map<String, Object>> counterparties,
+    Spam spam,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> extra)
     implements Model, Priced, HasAmount {
   public Transfer {
