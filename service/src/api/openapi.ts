@@ -24,6 +24,8 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /v1/wallets/:address/nft-transfers': 'listWalletNftTransfers',
   'GET /v1/wallets/:address/balances': 'getWalletBalances',
   'GET /v1/wallets/:address/reconciliation': 'getWalletReconciliation',
+  'GET /v1/wallets/:address/export': 'exportWallet',
+  'GET /v1/portfolio/export': 'exportPortfolio',
   'GET /v1/fx/currencies': 'listFxCurrencies',
   'GET /v1/fx/rate': 'getFxRate',
   'GET /v1/fx/monthly-average': 'getFxMonthlyAverage',
