@@ -41,6 +41,9 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /v1/developer/keys': 'createApiKey',
   'DELETE /v1/developer/keys/:id': 'revokeApiKey',
   'GET /v1/developer/usage': 'getUsage',
+  'GET /v1/developer/spam-overrides': 'listSpamOverrides',
+  'PUT /v1/developer/spam-overrides': 'setSpamOverride',
+  'DELETE /v1/developer/spam-overrides': 'removeSpamOverride',
   'GET /v1/developer/billing': 'getBilling',
   'POST /v1/developer/billing/plan': 'changePlan',
 }
