@@ -137,7 +137,8 @@ async function run(): Promise<number> {
   log(`chain played: ${records} transfers, head ${history.head} (${Math.round(performance.now() - started)} ms)`)
 
   const env = cliEnv({ WDS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WDS_RPC_ETHEREUM: anvil.url, LOG_LEVEL: 'info' })
-  service = await startService(env, 120_000)
+  // the default bound (a last resort against a hang): a first start took over 2 min at a load average of 27
+  service = await startService(env)
   writeFileSync(serviceLog, service.output())
   service.child.stdout.on('data', (chunk) => appendFileSync(serviceLog, chunk))
   service.child.stderr.on('data', (chunk) => appendFileSync(serviceLog, chunk))

@@ -34,10 +34,13 @@ export type RunningService = {
   exited: Promise<number | null>
 }
 
-/** Starts `wds start` (or `wds serve`) and resolves once it listens. */
+/**
+ * Starts `wds start` (or `wds serve`) and resolves once it listens. `timeoutMs` is a last resort
+ * against a hang, not a margin: a first start's PostgreSQL took 32 s at a load average of 27.
+ */
 export function startService(
   env: NodeJS.ProcessEnv,
-  timeoutMs = 60_000,
+  timeoutMs = 240_000,
   command: 'start' | 'serve' = 'start',
 ): Promise<RunningService> {
   const child = spawn(process.execPath, [WDS_BIN, command], { env })
