@@ -82,6 +82,8 @@ export type Transaction = Open & {
 export type TransactionList = Open & {
   address: string
   chain: string
+  /** All-chains mode: the address formats that read the address (`evm`, `move`, …); `["move"]` alone for a truncated `0x…`. */
+  addressReadAs?: string[]
   chains?: string[]
   unavailableChains?: { chain: string; code: string }[]
   currency?: string
@@ -109,7 +111,17 @@ export const TRANSACTION_MODEL_FIELDS = {
     'net',
   ],
   TransactionNetLine: ['asset', 'contractAddress', 'tokenId', 'tokenDecimals', 'value', 'valueRaw'],
-  TransactionList: ['address', 'chain', 'chains', 'unavailableChains', 'currency', 'transactions', 'cursor', 'hasMore'],
+  TransactionList: [
+    'address',
+    'chain',
+    'addressReadAs',
+    'chains',
+    'unavailableChains',
+    'currency',
+    'transactions',
+    'cursor',
+    'hasMore',
+  ],
 } as const satisfies {
   Transaction: readonly (keyof Transaction & string)[]
   TransactionNetLine: readonly (keyof TransactionNetLine & string)[]
