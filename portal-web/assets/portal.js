@@ -5,6 +5,7 @@ import { billingView } from './billing.js'
 import { h, message } from './dom.js'
 import { field, form } from './forms.js'
 import { keysView, newKeyPanel } from './keys.js'
+import { spamView } from './spam.js'
 import { usageView } from './usage.js'
 
 const VIEWS = {
@@ -15,6 +16,7 @@ const VIEWS = {
   keys: { title: 'API keys', render: keysView, session: true },
   usage: { title: 'Usage', render: usageView, session: true },
   billing: { title: 'Billing', render: billingView, session: true },
+  spam: { title: 'Spam overrides', render: spamView, session: true },
   account: { title: 'Account', render: accountView, session: true },
 }
 

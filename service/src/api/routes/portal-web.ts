@@ -43,7 +43,7 @@ const CONTENT_TYPES: Record<string, string> = {
 }
 
 /** The portal's views: each URL answers the same page, which shows the view its path names. */
-export const PORTAL_VIEWS = ['signup', 'verify', 'login', 'keys', 'usage', 'billing', 'account'] as const
+export const PORTAL_VIEWS = ['signup', 'verify', 'login', 'keys', 'usage', 'billing', 'spam', 'account'] as const
 
 type StaticFile = { body: Buffer; type: string; etag: string }
 
