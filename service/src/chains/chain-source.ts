@@ -1,5 +1,6 @@
 import type { UnattributedValue } from '../domain/on-demand.ts'
 import type { BlockRef, ChainBlock, OutputRef, OutputValue, Token } from '../domain/records.ts'
+import { WdsError } from '../lib/errors.ts'
 
 /**
  * What ingestion needs from a chain, whatever its family: the head, block references for reorg
@@ -16,6 +17,11 @@ export type ChainSource = {
    * stops. Sources without it, and any while their announcements are down, are polled.
    */
   watchHeads?(onHead: () => void): () => void
+  /**
+   * Checks again that the node serves this chain (an EVM node's eth_chainId), throwing ChainMismatchError
+   * if not: asked after the node failed or seemed to reorg, as another node may answer on its URL now.
+   */
+  verifyChain?(): Promise<void>
   /** The block at this height on the source's canonical chain, or undefined above its head. */
   findBlockRef(number: number): Promise<BlockRef | undefined>
   /**
@@ -70,3 +76,11 @@ export type Balances = {
 export type OutputLookup = (refs: readonly OutputRef[]) => Promise<Map<string, OutputValue>>
 
 export const outputKey = (ref: OutputRef): string => `${ref.txHash}:${ref.outputIndex}`
+
+/** The configured node serves another chain: the operator must fix the node or its URL (the indexers check it again now and then). */
+export class ChainMismatchError extends WdsError {
+  override name = 'ChainMismatchError'
+  constructor(detail: string) {
+    super('chain_unavailable', detail, { retryable: false })
+  }
+}

@@ -2,11 +2,10 @@ import type { Logger } from 'pino'
 import { BITCOIN_NETWORKS, type BitcoinNetworkName } from '../config/addresses/bitcoin.ts'
 import { type ChainInfo, sourceVariable } from '../config/chains.ts'
 import { type Clock, systemClock } from '../lib/clock.ts'
-import { WdsError } from '../lib/errors.ts'
 import { createHttpClient, type HttpClient } from '../lib/http-client.ts'
 import { createBitcoinSource } from './bitcoin/bitcoin-source.ts'
 import { createBitcoinRpc } from './bitcoin/rpc-client.ts'
-import type { ChainSource, OutputLookup } from './chain-source.ts'
+import { ChainMismatchError, type ChainSource, type OutputLookup } from './chain-source.ts'
 import { quantity } from './evm/decode.ts'
 import { createEvmSource } from './evm/evm-source.ts'
 import { createRpcClient } from './evm/rpc-client.ts'
@@ -19,13 +18,7 @@ import { createTronSource, TRON_GENESIS_BLOCK_IDS } from './tron/tron-source.ts'
 /** The chain IDs development nodes serve unless told otherwise: anvil's and Hardhat's, Ganache's and geth --dev's. */
 const DEVELOPMENT_CHAIN_IDS: ReadonlySet<number> = new Set([31337, 1337])
 
-/** The configured node serves another chain: the operator must fix the node or its URL (the indexers check it again now and then). */
-export class ChainMismatchError extends WdsError {
-  override name = 'ChainMismatchError'
-  constructor(detail: string) {
-    super('chain_unavailable', detail, { retryable: false })
-  }
-}
+export { ChainMismatchError } from './chain-source.ts'
 
 export type SourceOptions = {
   urls: readonly string[]
@@ -85,20 +78,24 @@ async function connectEvmSource(chain: ChainInfo, options: SourceOptions): Promi
   const source = createEvmSource({ chain: chain.slug, rpc, logger: options.logger })
   // One try per URL: a node that is down is reported at once and retried by the caller's slower schedule.
   const probe = createRpcClient({ ...rpcOptions, maxAttempts: options.urls.length })
-  const chainId = await probe
-    .request<string>('eth_chainId')
-    .then(quantity)
-    .finally(() => probe.close())
-  if (chainId !== chain.chainId) {
-    const hint = DEVELOPMENT_CHAIN_IDS.has(chainId)
-      ? ` (a development node must serve the chain ID of the chain it stands for: start it with \`anvil --chain-id ${chain.chainId}\`)`
-      : ''
-    throw new ChainMismatchError(
-      `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${sourceVariable(chain)}${hint}`,
-    )
-  }
+  await expectChainId(chain, await probe.request<string>('eth_chainId').finally(() => probe.close()))
   await source.detectCapabilities()
-  return source
+  // asked again by the indexer after the node failed or seemed to reorg: another node may answer on the URL now
+  return Object.assign(source, {
+    verifyChain: async () => expectChainId(chain, await rpc.request<string>('eth_chainId')),
+  })
+}
+
+/** Throws ChainMismatchError unless `answer` (eth_chainId's) is the chain's own chain ID. */
+function expectChainId(chain: ChainInfo, answer: string): void {
+  const chainId = quantity(answer)
+  if (chainId === chain.chainId) return
+  const hint = DEVELOPMENT_CHAIN_IDS.has(chainId)
+    ? ` (a development node must serve the chain ID of the chain it stands for: start it with \`anvil --chain-id ${chain.chainId}\`)`
+    : ''
+  throw new ChainMismatchError(
+    `the node serves chain ID ${chainId}, not ${chain.name} (${chain.chainId}); fix ${sourceVariable(chain)}${hint}`,
+  )
 }
 
 /** A java-tron node's HTTP API (or TronGrid's), checked to be of Tron's main network by its genesis block. */

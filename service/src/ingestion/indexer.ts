@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { ChainSource } from '../chains/chain-source.ts'
+import { ChainMismatchError, type ChainSource } from '../chains/chain-source.ts'
 import { findChain, sourceVariable } from '../config/chains.ts'
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
@@ -89,6 +89,13 @@ export function createIndexer(options: IndexerOptions) {
       if (tip < checkpoint.indexedBlock) logger.info({ chain, head_block: tip }, 'the node is behind the indexed block; waiting')
       return
     }
+    if (tip < checkpoint.indexedFrom) {
+      // the node has not reached the first indexed block (a node still syncing): nothing of ours to compare yet
+      logger.info({ chain, head_block: tip }, 'the node is behind the first indexed block; waiting')
+      return
+    }
+    // a different tip may be another node of another chain answering on the URL now, rather than a reorg
+    await source.verifyChain?.()
     const ancestor = await findForkPoint({
       from: tip,
       floor: checkpoint.indexedFrom - 1,
@@ -96,6 +103,7 @@ export function createIndexer(options: IndexerOptions) {
       canonicalHash: async (n) => (await source.findBlockRef(n))?.hash,
       maxDepth: reorgWindowBlocks,
     })
+    if (ancestor < checkpoint.indexedFrom) await refuseOtherHistory()
     const removed = await store.rollbackTo(chain, ancestor)
     source.rollbackTo?.(ancestor)
     await balanceCheckpoints.rolledBack(ancestor)
@@ -105,6 +113,22 @@ export function createIndexer(options: IndexerOptions) {
       'reorg: rolled back to the common ancestor',
     )
     checkpoint = { ...checkpoint, indexedBlock: ancestor }
+  }
+
+  /**
+   * Even the first indexed block is not on the node's chain: the node serves another chain than the one
+   * indexed (another genesis), whatever its chain ID. Refused, never rolled back: the history stays.
+   */
+  async function refuseOtherHistory(): Promise<never> {
+    const first = checkpoint.indexedFrom
+    const [stored, served] = await Promise.all([store.findBlock(chain, first), source.findBlockRef(first)])
+    const info = findChain(chain)
+    const variable = info === undefined ? 'its node URL' : sourceVariable(info)
+    throw new ChainMismatchError(
+      `the node's block ${first} (the first indexed) is ${served?.hash ?? 'missing'}, not ${stored?.hash ?? 'the one indexed'}: ` +
+        `it serves another chain than the one indexed; fix ${variable}, or run \`wds index --chain ${chain} --rewind N\` ` +
+        "with N past the first indexed block to drop the history indexed and index this node's chain instead",
+    )
   }
 
   /** Set when the source announces a head (reset before each look at the head): the wait at the head ends at once. */
@@ -256,6 +280,8 @@ export function createIndexer(options: IndexerOptions) {
     for (let failures = 0; !signal.aborted; ) {
       try {
         headAnnounced = false
+        // a node back after failures may be another node on the same URL
+        if (failures > 0) await source.verifyChain?.()
         head = await source.getHead()
         await store.recordHead(chain, head)
         await reconcileTip(head)
@@ -269,6 +295,8 @@ export function createIndexer(options: IndexerOptions) {
         failures = 0
       } catch (error) {
         if (signal.aborted) break
+        // the caller reports it and connects again (checking the node) with its own, slower backoff
+        if (error instanceof ChainMismatchError) throw error
         if (error instanceof ReorgDetected) {
           logger.warn({ chain, reason: error.message }, 'reorg detected while indexing')
           continue
