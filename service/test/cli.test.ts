@@ -126,6 +126,20 @@ describe('wds start, with the CLI beside it on the embedded database', () => {
   })
 })
 
+test('SIGHUP (the terminal closed) stops the service and its PostgreSQL cleanly, as SIGTERM does', async () => {
+  const dataDir = await newDataDir()
+  const service = await startService(cliEnv({ WDS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' }))
+  const pid = postmasterPid(dataDir)
+  expect(isAlive(pid)).toBe(true)
+  service.child.kill('SIGHUP')
+  expect(await service.exited).toBe(0)
+  expect(isAlive(pid)).toBe(false)
+  expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false)
+  expect(existsSync(join(dataDir, 'instance.json'))).toBe(false)
+  expect(service.output()).toContain('"signal":"SIGHUP","msg":"shutting down"')
+  expect(service.output()).toContain('"msg":"stopped"')
+})
+
 test('after wds start is killed (kill -9), the next start stops the PostgreSQL it left behind', async () => {
   const dataDir = await newDataDir()
   const env = cliEnv({ WDS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' })

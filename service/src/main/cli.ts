@@ -347,6 +347,7 @@ async function runIndex(config: Readonly<Config>, args: string[]): Promise<numbe
   const stop = () => void indexing.stop()
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+  process.once('SIGHUP', stop)
   let heldElsewhere: string[]
   try {
     ;({ heldElsewhere } = await indexing.done)

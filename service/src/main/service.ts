@@ -58,7 +58,7 @@ export type StartedService = {
 }
 
 /**
- * Runs the service until SIGTERM/SIGINT, then stops accepting connections, lets in-flight requests
+ * Runs the service until SIGTERM/SIGINT/SIGHUP, then stops accepting connections, lets in-flight requests
  * finish, stops the indexers (a range being written is committed or rolled back whole), closes the
  * database pools and stops the embedded PostgreSQL. `start` runs the indexers too; `serve` does not.
  */
@@ -84,6 +84,8 @@ export async function runService(config: Readonly<Config>, logger: Logger, role:
   }
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
+  // the terminal closed (or the session ended): a stop like any other, never a death that leaves PostgreSQL running
+  process.once('SIGHUP', () => shutdown('SIGHUP'))
   if (!worker) process.stderr.write(banner(service))
 }
 
