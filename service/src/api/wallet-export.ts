@@ -17,7 +17,7 @@ export type ExportRequest = {
   wallets: readonly ExportWallet[]
   format: ExportFormatName
   currency: string
-  /** Spam is left out unless asked for (issue 34: applied once /transactions can filter it). */
+  /** Spam is left out unless asked for (passed to /transactions as excludeSpam, which applies it once issue 34 reaches it). */
   includeSpam: boolean
 }
 
@@ -93,6 +93,8 @@ export function createWalletExport({
           ...wallet,
           direction: 'both',
           includePrices: true,
+          // spam is left out unless asked for; /transactions applies it once issue 34 reaches it
+          excludeSpam: !request.includeSpam,
           currency: request.currency,
           limit: pageSize,
           cursor,
