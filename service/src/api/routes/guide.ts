@@ -34,7 +34,7 @@ export const GUIDE_EXAMPLES: GuideExample[] = [
     path: '/v1/wallets/{address}/transfers',
     title: 'A wallet’s history',
     explain:
-      'Native, internal, ERC-20, ERC-721 and ERC-1155 transfers and the fees the wallet paid, newest first. Amounts are exact decimal strings. Leave out chain to search every configured chain. For the next page, send the answer’s cursor back with the same other parameters while hasMore is true.',
+      'Native, internal, ERC-20, ERC-721 and ERC-1155 transfers and the fees the wallet paid, newest first. Amounts are exact decimal strings. Leave out chain to search every configured chain. For the next page, send the answer’s cursor back with the same other parameters while hasMore is true. Every record says whether it is spam and why (docs/spam.md), and excludeSpam=true leaves those out. A poisoning attempt looks like this: right after the wallet paid 0x3c44…93bc, a look-alike of it moved 0 USDT out of the wallet with transferFrom (anyone can) so that it shows in the history — {"from":"0xd8da…6045","to":"0x3cdb…8cbc","value":"0","asset":"USDT","spam":{"flagged":true,"reasons":["address-poisoning","zero-value-transfer-from"],"source":"computed"}}: never copy an address from your history.',
     request: `/v1/wallets/${WALLET}/transfers?chain=ethereum&limit=2&fromDate=2025-01-01&toDate=2025-03-31`,
     answer:
       '{"address":"0xd8da…6045","chain":"ethereum","transfers":[{"txHash":"0x…","blockNumber":21500000,"timestamp":"2025-03-30T12:00:11.000Z","type":"erc20","from":"0x…","to":"0xd8da…6045","value":"250.000000","asset":"USDC","direction":"in",…}],"cursor":"eyJ2Ijox…","hasMore":true}',
@@ -47,6 +47,24 @@ export const GUIDE_EXAMPLES: GuideExample[] = [
     request: `/v1/wallets/${WALLET}/transactions?chain=ethereum&limit=2`,
     answer:
       '{"address":"0xd8da…6045","chain":"ethereum","transactions":[{"id":"BV0ZaGZQ-uSsIaSz","txHash":"0x…","blockNumber":21500000,"category":"swap","rule":{"id":"swap.fungible-for-fungible","explanation":"the wallet sent USDC and received ETH in one transaction"},"initiatedByWallet":true,"status":"success","fee":{"type":"fee","value":"0.000053566830005686","asset":"ETH",…},"movements":[{"type":"erc20","value":"250.000000","asset":"USDC","direction":"out",…},{"type":"internal","value":"0.075000000000000000","asset":"ETH","direction":"in",…}],"net":[{"asset":"USDC","value":"-250.000000",…},{"asset":"ETH","value":"0.074946433169994314",…}]}],"cursor":"eyJ2Ijox…","hasMore":true}',
+  },
+  {
+    path: '/v1/wallets/{address}/export',
+    title: 'A tax year as the CSV file your tax tool imports',
+    explain:
+      'The transactions above, streamed as the CSV file of Koinly, CoinTracking, CoinTracker, Crypto Tax Calculator, TaxBit, ZenLedger or TokenTax (format=…), or wds: our own, one row per record with every field. Each tool’s published columns and date layout, dates in UTC, exact amounts, fiat values in currency on the transaction’s day (empty when unpriced, never 0). A tax year fits in one request (fromDate and toDate at most 365 days apart); curl -OJ keeps the file name. An export counts one request per 1,000 rows (docs/exports.md).',
+    request: `/v1/wallets/${WALLET}/export?chain=ethereum&format=koinly&fromDate=2024-01-01&toDate=2024-12-31&currency=EUR`,
+    answer:
+      'Date,Sent Amount,Sent Currency,Received Amount,Received Currency,Fee Amount,Fee Currency,Net Worth Amount,Net Worth Currency,Label,Description,TxHash\r\n2024-12-30 12:00:11 UTC,250,USDC,0.075,ETH,0.000053566830005686,ETH,241.12,EUR,,swap (swap.fungible-for-fungible),0x…\r\n…',
+  },
+  {
+    path: '/v1/portfolio/export',
+    title: 'Several wallets in one file',
+    explain:
+      'The same export for up to 50 addresses (address repeated), possibly on several chains: a payment between two of them is one internal transfer row, never a sale or income, and appears once.',
+    request: `/v1/portfolio/export?format=wds&chain=ethereum&address=${WALLET}&address=0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC`,
+    answer:
+      'transactionId,recordId,chain,chainId,txHash,blockNumber,timestamp,wallet,category,rule,initiatedByWallet,status,recordType,direction,from,to,asset,…,internal\r\n…',
   },
   {
     path: '/v1/wallets/{address}/erc20-transfers',
