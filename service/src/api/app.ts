@@ -274,7 +274,7 @@ export async function buildApp(deps: AppDeps) {
     async (v1) => {
       // before the key is checked: a caller learns nothing from it, and no request of theirs is counted
       v1.addHook('onRequest', async (request) => {
-        if (!marketReady() && needsMarketData(request)) {
+        if (needsMarketData(request) && !marketReady()) {
           throw new WdsError(
             'warming_up',
             'the bundled FX rates and prices are still loading (first start); try again in a few seconds',

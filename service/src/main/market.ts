@@ -64,3 +64,40 @@ export async function runMarketSync({
     await lease.release()
   }
 }
+
+/** How often a first start looks whether its backfills are done, to load the bundled market data then. */
+const BACKFILL_POLL_MS = 2_000
+
+/**
+ * Resolves once the first backfills of `chains` are done (each chain opened has its wallet-history
+ * indexes built: chain_states.history_indexed_at), at once when there are no chains, or when `signal`
+ * aborts. The bundled market-data load waits for it on a first start, so that its CPU and inserts never
+ * compete with the first backfill (issue 38 item 3; docs/scaling.md).
+ */
+export async function backfillsDone(
+  db: Db,
+  chains: readonly string[],
+  signal: AbortSignal,
+  pollMs = BACKFILL_POLL_MS,
+): Promise<void> {
+  while (chains.length > 0 && !signal.aborted) {
+    const { rows } = await db.query<{ opened: number; pending: number }>(
+      `SELECT count(*)::int AS opened, (count(*) FILTER (WHERE history_indexed_at IS NULL))::int AS pending
+         FROM chain_states WHERE chain = ANY($1)`,
+      [chains],
+    )
+    const { opened = 0, pending = 0 } = rows[0] ?? {}
+    if (opened > 0 && pending === 0) return
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, pollMs)
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer)
+          resolve()
+        },
+        { once: true },
+      )
+    })
+  }
+}

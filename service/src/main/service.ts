@@ -42,7 +42,7 @@ import {
   unimplementedChains,
 } from './indexing.ts'
 import { canIndexOnThread, startIndexingThread } from './indexing-thread.ts'
-import { runMarketSync } from './market.ts'
+import { backfillsDone, runMarketSync } from './market.ts'
 
 const SHUTDOWN_TIMEOUT_MS = 15_000
 
@@ -115,11 +115,20 @@ export async function startService(
     throw error
   }
   // FX and prices answer offline: the bundled ECB history and daily prices go in on first start (empty
-  // tables), in the background so that the service listens at once; market answers wait for them.
+  // tables), in the background so that the service listens at once; market answers wait for them. With
+  // chains to backfill the load waits for their first backfills (its CPU and inserts would slow them on a
+  // small machine), or for the first request that needs market data (docs/scaling.md).
   let marketReady = false
   /** Told when market data changes: the app's pricer, or the workers' (each has its own). */
   let marketChanged = () => {}
-  const marketLoad = (async () => {
+  let marketLoad: Promise<void> | undefined
+  const bundledLoadWait = new AbortController()
+  const loadMarket = () => {
+    bundledLoadWait.abort()
+    marketLoad ??= loadBundledMarket()
+    return marketLoad
+  }
+  const loadBundledMarket = async () => {
     try {
       await loadBundledFxRates(createFxRatesStore(database.db), logger)
       await loadBundledPrices(createAssetPricesStore(database.db), logger)
@@ -129,7 +138,13 @@ export async function startService(
       marketReady = true
       marketChanged()
     }
-  })()
+  }
+  // aborted: the load started on a request, or the service is stopping
+  backfillsDone(database.db, chains, bundledLoadWait.signal)
+    .catch((error: unknown) => logger.warn({ err: error }, 'could not tell whether the first backfills are done'))
+    .then(() => {
+      if (!bundledLoadWait.signal.aborted) void loadMarket()
+    })
   // the secret is made on the first start, before any worker reads it (cursors signed by one are read by another)
   const jwtSecret = await loadJwtSecret(config)
 
@@ -138,6 +153,7 @@ export async function startService(
     served = config.httpWorkers > 1 ? await forkWorkers() : await listenHere()
   } catch (error) {
     await thread?.stop()
+    bundledLoadWait.abort()
     await marketLoad
     await database.close()
     throw error
@@ -147,7 +163,11 @@ export async function startService(
     const { app, pricer, close } = await createServiceApp(config, logger, database, {
       clock,
       jwtSecret,
-      marketReady: () => marketReady,
+      // asked only for requests that need market data: the first one starts the load
+      marketReady: () => {
+        if (!marketReady) void loadMarket()
+        return marketReady
+      },
       ...(config.redisUrl === undefined ? {} : await redisLimits(config.redisUrl, logger)),
     })
     marketChanged = () => pricer.invalidate()
@@ -211,6 +231,7 @@ export async function startService(
       marketSync.abort()
       await marketSchedule
       await indexing?.stop()
+      bundledLoadWait.abort()
       await marketLoad
       await database.close()
     })()
