@@ -34,7 +34,7 @@ export const GUIDE_EXAMPLES: GuideExample[] = [
     path: '/v1/wallets/{address}/transfers',
     title: 'A wallet’s history',
     explain:
-      'Native, internal, ERC-20, ERC-721 and ERC-1155 transfers and the fees the wallet paid, newest first. Amounts are exact decimal strings. Leave out chain to search every configured chain. For the next page, send the answer’s cursor back with the same other parameters while hasMore is true.',
+      'Native, internal, ERC-20, ERC-721 and ERC-1155 transfers and the fees the wallet paid, newest first. Amounts are exact decimal strings. Leave out chain to search every configured chain. For the next page, send the answer’s cursor back with the same other parameters while hasMore is true. Every record says whether it is spam and why (docs/spam.md), and excludeSpam=true leaves those out. A poisoning attempt looks like this: right after the wallet paid 0x3c44…93bc, a look-alike of it moved 0 USDT out of the wallet with transferFrom (anyone can) so that it shows in the history — {"from":"0xd8da…6045","to":"0x3cdb…8cbc","value":"0","asset":"USDT","spam":{"flagged":true,"reasons":["address-poisoning","zero-value-transfer-from"],"source":"computed"}}: never copy an address from your history.',
     request: `/v1/wallets/${WALLET}/transfers?chain=ethereum&limit=2&fromDate=2025-01-01&toDate=2025-03-31`,
     answer:
       '{"address":"0xd8da…6045","chain":"ethereum","transfers":[{"txHash":"0x…","blockNumber":21500000,"timestamp":"2025-03-30T12:00:11.000Z","type":"erc20","from":"0x…","to":"0xd8da…6045","value":"250.000000","asset":"USDC","direction":"in",…}],"cursor":"eyJ2Ijox…","hasMore":true}',
