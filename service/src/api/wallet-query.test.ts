@@ -40,6 +40,14 @@ test('normalizeAddress() lower-cases EVM addresses and names the parameter when 
   if (ethereum === undefined) throw new Error('no ethereum')
   expect(normalizeAddress(`0x${'AB'.repeat(20)}`, [ethereum])).toBe(`0x${'ab'.repeat(20)}`)
   expect(failure(() => normalizeAddress('0x12', [ethereum], 'asset'))).toEqual({ code: 'invalid_address', param: 'asset' })
+  // mixed case is an EIP-55 checksum: a wrong one is refused, not read as another (empty) address
+  expect(normalizeAddress('0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045', [ethereum])).toBe(
+    '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
+  )
+  expect(failure(() => normalizeAddress('0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96046', [ethereum]))).toEqual({
+    code: 'invalid_address',
+    param: 'address',
+  })
   expect(() => normalizeAddress('0x123', [ethereum])).toThrow(
     'address "0x123" is not an address of Ethereum (0x-prefixed 20-byte hex, e.g. 0xd8da6bf26964af9d7eed9e03e53415d37aa96045)',
   )
@@ -49,7 +57,9 @@ test('addressReadAs() names every format that reads the address: a truncated 0x 
   expect(addressReadAs('0x123')).toEqual(['move'])
   // lower-case, it is also a NEAR account name (NEAR's implicit accounts for Ethereum keys are 0x + 40 hex)
   expect(addressReadAs('0xd8da6bf26964af9d7eed9e03e53415d37aa96045')).toEqual(['evm', 'near', 'move'])
-  expect(addressReadAs('0xD8dA6BF26964aF9D7eEd9e03E53415D37aA96045')).toEqual(['evm', 'move'])
+  expect(addressReadAs('0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045')).toEqual(['evm', 'move'])
+  // mixed case failing its EIP-55 checksum is no EVM address (Move addresses carry no checksum)
+  expect(addressReadAs('0xD8dA6BF26964aF9D7eEd9e03E53415D37aA96045')).toEqual(['move'])
   expect(addressReadAs('TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7')).toEqual(['tron'])
   expect(addressReadAs('root.near')).toEqual(['near'])
   expect(addressReadAs('not an address')).toEqual([])

@@ -1,5 +1,6 @@
 import { canonicalBech32 } from './addresses/bech32.ts'
 import { activeBitcoinNetwork, canonicalBitcoinAddress, type HdWallet, parseHdWallet } from './addresses/bitcoin.ts'
+import { canonicalEvmAddress } from './addresses/evm.ts'
 import { canonicalMoveAddress } from './addresses/move.ts'
 import { canonicalNearAccount } from './addresses/near.ts'
 import { canonicalSolanaAddress } from './addresses/solana.ts'
@@ -65,7 +66,7 @@ const EVM_ADDRESS: AddressFormat = {
   id: 'evm',
   name: '0x-prefixed 20-byte hex',
   example: '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
-  canonical: bySyntax(/^0x[0-9a-fA-F]{40}$/, true),
+  canonical: canonicalEvmAddress,
 }
 
 const evm = (chainId: number, slug: string, name: string, symbol: string, coverage: Coverage = 'Fully indexed'): ChainInfo => ({
