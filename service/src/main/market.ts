@@ -89,6 +89,8 @@ export async function backfillsDone(
     const { opened = 0, pending = 0 } = rows[0] ?? {}
     if (opened > 0 && pending === 0) return
     await new Promise<void>((resolve) => {
+      // aborted while the query ran: no wait
+      if (signal.aborted) return resolve()
       const timer = setTimeout(resolve, pollMs)
       signal.addEventListener(
         'abort',
