@@ -1,9 +1,11 @@
 import { Writable } from 'node:stream'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
+import { Type } from 'typebox'
 import { expect, test } from 'vitest'
 import { WdsError } from '../lib/errors.ts'
 import { createLogger } from '../lib/logger.ts'
 import { handleError } from './problem.ts'
+import { StringEnum } from './schemas/nullable.ts'
 
 test('handleError() logs an expected 503 chain_unavailable at info without a stack; failures at error with one', async () => {
   const lines: Record<string, unknown>[] = []
@@ -45,4 +47,28 @@ test('handleError() logs an expected 503 chain_unavailable at info without a sta
     { level: 50, msg: 'request failed', code: undefined, stack: true },
     { level: 50, msg: 'request failed', code: undefined, stack: true },
   ])
+})
+
+test('a value outside an enum is a 400 that lists the values allowed, for enum and union-of-literals schemas', async () => {
+  const app = Fastify({ logger: false })
+  app.setErrorHandler(handleError)
+  const querystring = Type.Object({
+    direction: Type.Optional(Type.Union([Type.Literal('in'), Type.Literal('out'), Type.Literal('both')])),
+    sort: Type.Optional(StringEnum(['asc', 'desc'])),
+  })
+  app.get('/list', { schema: { querystring } }, async () => ({}))
+  try {
+    const details = []
+    for (const url of ['/list?direction=sideways', '/list?sort=up']) {
+      const response = await app.inject({ url })
+      expect(response.statusCode).toBe(400)
+      details.push(response.json().detail)
+    }
+    expect(details).toEqual([
+      'querystring parameter "direction" must be one of: "in", "out", "both"',
+      'querystring parameter "sort" must be one of: "asc", "desc"',
+    ])
+  } finally {
+    await app.close()
+  }
 })

@@ -150,6 +150,23 @@ function fromValidation(error: FastifyError): WdsError {
       ? `unknown ${where} parameter "${name}"`
       : typeof params.missingProperty === 'string'
         ? `${where} parameter "${name}" is required`
-        : `${where} parameter "${name}" ${first?.message ?? 'is invalid'}`
+        : `${where} parameter "${name}" ${allowedValues(error.validation ?? [], first) ?? first?.message ?? 'is invalid'}`
   return new WdsError('invalid_parameter', detail, { param: name, cause: error })
+}
+
+type SchemaError = NonNullable<FastifyError['validation']>[number]
+
+/**
+ * What an enum parameter allows, when the failure is one (`enum`, or a union of literals whose `const`
+ * branches all failed), as "must be one of: "in", "out"": Ajv alone says "must be equal to constant".
+ */
+function allowedValues(errors: readonly SchemaError[], first: SchemaError | undefined): string | undefined {
+  if (first?.keyword === 'enum' && Array.isArray(first.params.allowedValues)) {
+    return `must be one of: ${first.params.allowedValues.map((value) => JSON.stringify(value)).join(', ')}`
+  }
+  if (first?.keyword !== 'const') return undefined
+  const values = errors
+    .filter((e) => e.keyword === 'const' && e.instancePath === first.instancePath)
+    .map((e) => JSON.stringify(e.params.allowedValue))
+  return `must be one of: ${values.join(', ')}`
 }
