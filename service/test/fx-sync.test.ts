@@ -87,6 +87,18 @@ test('wds market sync fails clearly when the source does not answer', async () =
   expect(served).toContain('/stats/eurofxref/missing.zip')
 })
 
+test('wds market sync with the ECB unreachable names its URL and the cause, not only "fetch failed"', async () => {
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const { port } = closed.address() as AddressInfo
+  await new Promise((resolve) => closed.close(resolve))
+  const result = await runCli(['market', 'sync', '--url', `http://127.0.0.1:${port}/eurofxref-hist.zip`], env())
+  expect(result.code).toBe(1)
+  expect(result.stderr.split('\n').filter((line) => line.startsWith('wds: ecb'))).toEqual([
+    `wds: ecb failed: GET http://127.0.0.1:${port}/eurofxref-hist.zip failed: ECONNREFUSED`,
+  ])
+})
+
 test('wds market sync with a price source down: the ECB result first, one line for the source, no retries per asset', async () => {
   const closed = createServer()
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))

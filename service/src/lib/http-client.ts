@@ -339,7 +339,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'])
 
 /** Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, a reset socket) is in its cause. */
-function describeFetchError(error: unknown): string {
+export function describeFetchError(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
   if (typeof cause?.code === 'string') return cause.code
   if (typeof cause?.message === 'string') return cause.message

@@ -1,5 +1,5 @@
 import { UpstreamError } from '../lib/errors.ts'
-import { redact } from '../lib/http-client.ts'
+import { describeFetchError, redact } from '../lib/http-client.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { FxRatesStore } from '../store/fx-rates-store.ts'
 import { ECB_SOURCE_ID } from './bundled-fx-rates.ts'
@@ -28,7 +28,10 @@ export async function syncEcbRates({
   url?: string
   fetchFn?: typeof fetch
 }): Promise<SyncResult> {
-  const response = await fetchFn(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
+  const response = await fetchFn(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }).catch((error: unknown) => {
+    // fetch says only "fetch failed": the URL (its host) and the cause (ENOTFOUND offline) say what to fix
+    throw new UpstreamError(redact(`GET ${url} failed: ${describeFetchError(error)}`), { failure: 'network', cause: error })
+  })
   if (!response.ok) {
     throw new UpstreamError(redact(`GET ${url} answered ${response.status} ${response.statusText}`), {
       failure: 'status',
