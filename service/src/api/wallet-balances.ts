@@ -175,7 +175,7 @@ export function createWalletBalances(deps: {
     // The node is asked (and an opening_balances row written) for an address with history in the indexed
     // range, or for the one chain a request names: never for every chain of an all-chains request about an
     // address with no history here, so that random addresses cannot fill the table faster than one row per
-    // request, which the account's rate limit bounds (README, "Decisions").
+    // request, which the account's rate limit bounds (docs/decisions.md).
     const opening =
       request.named || movements.size > 0
         ? await memo.openingBalances(chain.slug, request.address, contracts, openingBlock)

@@ -229,7 +229,7 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
     const settingName = isKey ? name.slice(0, -'_KEY'.length) : isNode ? base.slice(0, -'_RPC'.length) : base
     const setting = CHAIN_SETTINGS.find((s) => settingName.startsWith(s.prefix))
     if (setting === undefined) {
-      problems.push(`${name}: unknown setting (see the README's configuration table)`)
+      problems.push(`${name}: unknown setting (see docs/configuration.md)`)
       continue
     }
     const suffix = settingName.slice(setting.prefix.length)

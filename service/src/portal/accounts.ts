@@ -45,7 +45,7 @@ export type PortalLimits = Record<
 const HOUR_S = 3_600
 
 /**
- * Generous for a person, tight for a script (README, "Decisions"): 20 sign-ups and 60 verifications an
+ * Generous for a person, tight for a script (docs/decisions.md): 20 sign-ups and 60 verifications an
  * hour per IP, 5 sign-ups an hour per email, 30 log-ins a minute per IP and 10 per email, and at most 5
  * mails an hour to any one address whatever asks for them.
  */

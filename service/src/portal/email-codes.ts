@@ -40,7 +40,7 @@ export function codeMatches(stored: Buffer, signupId: string, presented: string)
 /**
  * The sign-up token: 32 random bytes (base64url, 43 characters) given in the sign-up's answer only, to
  * the party who typed the password. Verification needs it beside the code, so that a code mailed for a
- * stranger's sign-up cannot confirm it from the mailbox owner's page (README, "Sign-up").
+ * stranger's sign-up cannot confirm it from the mailbox owner's page (docs/security.md).
  */
 export function generateSignupToken(): string {
   return randomBytes(32).toString('base64url')
