@@ -157,6 +157,24 @@ test('after wds start is killed (kill -9), the next start stops the PostgreSQL i
 })
 
 describe('the CLI with no service running', () => {
+  test("wds <command> --help prints that command's usage; wds --help all of it", async () => {
+    const env = cliEnv({ WDS_DATA_DIR: await newDataDir() })
+    const revoke = await runCli(['keys', 'revoke', '--help'], env)
+    expect(revoke.code).toBe(0)
+    expect(revoke.stdout).toMatch(
+      /^Usage: wds keys revoke\n\n {2}keys revoke ID +revoke a key, at once and for good\n\nConfiguration comes from/,
+    )
+    const keys = await runCli(['keys', '-h'], env)
+    expect(keys.stdout.match(/^ {2}\S.*$/gm)?.map((row) => row.trim().split(/\s+/).slice(0, 2).join(' '))).toEqual([
+      'keys create',
+      'keys list',
+      'keys revoke',
+    ])
+    const all = await runCli(['--help'], env)
+    expect(all.stdout).toMatch(/^Usage: wds <command>\n/)
+    expect(all.stdout).toContain('  accounts set-limits')
+  })
+
   test('starts the embedded database itself, and leaves none running', async () => {
     const dataDir = await newDataDir()
     const env = cliEnv({ WDS_DATA_DIR: dataDir })

@@ -49,6 +49,20 @@ ${EXPORT_USAGE}
 
 Configuration comes from the environment (and ./wds.config.json); see the README.`
 
+/**
+ * The usage of one command (`['keys', 'revoke']`) or of a command's subcommands (`['keys']`): its rows of
+ * USAGE, each with its explanation; the whole usage when nothing is asked or nothing matches.
+ */
+function usageOf(words: readonly string[]): string {
+  const rows = USAGE.split('\n')
+    .slice(2)
+    .join('\n')
+    .split(/\n(?= {2}\S)/)
+    .filter((row) => words.length > 0 && row.trim().split(/\s+/).slice(0, words.length).join(' ') === words.join(' '))
+  const footer = USAGE.slice(USAGE.lastIndexOf('\n\n'))
+  return rows.length === 0 ? USAGE : `Usage: wds ${words.join(' ')}\n\n${rows.join('\n').replace(footer, '')}${footer}`
+}
+
 /** Exit codes: 0 done, 1 failed, 2 wrong usage or configuration. */
 class UsageError extends WdsError {
   override name = 'UsageError'
@@ -68,9 +82,10 @@ const NEEDS_EXISTING_DATABASE = new Set(['keys list', 'keys revoke', 'accounts s
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv
   const asksHelp = (arg: string | undefined) => arg === 'help' || arg === '--help' || arg === '-h'
-  // `wds help`, `wds --help`, and `wds keys --help` or `wds keys create -h`: the usage, and success.
+  // `wds help` and `wds --help`: the usage; `wds keys --help` or `wds keys revoke -h`: that command's; and success.
   if (command === undefined || asksHelp(command) || asksHelp(sub) || rest.some(asksHelp)) {
-    process.stdout.write(`${USAGE}\n`)
+    const asked = command === undefined || asksHelp(command) ? [] : asksHelp(sub) ? [command] : [command, sub as string]
+    process.stdout.write(`${usageOf(asked)}\n`)
     return command === undefined ? 2 : 0
   }
   const cwd = process.env.INIT_CWD ?? process.cwd()
