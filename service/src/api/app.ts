@@ -263,6 +263,7 @@ export async function buildApp(deps: AppDeps) {
       hdWallets,
       cursorKey,
       reads,
+      spam,
     }),
   )
   const walletBalances = routeReads(

@@ -107,11 +107,22 @@ export const isAirdropCandidate = (group: Group, wallet: Wallet, initiated: bool
  * Takes whole transactions from chunks of records until `limit` of this direction are taken or the
  * records end: the last group of a chunk is held back until the next chunk shows it complete.
  * `readChunk` continues where its last call ended. `passed`: every transaction gone past (taken or
- * not), whose last record is where the next page starts.
+ * not, a group `keep` refused included), whose last record is where the next page starts.
  */
 export async function takeTransactions(
   readChunk: () => Promise<{ records: StoredTransfer[]; hasMore: boolean }>,
-  { limit, wallet, direction }: { limit: number; wallet: Wallet; direction: Direction },
+  {
+    limit,
+    wallet,
+    direction,
+    keep,
+  }: {
+    limit: number
+    wallet: Wallet
+    direction: Direction
+    /** Which complete groups may be taken (`excludeSpam`); unset: all of them. */
+    keep?: ((groups: readonly Group[]) => Promise<boolean[]>) | undefined
+  },
 ): Promise<{ taken: Group[]; passed: Group[]; hasMore: boolean }> {
   const taken: Group[] = []
   const passed: Group[] = []
@@ -121,12 +132,13 @@ export async function takeTransactions(
     const chunk = await readChunk()
     const groups = groupByTransaction(pending === undefined ? chunk.records : [...pending.records, ...chunk.records])
     pending = chunk.hasMore ? groups.pop() : undefined
-    for (const group of groups) {
+    const kept = keep === undefined ? undefined : await keep(groups)
+    for (const [i, group] of groups.entries()) {
       if (taken.length >= limit || (movements >= MAX_MOVEMENTS_PER_PAGE && taken.length > 0)) {
         return { taken, passed, hasMore: true }
       }
       passed.push(group)
-      if (!matchesDirection(group, wallet, direction)) continue
+      if (!matchesDirection(group, wallet, direction) || kept?.[i] === false) continue
       taken.push(group)
       movements += group.records.length
     }

@@ -1,7 +1,7 @@
-import { type ChainInfo, findChain } from '../config/chains.ts'
 import { transactionFactsOf } from '../config/transaction-facts.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
-import type { RecordType, Token } from '../domain/records.ts'
+import type { Token } from '../domain/records.ts'
+import type { SpamVerdict } from '../domain/spam/reasons.ts'
 import { categorise, type Movement } from '../domain/transactions/categories.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Pricer } from '../market/pricer.ts'
@@ -9,8 +9,8 @@ import { failedKey, type TransactionFactsStore } from '../store/transaction-fact
 import type { StoredTransfer, WalletTransfersStore } from '../store/transfers-reader.ts'
 import { type CursorPosition, decodeCursor, encodeCursor, hashQuery, InvalidCursorError } from './cursor.ts'
 import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
-import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import type { HdWallets } from './hd-wallets.ts'
+import { NO_OVERRIDES, type SpamFlags } from './spam-flags.ts'
 import {
   assetKey,
   chunkFor,
@@ -29,7 +29,8 @@ import {
   type Wallet,
   walletOf,
 } from './transaction-groups.ts'
-import { priceTransfers, shapeTransfer, type TransferRecord } from './transfer-records.ts'
+import { createGroupFlags, entrySpamOf, type GroupFlags, movementVerdicts, priceEntries } from './transaction-spam.ts'
+import { shapeTransfer, type TransferRecord } from './transfer-records.ts'
 import { createWalletHistory, type HistoryRequest, type ReadRouting } from './wallet-history.ts'
 import { addressReadAs } from './wallet-query.ts'
 import type { TransfersRequest } from './wallet-records.ts'
@@ -38,10 +39,7 @@ import type { TransfersRequest } from './wallet-records.ts'
 export type TransactionsRequest = Omit<TransfersRequest, 'asset' | 'includeFees'>
 
 /** A validated `/transactions` request for a wallet of many addresses (an extended key or descriptor) on its chain. */
-export type HdTransactionsRequest = Pick<
-  TransactionsRequest,
-  'direction' | 'fromBlock' | 'toBlock' | 'fromDate' | 'toDateExclusive' | 'includePrices' | 'currency' | 'limit' | 'cursor'
->
+export type HdTransactionsRequest = Omit<TransactionsRequest, 'address' | 'chains' | 'named' | 'unservedChains'>
 
 type HdWalletOnChain = Parameters<HdWallets['readRecords']>[0]
 
@@ -57,7 +55,12 @@ function entryOf(
   records: readonly TransferRecord[],
   net: Net,
   wallet: Wallet,
-  facts: { initiated: boolean; failed: ReadonlySet<string>; recipients: ReadonlyMap<StoredTransfer, number> },
+  facts: {
+    initiated: boolean
+    failed: ReadonlySet<string>
+    recipients: ReadonlyMap<StoredTransfer, number>
+    spam: SpamVerdict
+  },
 ) {
   const first = group.records[0] as StoredTransfer
   const feeAt = group.records.findIndex((t) => t.type === 'fee')
@@ -90,6 +93,7 @@ function entryOf(
     rule,
     initiatedByWallet: facts.initiated,
     status,
+    spam: facts.spam,
     fee: feeAt >= 0 ? (records[feeAt] as TransferRecord) : null,
     movements: records.filter((_, j) => j !== feeAt),
     net: net.lines,
@@ -109,6 +113,7 @@ export function createWalletTransactions({
   hdWallets,
   cursorKey,
   reads,
+  spam,
 }: {
   store: WalletTransfersStore
   facts: TransactionFactsStore
@@ -117,11 +122,13 @@ export function createWalletTransactions({
   onDemand: OnDemand
   cursorKey: Uint8Array
   reads?: ReadRouting | undefined
+  /** Each record's spam verdict (docs/spam.md). */
+  spam: SpamFlags
 }) {
   const history = createWalletHistory({ store, cursorKey, reads })
 
   /** Whole transactions of an address (one chain or several) from the request's cursor on. */
-  async function readTransactions(request: HistoryRequest, direction: Direction) {
+  async function readTransactions(request: HistoryRequest, direction: Direction, flags: GroupFlags, excludeSpam: boolean) {
     const wallet = walletOf(request.address)
     let cursor = request.cursor
     let upperBlocks: Readonly<Record<string, number>> = {}
@@ -134,7 +141,7 @@ export function createWalletTransactions({
         cursor = page.cursor ?? undefined
         return { records: page.transfers, hasMore: page.hasMore }
       },
-      { limit: request.limit, wallet, direction },
+      { limit: request.limit, wallet, direction, keep: excludeSpam ? flags.keepUnflagged : undefined },
     )
     let next: string | null = null
     if (hasMore) {
@@ -193,6 +200,7 @@ export function createWalletTransactions({
     groups: readonly Group[],
     wallet: Wallet,
     { includePrices, currency }: { includePrices: boolean; currency: string },
+    flags: GroupFlags,
   ) {
     const initiated = groups.map((group) => initiatedBy(group, wallet))
     // the facts are read while the records are shaped (awaited below; a failure is not left unhandled meanwhile)
@@ -201,14 +209,17 @@ export function createWalletTransactions({
       countRecipients(groups.filter((group, i) => isAirdropCandidate(group, wallet, initiated[i] as boolean))),
     ])
     factsRead.catch(() => {})
-    const tokens = await tokensOf(groups)
-    const shaped = groups.map((group) =>
-      group.records.map((t) =>
-        shapeTransfer(
-          t,
-          wallet.id,
-          t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`),
-          directionFor(t, wallet),
+    const [tokens, verdicts] = await Promise.all([tokensOf(groups), flags.flagGroups(groups)])
+    const shaped = groups.map((group, i) =>
+      group.records.map((t, j) =>
+        Object.assign(
+          shapeTransfer(
+            t,
+            wallet.id,
+            t.contractAddress === null ? undefined : tokens.get(`${t.chain}:${t.contractAddress}`),
+            directionFor(t, wallet),
+          ),
+          { spam: verdicts[i]?.[j] as SpamVerdict },
         ),
       ),
     )
@@ -219,39 +230,11 @@ export function createWalletTransactions({
         initiated: initiated[i] as boolean,
         failed,
         recipients,
+        spam: entrySpamOf(movementVerdicts(group, verdicts[i] as SpamVerdict[])),
       }),
     )
-    if (includePrices) await priceEntries(entries, nets, groups, shaped, currency)
+    if (includePrices) await priceEntries(pricer, { entries, nets, groups, shaped, verdicts }, currency)
     return entries
-  }
-
-  async function priceEntries(
-    entries: readonly { timestamp: string; chain: string }[],
-    nets: readonly Net[],
-    groups: readonly Group[],
-    shaped: readonly TransferRecord[][],
-    currency: string,
-  ) {
-    await priceTransfers(
-      pricer,
-      shaped.flat(),
-      groups.flatMap((group) => group.records),
-      currency,
-    )
-    const lines = entries.flatMap((entry, i) => {
-      const net = nets[i] as Net
-      return net.lines.map((line, j) => ({ entry, line, type: net.types[j] as RecordType }))
-    })
-    await addFiatValues(
-      pricer,
-      lines.map(({ line }) => line),
-      lines.map(({ entry, line, type }) => ({
-        pricedAs: pricedAsset(findChain(entry.chain) as ChainInfo, type, line.contractAddress),
-        date: entry.timestamp.slice(0, 10),
-        amount: line.tokenDecimals === null ? null : line.value,
-      })),
-      currency,
-    )
   }
 
   /** A cursor of this query, or 400 invalid_cursor. */
@@ -269,13 +252,19 @@ export function createWalletTransactions({
    * Whole transactions of a wallet of many addresses from the request's cursor on: its records as
    * hd-wallets.ts computes them (payments between its own addresses are no movement).
    */
-  async function readHdTransactions(found: HdWalletOnChain, request: HdTransactionsRequest, queryHash: string) {
+  async function readHdTransactions(
+    found: HdWalletOnChain,
+    request: HdTransactionsRequest,
+    queryHash: string,
+    flagsOf: (wallet: Wallet) => GroupFlags,
+  ) {
     const slug = found.chain.slug
     const state = request.cursor === undefined ? undefined : readCursor(request.cursor, queryHash)
     let upperBlock = state?.upperBlocks[slug]
     let before: CursorPosition | undefined = state?.positions[slug]
     let own: ReadonlySet<string> = new Set()
     const wallet: Wallet = { id: found.wallet.id, owns: (address) => address !== null && own.has(address) }
+    const flags = flagsOf(wallet)
     const chunk = chunkFor(request.limit)
     const { taken, passed, hasMore } = await takeTransactions(
       async () => {
@@ -294,7 +283,7 @@ export function createWalletTransactions({
         if (last !== undefined) before = { blockNumber: last.blockNumber, txIndex: last.txIndex, seq: last.seq }
         return { records, hasMore: read.records.length > chunk }
       },
-      { limit: request.limit, wallet, direction: request.direction },
+      { limit: request.limit, wallet, direction: request.direction, keep: request.excludeSpam ? flags.keepUnflagged : undefined },
     )
     const last = passed.at(-1)?.records.at(-1)
     const cursor =
@@ -308,7 +297,7 @@ export function createWalletTransactions({
             cursorKey,
           )
         : null
-    return { groups: taken, wallet, cursor, hasMore }
+    return { groups: taken, wallet, flags, cursor, hasMore }
   }
 
   return {
@@ -324,13 +313,15 @@ export function createWalletTransactions({
         direction: request.direction,
         includePrices: request.includePrices,
         currency: request.currency,
+        ...(request.excludeSpam === true ? { excludeSpam: true } : {}),
       })
-      const page = await readHdTransactions(found, request, queryHash)
+      const overrides = request.spamOverrides ?? NO_OVERRIDES
+      const page = await readHdTransactions(found, request, queryHash, (wallet) => createGroupFlags(spam, wallet, overrides))
       return {
         address: found.wallet.id,
         chain: found.chain.slug,
         ...(request.includePrices ? { currency: request.currency } : {}),
-        transactions: await shapeEntries(page.groups, page.wallet, request),
+        transactions: await shapeEntries(page.groups, page.wallet, request, page.flags),
         cursor: page.cursor,
         hasMore: page.hasMore,
       }
@@ -338,6 +329,9 @@ export function createWalletTransactions({
 
     async listTransactions(request: TransactionsRequest) {
       const { address, currency } = request
+      const excludeSpam = request.excludeSpam === true
+      const wallet = walletOf(address)
+      const flags = createGroupFlags(spam, wallet, request.spamOverrides ?? NO_OVERRIDES)
       readOwnWrites(reads, request.chains)
       const synced =
         request.cursor === undefined
@@ -366,11 +360,14 @@ export function createWalletTransactions({
             direction: request.direction,
             includePrices: request.includePrices,
             currency,
+            ...(excludeSpam ? { excludeSpam } : {}),
           }),
         },
         request.direction,
+        flags,
+        excludeSpam,
       )
-      const transactions = await shapeEntries(page.groups, walletOf(address), request)
+      const transactions = await shapeEntries(page.groups, wallet, request, flags)
       return {
         address,
         chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',

@@ -11,8 +11,14 @@ const NetLineSchema = Type.Object(
     tokenDecimals: Nullable(Type.Integer({ description: 'null for NFTs and for tokens that do not say (raw units then)' })),
     value: Type.String({ description: 'received − sent − fee, a signed exact decimal in the asset’s units' }),
     valueRaw: Type.String({ description: 'The same as a signed integer in base units' }),
-    price_usd: Type.Optional(Nullable(Type.Number({ description: 'With includePrices=true; null when unpriced' }))),
-    value_usd: Type.Optional(Nullable(Type.Number({ description: 'With includePrices=true (signed); null when unpriced' }))),
+    price_usd: Type.Optional(
+      Nullable(Type.Number({ description: 'With includePrices=true; null when unpriced or a flagged record moved the asset' })),
+    ),
+    value_usd: Type.Optional(
+      Nullable(
+        Type.Number({ description: 'With includePrices=true (signed); null when unpriced or a flagged record moved the asset' }),
+      ),
+    ),
     ...otherCurrencyFields(['price', 'value']),
   },
   { $id: 'TransactionNetLine', title: 'TransactionNetLine' },
@@ -43,9 +49,13 @@ export const TransactionSchema = Type.Object(
     status: StringEnum(['success', 'failed'] as const, {
       description: 'failed: the transaction reverted (it moved nothing but its fee)',
     }),
+    spam: Type.Ref('Spam', {
+      description:
+        'Whether the transaction is spam (docs/spam.md): flagged when every movement is, or one is an address-poisoning transfer; its reasons are the union of its movements’',
+    }),
     fee: Nullable(Type.Ref('Transfer', { description: 'The wallet’s fee record of this transaction, or null' })),
     movements: Type.Array(Type.Ref('Transfer'), {
-      description: 'The wallet’s other records of this transaction, as /transfers serves them',
+      description: 'The wallet’s other records of this transaction, as /transfers serves them (with their `spam`)',
     }),
     net: Type.Array(Type.Ref('TransactionNetLine'), {
       description: 'Per asset moved, in the order they first appear: received − sent − fee',

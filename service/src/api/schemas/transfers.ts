@@ -48,7 +48,9 @@ export const TransferSchema = Type.Object(
     ),
     // price_<ccy> / value_<ccy> for a currency other than USD (DESIGN §4)
     ...otherCurrencyFields(['price', 'value']),
-    spam: Type.Optional(Type.Ref('Spam', { description: 'On /transfers: whether the record is spam, and why (docs/spam.md)' })),
+    spam: Type.Optional(
+      Type.Ref('Spam', { description: 'On /transfers and /transactions: whether the record is spam, and why (docs/spam.md)' }),
+    ),
   },
   { $id: 'Transfer', title: 'Transfer' },
 )

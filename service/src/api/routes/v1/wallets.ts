@@ -76,6 +76,10 @@ const {
 const TransactionsQuery = Type.Object(
   {
     ...transactionFields,
+    excludeSpam: Type.Boolean({
+      default: false,
+      description: 'Leave out the transactions flagged as spam (docs/spam.md); the cursor is bound to it',
+    }),
     limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Transactions per page, 1..1000' }),
   },
   { additionalProperties: false },
@@ -231,6 +235,8 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
           currency,
           limit,
           cursor,
+          excludeSpam: q.excludeSpam,
+          spamOverrides: await spamOverridesOf(request),
         })
       }
       const address = normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
@@ -246,6 +252,8 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         ...dates,
         includePrices: q.includePrices,
         currency,
+        excludeSpam: q.excludeSpam,
+        spamOverrides: await spamOverridesOf(request),
         limit: q.limit,
         cursor: q.cursor,
       })
