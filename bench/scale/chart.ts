@@ -54,6 +54,7 @@ export function chartSvg(title: string, panels: Panel[], columns = 3): string {
   const body = panels.map((panel, i) => panelSvg(panel, (i % columns) * WIDTH, 30 + Math.floor(i / columns) * HEIGHT))
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">`,
+    `<title>${xmlText(title)}</title>`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
     `<text x="8" y="20" font-size="14" font-weight="bold">${xmlText(title)}</text>`,
     ...body,

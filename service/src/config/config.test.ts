@@ -146,7 +146,7 @@ describe('loadConfig()', () => {
       }),
     ).toEqual([
       'WDS_RPC_FOO: unknown chain "FOO"; the chains are ETHEREUM, BSC, POLYGON, ARBITRUM, OPTIMISM, BASE, AVALANCHE, FANTOM, GNOSIS, LINEA, ZKSYNC, SCROLL, MANTLE, BLAST, CELO, POLYGON_ZKEVM, MANTA, ZORA, MODE, BITCOIN, SOLANA, TRON, COSMOS, XRP, CARDANO, POLKADOT, NEAR, APTOS, SUI',
-      "WDS_DATADIR: unknown setting (see docs/configuration.md)",
+      'WDS_DATADIR: unknown setting (see docs/configuration.md)',
       'WDS_RPC_SOLANA: solana is read through an explorer API: set WDS_EXPLORER_SOLANA instead',
       'WDS_RPC_ARBITRUM: required when other settings of arbitrum are given',
       'WDS_RPC_OPTIMISM: required when other settings of optimism are given',

@@ -9,11 +9,11 @@ import { type Clock, systemClock } from '../lib/clock.ts'
 import { redact } from '../lib/http-client.ts'
 import type { Logger } from '../lib/logger.ts'
 import { backoffMs } from '../lib/retry.ts'
+import { createChainWriter } from '../store/chain-writer.ts'
 import type { Db } from '../store/db.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { tryAcquireLease } from '../store/leases.ts'
 import { createOutputsStore } from '../store/outputs-store.ts'
-import { createChainWriter } from '../store/chain-writer.ts'
 
 const LEASE_RETRY_MS = 5_000
 /** The indexers' own pool in a `wds start` process (on its main thread or its indexing thread). */

@@ -25,8 +25,8 @@ import { createExplorerWalletsStore } from '../../src/store/explorer-wallets-sto
 import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
 import { createOutputsStore } from '../../src/store/outputs-store.ts'
 import { createPlansStore } from '../../src/store/plans-store.ts'
-import { createUsageStore } from '../../src/store/usage-store.ts'
 import { createTransfersReader } from '../../src/store/transfers-reader.ts'
+import { createUsageStore } from '../../src/store/usage-store.ts'
 import { createTestDatabase } from './database.ts'
 
 /** The real app on a database of its own, with its log lines kept for assertions. */

@@ -1,5 +1,5 @@
-import type { Db } from '../../src/store/db.ts'
 import { createChainWriter } from '../../src/store/chain-writer.ts'
+import type { Db } from '../../src/store/db.ts'
 
 export const WHALE = '0x00000000000000000000000000000000000a11ce'
 export const MINNOW = '0x0000000000000000000000000000000000000b0b'

@@ -2,8 +2,8 @@ import { createEvmSource } from '../../src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../../src/chains/evm/rpc-client.ts'
 import { createIndexer } from '../../src/ingestion/indexer.ts'
 import { createLogger, type Logger } from '../../src/lib/logger.ts'
-import type { Db } from '../../src/store/db.ts'
 import { createChainWriter } from '../../src/store/chain-writer.ts'
+import type { Db } from '../../src/store/db.ts'
 
 /** The production EVM source for a chain served by a node (an anvil in the tests). */
 export function evmSourceFor(chain: string, url: string, logger: Logger = createLogger('silent')) {

@@ -23,7 +23,7 @@ describe('canonicalBitcoinAddress()', () => {
         'bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297',
       ],
       // a v1 program in bech32 (not bech32m) is invalid (BIP 350)
-      ['bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297'.slice(0, -6) + 'qqqqqq', undefined],
+      [`${'bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297'.slice(0, -6)}qqqqqq`, undefined],
       ['tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', undefined], // testnet
       ['0xd8da6bf26964af9d7eed9e03e53415d37aa96045', undefined],
     ]
