@@ -1,50 +1,22 @@
-import { type Abi, type Address, type Hash, parseEther } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import type { Address, Hash } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createLogger } from '../src/lib/logger.ts'
-import { loadBundledFxRates } from '../src/market/bundled-fx-rates.ts'
-import { loadBundledPrices } from '../src/market/bundled-prices.ts'
-import { issueToken } from '../src/portal/tokens.ts'
-import { type Anvil, startAnvil } from './helpers/anvil.ts'
-import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
-import { readExport } from './helpers/exports.ts'
-import { evmSourceFor, indexToHead } from './helpers/indexing.ts'
-import { clientsFor } from './helpers/scripted-chain.ts'
-import { compileTransactionContracts } from './helpers/transaction-contracts.ts'
+import type { Anvil } from './helpers/anvil.ts'
+import type { ServedTestApp } from './helpers/app.ts'
+import { expected, type Rec, type Spam, startSpamScenario, tokens, tx, USDT, VICTIM } from './helpers/spam-scenario.ts'
 
 /**
- * Spam flags through HTTP on a real anvil node (docs/spam.md): a victim's history with each reason
- * for real — impersonations of the listed USDT (same symbol, a Cyrillic Т, a zero-width space), a
- * token named with a URL, an airdropper giving a token to 30 addresses in one transaction, and an
- * address-poisoning attacker at a look-alike of the victim's real counterparty — beside the listed
- * USDT (at its real address) and transfers between genuine wallets, which must all come out unflagged.
- *
- * The look-alike shares 2 characters at each end with carol (anvil's third account): the test's
- * configuration compares 2 (4 by default, ~2³² keys to try). Its key was found offline by trying
- * random keys (197,529 tries) and is committed here; it holds nothing anywhere.
+ * Spam flags through HTTP on a real anvil node (docs/spam.md), on /transfers, /erc20-transfers,
+ * /balances and the overrides, in the scenario of helpers/spam-scenario.ts: each reason fires for
+ * real, and the genuine wallets and the listed USDT come out unflagged.
  */
-
-const logger = createLogger('silent')
-const VICTIM = '0x00000000000000000000000000000000005a1e00' as Address
-const USDT = '0xdac17f958d2ee523a2206206994597c13d831ec7' as Address
-const LOOK_ALIKE_KEY = '0xc82fafa9e4f8538307be9f6a05ae109efc8dee025e780d77e5c0223e3b76779f'
-const attacker = privateKeyToAccount(LOOK_ALIKE_KEY)
-
-type Spam = { flagged: boolean; reasons: string[]; source: string }
-type Rec = { id: string; txHash: Hash; type: string; from: string; to: string; spam: Spam } & { [key: string]: unknown }
 
 let anvil: Anvil
 let t: ServedTestApp
 let key: string
 /** The portal's JWT of the key's account. */
 let portalToken: string
-/** Contracts the overrides test marks. */
-const tokens: { [name: string]: Address } = {}
 let carol: Address
 let dave: Address
-/** The reasons each scripted transaction's records of the victim must carry (none where unlisted). */
-const expected = new Map<Hash, string[]>()
-const tx: { [name: string]: Hash } = {}
 
 async function get(path: string) {
   const response = await fetch(`${t.baseUrl}${path}`, { headers: { 'x-api-key': key } })
@@ -64,106 +36,8 @@ async function readAll(path: string, limit: number): Promise<Rec[]> {
   return records
 }
 
-async function playHistory(node: Anvil) {
-  const a = await compileTransactionContracts()
-  const { public: client, wallet } = clientsFor(node)
-  const [bob, , carolAddress, daveAddress, operator] = (await wallet.getAddresses()) as Address[]
-  carol = carolAddress as Address
-  dave = daveAddress as Address
-  const T = a.PoolToken.abi
-  await node.rpc('anvil_impersonateAccount', [VICTIM])
-  const mined = async (hash: Hash, reasons: string[] = [], name?: string) => {
-    const receipt = await client.waitForTransactionReceipt({ hash })
-    if (receipt.status !== 'success') throw new Error(`${name ?? hash} failed`)
-    expected.set(hash, reasons)
-    if (name !== undefined) tx[name] = hash
-    return receipt
-  }
-  const deploy = async (name: 'PoolToken' | 'Airdropper', args: unknown[] = []) => {
-    const { abi, bytecode } = a[name]
-    const hash = await wallet.deployContract({ abi, bytecode, args, account: bob as Address, chain: null })
-    return (await client.waitForTransactionReceipt({ hash })).contractAddress as Address
-  }
-  const call = async (
-    from: Address,
-    address: Address,
-    abi: Abi,
-    functionName: string,
-    args: unknown[],
-    reasons?: string[],
-    name?: string,
-  ) => mined(await wallet.writeContract({ address, abi, functionName, args, account: from, chain: null }), reasons, name)
-  const send = async (from: Address, to: Address, value: bigint, reasons?: string[], name?: string) =>
-    mined(await wallet.sendTransaction({ account: from, to, value, chain: null }), reasons, name)
-
-  // the listed USDT: a PoolToken's code and storage (name and symbol: slots 0 and 1) put at the real address
-  const model = await deploy('PoolToken', ['Tether USD', 'USDT'])
-  await node.rpc('anvil_setCode', [USDT, await client.getCode({ address: model })])
-  for (const slot of ['0x0', '0x1']) {
-    await node.rpc('anvil_setStorageAt', [USDT, slot, await client.getStorageAt({ address: model, slot: slot as Hash })])
-  }
-  const fakeUsdt = await deploy('PoolToken', ['Tether USD', 'USDT'])
-  const cyrillicUsdt = await deploy('PoolToken', ['Tether', 'USDТ'])
-  const zeroWidthUsdc = await deploy('PoolToken', ['Token', 'US\u200bDC'])
-  const lure = await deploy('PoolToken', ['Visit https://claim-usdt.xyz', 'GIFT'])
-  const goodies = await deploy('PoolToken', ['Goodies', 'GDS'])
-  const tokenA = await deploy('PoolToken', ['Token A', 'TKA'])
-  const tokenB = await deploy('PoolToken', ['Token B', 'TKB'])
-  Object.assign(tokens, { fakeUsdt, tokenA })
-  const airdropper = await deploy('Airdropper')
-  const D = a.Airdropper.abi
-  await call(bob as Address, goodies, T, 'mint', [airdropper, parseEther('1000')])
-  await call(bob as Address, tokenB, T, 'mint', [airdropper, parseEther('1000')])
-  await call(bob as Address, tokenA, T, 'mint', [dave, parseEther('100')])
-
-  // genuine history: funded, paid USDT, ETH and a token to carol, given a token by dave
-  await send(bob as Address, VICTIM, parseEther('100'))
-  await call(bob as Address, USDT, T, 'mint', [VICTIM, parseEther('1000')], [], 'usdtMint')
-  await call(VICTIM, USDT, T, 'transfer', [carol, parseEther('100')], [], 'usdtToCarol')
-  await send(VICTIM, carol, parseEther('1'))
-  await call(dave, tokenA, T, 'transfer', [VICTIM, parseEther('5')])
-  await call(VICTIM, tokenA, T, 'transfer', [carol, parseEther('1')])
-  // a drop to 5 addresses: below the threshold
-  const five = [VICTIM, ...Array.from({ length: 4 }, (_, i) => `0x${(0xb000 + i).toString(16).padStart(40, '0')}`)]
-  await call(operator as Address, airdropper, D, 'drop', [tokenB, five, parseEther('1')])
-
-  // spam tokens
-  await call(bob as Address, fakeUsdt, T, 'mint', [VICTIM, parseEther('500')], ['impersonates-listed-token'])
-  await call(bob as Address, cyrillicUsdt, T, 'mint', [VICTIM, parseEther('500')], ['impersonates-listed-token'])
-  await call(bob as Address, zeroWidthUsdc, T, 'mint', [VICTIM, parseEther('500')], ['impersonates-listed-token'])
-  await call(bob as Address, lure, T, 'mint', [VICTIM, parseEther('1')], ['lure-in-metadata'])
-  const thirty = [VICTIM, ...Array.from({ length: 29 }, (_, i) => `0x${(0xa000 + i).toString(16).padStart(40, '0')}`)]
-  await call(operator as Address, airdropper, D, 'drop', [goodies, thirty, parseEther('7')], ['mass-airdrop'])
-
-  // address poisoning from the look-alike of carol, signed with its own key
-  await send(bob as Address, attacker.address, parseEther('1'))
-  await call(bob as Address, USDT, T, 'mint', [attacker.address, 10n])
-  const signed = async (to: Address, data: { abi: Abi; functionName: string; args: unknown[] } | undefined, value = 0n) =>
-    data === undefined
-      ? wallet.sendTransaction({ account: attacker, to, value, chain: null })
-      : wallet.writeContract({ account: attacker, address: to, chain: null, ...data })
-  await mined(
-    await signed(USDT, { abi: T, functionName: 'transferFrom', args: [VICTIM, attacker.address, 0n] }),
-    ['address-poisoning', 'zero-value-transfer-from'],
-    'zeroTransferFrom',
-  )
-  await mined(await signed(USDT, { abi: T, functionName: 'transfer', args: [VICTIM, 1n] }), ['address-poisoning'], 'usdtDust')
-  await mined(await signed(VICTIM, undefined, 1n), ['address-poisoning'], 'ethDust')
-}
-
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId: 1, args: ['--timestamp', String(Date.parse('2021-02-26T12:00:00Z') / 1000)] })
-  await playHistory(anvil)
-  t = await createServedTestApp(
-    { chains: { ethereum: { urls: [anvil.url], startBlock: 0 } }, spam: { lookAlikeChars: 2 } },
-    { findSource: async () => evmSourceFor('ethereum', anvil.url, logger) },
-  )
-  await loadBundledFxRates(t.stores.fxRates, logger)
-  await loadBundledPrices(t.stores.assetPrices, logger)
-  await indexToHead(t.db, 'ethereum', anvil.url, { logger })
-  const created = await t.createKey('spam@example.com', 'pro')
-  key = created.key
-  portalToken = (await issueToken(t.jwtSecret, { id: created.record.accountId, sessionEpoch: 0 })).token
+  ;({ anvil, t, key, portalToken, carol, dave } = await startSpamScenario('spam@example.com'))
 }, 180_000)
 
 afterAll(async () => {
@@ -349,78 +223,5 @@ describe('spam on /balances', () => {
         .map((b) => b.contractAddress)
         .sort(),
     )
-  })
-})
-
-describe('spam on /transactions and the CSV export', () => {
-  type Entry = {
-    txHash: Hash
-    spam: Spam
-    movements: Rec[]
-    net: { contractAddress: string | null; value_usd?: number | null }[]
-  }
-  async function readEntries(query: string, limit: number): Promise<Entry[]> {
-    const entries: Entry[] = []
-    let cursor: string | null = null
-    do {
-      const page = await get(
-        `/v1/wallets/${VICTIM}/transactions?chain=ethereum${query}&limit=${limit}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
-      )
-      expect(page.status).toBe(200)
-      entries.push(...(page.body.transactions as Entry[]))
-      cursor = page.body.cursor
-    } while (cursor !== null)
-    return entries
-  }
-
-  test('an entry is flagged exactly where its movements are, with their reasons; genuine ones are not', async () => {
-    const entries = await readEntries('', 1000)
-    expect(entries.map((e) => ({ tx: e.txHash, spam: e.spam }))).toEqual(
-      entries.map((e) => {
-        const reasons = expected.get(e.txHash) ?? []
-        return { tx: e.txHash, spam: { flagged: reasons.length > 0, reasons, source: 'computed' } }
-      }),
-    )
-    for (const e of entries) expect(e.movements.map((m) => m.spam.flagged)).toEqual(e.movements.map(() => e.spam.flagged))
-    const flagged = entries.filter((e) => e.spam.flagged).map((e) => e.txHash)
-    expect(flagged).toEqual(expect.arrayContaining([tx.zeroTransferFrom, tx.usdtDust, tx.ethDust]))
-    expect(flagged).toHaveLength(8)
-  })
-
-  test('excludeSpam=true leaves the flagged transactions out, page after page; the cursor is bound to it', async () => {
-    const all = await readEntries('', 1000)
-    const kept = await readEntries('&excludeSpam=true', 2)
-    expect(kept.map((e) => e.txHash)).toEqual(all.filter((e) => !e.spam.flagged).map((e) => e.txHash))
-    const first = await get(`/v1/wallets/${VICTIM}/transactions?chain=ethereum&excludeSpam=true&limit=2`)
-    const other = await get(
-      `/v1/wallets/${VICTIM}/transactions?chain=ethereum&limit=2&cursor=${encodeURIComponent(first.body.cursor)}`,
-    )
-    expect({ status: other.status, code: other.body.code }).toEqual({ status: 400, code: 'invalid_cursor' })
-  })
-
-  test('flagged movements and their net lines are never priced; genuine ones are', async () => {
-    const entries = await readEntries('&includePrices=true', 1000)
-    const entryOf = (hash: Hash | undefined) => entries.find((e) => e.txHash === hash) as Entry
-    expect(entryOf(tx.usdtToCarol).net.find((l) => l.contractAddress === USDT)?.value_usd).toEqual(expect.any(Number))
-    for (const hash of [tx.usdtDust, tx.ethDust, tx.zeroTransferFrom]) {
-      const entry = entryOf(hash)
-      expect(entry.movements.map((m) => m.price_usd)).toEqual(entry.movements.map(() => null))
-      expect(entry.net.map((l) => l.value_usd)).toEqual(entry.net.map(() => null))
-    }
-  })
-
-  test('an export with includeSpam=true has exactly the flagged transactions’ rows more', async () => {
-    const csv = async (query: string) => {
-      const response = await fetch(`${t.baseUrl}/v1/wallets/${VICTIM}/export?chain=ethereum&format=wds${query}`, {
-        headers: { 'x-api-key': key },
-      })
-      expect(response.status).toBe(200)
-      return readExport('wds', await response.text())
-    }
-    const flagged = new Set((await readEntries('', 1000)).filter((e) => e.spam.flagged).map((e) => e.txHash as string))
-    const [without, withSpam] = [await csv(''), await csv('&includeSpam=true')]
-    expect(withSpam.filter((row) => !flagged.has(row.txHash as string))).toEqual(without)
-    expect(withSpam.filter((row) => flagged.has(row.txHash as string)).length).toBeGreaterThan(0)
-    expect(without.filter((row) => flagged.has(row.txHash as string))).toEqual([])
   })
 })
