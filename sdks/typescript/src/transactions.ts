@@ -2,7 +2,7 @@
  * `/transactions`: a wallet's records grouped by transaction, each named by one category of a fixed
  * vocabulary with the rule that fired (docs/transactions.md in the service's repository).
  */
-import type { Transfer } from './models.ts'
+import type { Spam, Transfer } from './models.ts'
 
 type Open = { readonly [field: string]: unknown }
 
@@ -72,6 +72,8 @@ export type Transaction = Open & {
   /** The wallet signed and paid for it (UTXO chains: it spent an input). */
   initiatedByWallet: boolean
   status: 'success' | 'failed' | (string & {})
+  /** Flagged when every movement is spam or one is address poisoning; reasons: the union of its movements'. */
+  spam: Spam
   /** The wallet's fee record of this transaction, or null. */
   fee: Transfer | null
   /** The wallet's other records of this transaction, as `wallets.transfers` gives them. */
@@ -106,6 +108,7 @@ export const TRANSACTION_MODEL_FIELDS = {
     'rule',
     'initiatedByWallet',
     'status',
+    'spam',
     'fee',
     'movements',
     'net',

@@ -88,6 +88,7 @@ class Wallets(_Resource):
         direction: Optional[Literal["in", "out", "both"]] = None,
         include_prices: Optional[bool] = None,
         currency: Optional[str] = None,
+        exclude_spam: Optional[bool] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
     ) -> Any:
@@ -99,7 +100,8 @@ class Wallets(_Resource):
         """
         query = {
             "chain": chain, "fromBlock": from_block, "toBlock": to_block, "fromDate": from_date, "toDate": to_date,
-            "direction": direction, "includePrices": include_prices, "currency": currency, "limit": limit,
+            "direction": direction, "includePrices": include_prices, "currency": currency,
+            "excludeSpam": exclude_spam, "limit": limit,
         }  # fmt: skip
         return self._t._list(_path("v1", "wallets", address, "transactions"), query, cursor, TransactionList)
 

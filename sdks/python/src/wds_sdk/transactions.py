@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Optional, Union
 
-from .models import Model, Transfer, _Amount, _TransferListBase, nested
+from .models import Model, Spam, Transfer, _Amount, _TransferListBase, nested
 
 
 class TransactionCategory(str, Enum):
@@ -87,6 +87,8 @@ class Transaction(Model):
     # the wallet signed and paid for it (UTXO chains: it spent an input)
     initiated_by_wallet: bool = False
     status: str = ""
+    # flagged when every movement is spam or one is address poisoning; reasons: the union of its movements'
+    spam: Optional[Spam] = nested(Spam)
     # the wallet's fee record of this transaction, or None
     fee: Optional[Transfer] = nested(Transfer)
     # the wallet's other records of this transaction, as wallets.transfers gives them

@@ -35,6 +35,8 @@ export type TransferParams = {
 
 /** The parameters of `/transfers` but `asset` and `includeFees` (an entry always carries its fee). */
 export type TransactionParams = Omit<TransferParams, 'asset' | 'includeFees' | 'excludeSpam' | 'limit'> & {
+  /** Leave out the transactions flagged as spam (the service's default is false); the cursor is bound to it. */
+  excludeSpam?: boolean
   /** Transactions per page, 1..1000 (the service's default is 100); an entry holds all its records. */
   limit?: number
 }

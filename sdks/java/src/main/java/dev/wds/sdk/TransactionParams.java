@@ -21,6 +21,8 @@ public final class TransactionParams {
   public TransactionParams direction(String direction) { query.put("direction", direction); return this; }
   public TransactionParams includePrices(boolean includePrices) { query.put("includePrices", includePrices); return this; }
   public TransactionParams currency(String currency) { query.put("currency", currency); return this; }
+  /** Leave out the transactions flagged as spam (the service's default is false); the cursor is bound to it. */
+  public TransactionParams excludeSpam(boolean excludeSpam) { query.put("excludeSpam", excludeSpam); return this; }
   /** Transactions per page, 1..1000 (the service's default is 100); an entry holds all its records. */
   public TransactionParams limit(int limit) { query.put("limit", limit); return this; }
   public TransactionParams cursor(String cursor) { this.cursor = cursor; return this; }

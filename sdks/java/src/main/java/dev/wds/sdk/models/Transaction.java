@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * One transaction of a wallet: its category and the rule that named it, whether the wallet initiated
- * it, its status ({@code success} or {@code failed}), the wallet's {@code fee} record (or null), its
+ * it, its status ({@code success} or {@code failed}), its {@code spam} verdict (flagged when every movement
+ * is spam or one is address poisoning; reasons: the union of its movements'), the wallet's {@code fee} record (or null), its
  * other records ({@code movements}, as {@code transfers} gives them) and the net change per asset.
  */
 public record Transaction(
@@ -22,6 +23,7 @@ public record Transaction(
     TransactionRule rule,
     boolean initiatedByWallet,
     String status,
+    Spam spam,
     Transfer fee,
     List<Transfer> movements,
     List<TransactionNetLine> net,
