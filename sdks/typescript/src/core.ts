@@ -73,10 +73,15 @@ export function buildUrl(baseUrl: string, path: string, query: RequestSpec['quer
 /** Sends a request with retries; resolves to the parsed JSON body with its ResponseInfo. */
 export async function sendRequest<T>(options: ResolvedOptions, spec: RequestSpec): Promise<WithResponse<T>> {
   const url = buildUrl(options.baseUrl, spec.path, spec.query)
+  return sendWithRetries(options, spec, () => attempt<T>(options, spec, url))
+}
+
+/** Runs `once` (one attempt of the request), again after a retryable error while retries remain. */
+export async function sendWithRetries<R>(options: ResolvedOptions, spec: RequestSpec, once: () => Promise<R>): Promise<R> {
   const maxRetries = spec.idempotent ? options.maxRetries : 0
   for (let retry = 0; ; retry++) {
     try {
-      return await attempt<T>(options, spec, url)
+      return await once()
     } catch (error) {
       if (!(error instanceof WdsError) || retry >= maxRetries || !shouldRetry(error)) throw error
       const delaySeconds = retryDelaySeconds(retry, error, options.maxRetryAfterSeconds)
@@ -119,7 +124,7 @@ async function attempt<T>(options: ResolvedOptions, spec: RequestSpec, url: stri
   return body as WithResponse<T>
 }
 
-function errorFrom(response: Response, text: string, info: ResponseInfo): WdsError {
+export function errorFrom(response: Response, text: string, info: ResponseInfo): WdsError {
   let problem: Problem | undefined
   try {
     const parsed = JSON.parse(text) as unknown

@@ -10,6 +10,7 @@ from ._amounts import from_base_units, to_base_units, to_decimal
 from ._client import AsyncClient, Client
 from ._errors import *  # noqa: F403
 from ._errors import ERROR_CLASSES, WdsError
+from ._export import ExportFormat, ExportResult
 from ._pagination import AsyncPageRequest
 from ._rate_limit import RateLimit, RateLimitWindow
 from ._retry import retry_delay_seconds, should_retry

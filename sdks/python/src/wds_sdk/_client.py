@@ -8,6 +8,8 @@ import httpx
 
 from ._core import (
     DEFAULT_MAX_RETRIES,
+    next_delay,
+    connection_error,
     DEFAULT_MAX_RETRY_AFTER_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
     Outcome,
@@ -17,6 +19,17 @@ from ._core import (
     exchange,
     list_spec,
     resolve_settings,
+)
+from ._errors import WdsError
+from ._export import (
+    Destination,
+    ExportResult,
+    file_name_of,
+    info_of,
+    prepare_export,
+    raise_problem,
+    write_all,
+    write_all_async,
 )
 from ._pagination import AsyncPageRequest, SyncPager
 from ._resources import Developer, Fx, Prices, Status, Wallets
@@ -32,6 +45,9 @@ class _Transport:
         raise NotImplementedError
 
     def _list(self, path: str, query: dict[str, Any], cursor: Optional[str], model: type[M]) -> Any:
+        raise NotImplementedError
+
+    def _stream(self, spec: RequestSpec, destination: Destination) -> Any:
         raise NotImplementedError
 
 
@@ -121,6 +137,32 @@ class Client(_ClientBase):
             except httpx.TransportError as error:
                 outcome = error
 
+    def _stream(self, spec: RequestSpec, destination: Destination) -> ExportResult:
+        """Writes a streamed answer to ``destination``; retried like any call until the answer starts."""
+        request = prepare_export(self._settings, spec)
+        retry, started = 0, False
+        while True:
+            try:
+                with self._http.stream(
+                    request.method, request.url, params=request.params, headers=request.headers, timeout=request.timeout
+                ) as response:
+                    if not response.is_success:
+                        response.read()
+                        raise_problem(response)
+                    started = True
+                    written = write_all(response.iter_bytes(), destination)
+                    return ExportResult(bytes=written, file_name=file_name_of(response), response=info_of(response))
+            except httpx.TransportError as error:
+                failure: WdsError = connection_error(error, self._settings.timeout)
+            except WdsError as error:
+                failure = error
+            # once bytes are written, a retry would write them again
+            delay = None if started else next_delay(self._settings, spec, retry, failure)
+            if delay is None:
+                raise failure
+            time.sleep(delay)
+            retry += 1
+
     def _list(self, path: str, query: dict[str, Any], cursor: Optional[str], model: type[M]) -> M:
         def fetch(page_cursor: Optional[str]) -> M:
             page = self._request(list_spec(path, query, page_cursor), model)
@@ -192,6 +234,30 @@ class AsyncClient(_ClientBase):
                 )
             except httpx.TransportError as error:
                 outcome = error
+
+    async def _stream(self, spec: RequestSpec, destination: Destination) -> ExportResult:
+        request = prepare_export(self._settings, spec)
+        retry, started = 0, False
+        while True:
+            try:
+                async with self._http.stream(
+                    request.method, request.url, params=request.params, headers=request.headers, timeout=request.timeout
+                ) as response:
+                    if not response.is_success:
+                        await response.aread()
+                        raise_problem(response)
+                    started = True
+                    written = await write_all_async(response.aiter_bytes(), destination)
+                    return ExportResult(bytes=written, file_name=file_name_of(response), response=info_of(response))
+            except httpx.TransportError as error:
+                failure: WdsError = connection_error(error, self._settings.timeout)
+            except WdsError as error:
+                failure = error
+            delay = None if started else next_delay(self._settings, spec, retry, failure)
+            if delay is None:
+                raise failure
+            await asyncio.sleep(delay)
+            retry += 1
 
     def _list(self, path: str, query: dict[str, Any], cursor: Optional[str], model: type[M]) -> AsyncPageRequest[Any]:
         async def fetch(page_cursor: Optional[str]) -> M:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 from urllib.parse import quote
 
 from ._core import RequestSpec
+from ._export import Destination, ExportFormat
 from .models import (
     Account,
     ApiKey,
@@ -154,6 +155,28 @@ class Wallets(_Resource):
         query = {"chain": chain, "includePrices": include_prices, "currency": currency, "atBlock": at_block, "atDate": at_date,
                  "excludeSpam": exclude_spam}  # fmt: skip
         return self._t._request(RequestSpec("GET", _path("v1", "wallets", address, "balances"), query), BalanceList)
+
+    def export(
+        self,
+        address: str,
+        destination: Destination,
+        *,
+        format: ExportFormat,
+        chain: Optional[str] = None,
+        from_block: Optional[int] = None,
+        to_block: Optional[int] = None,
+        from_date: Optional[Day] = None,
+        to_date: Optional[Day] = None,
+        currency: Optional[str] = None,
+        include_spam: Optional[bool] = None,
+    ) -> Any:
+        """The wallet's history as a tax tool's CSV, streamed to a path or binary writer; an ExportResult::
+
+            client.wallets.export("0xabc…", "koinly-2025.csv", format="koinly", from_date="2025-01-01", to_date="2025-12-31")
+        """
+        query = {"format": format, "chain": chain, "fromBlock": from_block, "toBlock": to_block, "fromDate": from_date,
+                 "toDate": to_date, "currency": currency, "includeSpam": include_spam}  # fmt: skip
+        return self._t._stream(RequestSpec("GET", _path("v1", "wallets", address, "export"), query), destination)
 
 
 class Status(_Resource):

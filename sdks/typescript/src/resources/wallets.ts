@@ -1,4 +1,5 @@
 import { type ResolvedOptions, sendRequest, type WithResponse } from '../core.ts'
+import { type ExportDestination, type ExportFormat, type ExportResult, streamTo } from '../export.ts'
 import type {
   BalanceList,
   Erc20Transfer,
@@ -59,6 +60,21 @@ export type BalanceParams = {
   excludeSpam?: boolean
   atBlock?: number
   atDate?: DateOrString
+}
+
+export type ExportParams = {
+  format: ExportFormat
+  /** One chain; unset: every chain the address is valid on. */
+  chain?: string
+  fromBlock?: number
+  toBlock?: number
+  /** YYYY-MM-DD (UTC), or a Date (its UTC day); a period spans at most 366 days. */
+  fromDate?: DateOrString
+  toDate?: DateOrString
+  /** The fiat column's currency (the service's default is USD). */
+  currency?: string
+  /** Include the transactions flagged as spam (the service's default is false). */
+  includeSpam?: boolean
 }
 
 export class Wallets {
@@ -125,6 +141,23 @@ export class Wallets {
       auth: 'key',
       idempotent: true,
     })
+  }
+
+  /**
+   * A wallet's history as the CSV file a tax tool imports, streamed to a file path or a writable
+   * stream as it comes (constant memory, whatever its length):
+   *
+   *   await client.wallets.export('0xabc…', { format: 'koinly', fromDate: '2025-01-01', toDate: '2025-12-31' }, 'koinly-2025.csv')
+   */
+  export(address: string, params: ExportParams, destination: ExportDestination): Promise<ExportResult> {
+    const spec = {
+      method: 'GET',
+      path: `/v1/wallets/${encodeURIComponent(address)}/export`,
+      query: { ...params, fromDate: day(params.fromDate), toDate: day(params.toDate) },
+      auth: 'key',
+      idempotent: true,
+    } as const
+    return streamTo(this.options, spec, destination)
   }
 
   #list<Item, P extends PageEnvelope>(
