@@ -5,6 +5,7 @@ import dev.wds.sdk.models.Erc20Transfer;
 import dev.wds.sdk.models.NftTransfer;
 import dev.wds.sdk.models.Transaction;
 import dev.wds.sdk.models.Transfer;
+import java.io.OutputStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
@@ -51,6 +52,14 @@ public final class AsyncWallets {
   }
 
   /** Balances now, or at a block or date. */
+  /**
+   * The wallet's history as a tax tool's CSV, copied to {@code out} as it streams (constant memory; {@code out} is left open);
+   * an error answer (problem+json) completes with its exception.
+   */
+  public CompletableFuture<ExportResult> export(String address, ExportParams params, OutputStream out) {
+    return transport.streamAsync(Transport.Spec.get(path(address, "export"), params.query), out);
+  }
+
   public CompletableFuture<BalanceList> balances(String address, BalanceParams params) {
     return transport.requestAsync(Transport.Spec.get(path(address, "balances"), params.query), BalanceList.class);
   }

@@ -10,6 +10,8 @@ import dev.wds.sdk.errors.ProblemCodes;
 import dev.wds.sdk.errors.WdsException;
 import dev.wds.sdk.models.ListEnvelope;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.lang.reflect.RecordComponent;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -28,6 +30,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Sends requests: the key in X-API-Key, retries with backoff, problem+json to exceptions. Asynchronous
@@ -84,6 +88,43 @@ final class Transport {
   }
 
   private record Result(byte[] body, ResponseInfo info) {}
+
+  private static final Pattern FILE_NAME = Pattern.compile("filename=\"([^\"]+)\"");
+
+  /**
+   * A streamed answer (an export) copied to {@code out} as it comes, on the common pool; {@code out} is
+   * left open. The timeout counts until the answer's headers; an error answer completes with its
+   * WdsException. Not retried: bytes may already be written when a failure comes.
+   */
+  CompletableFuture<ExportResult> streamAsync(Spec spec, OutputStream out) {
+    HttpRequest.Builder builder = HttpRequest.newBuilder(build(spec).uri()).timeout(settings.timeout())
+        .header("accept", "text/csv, application/problem+json");
+    if (settings.apiKey() != null) builder.header("x-api-key", settings.apiKey());
+    CompletableFuture<HttpResponse<InputStream>> exchange = http.sendAsync(builder.GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+    return exchange.thenApplyAsync(response -> copy(response, out)).handle((value, failure) -> {
+      if (failure == null) return value;
+      Throwable cause = unwrap(failure);
+      WdsException error = cause instanceof WdsException wds ? wds : connectionError(cause);
+      if (error != null) throw error;
+      throw cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause);
+    });
+  }
+
+  private static ExportResult copy(HttpResponse<InputStream> response, OutputStream out) {
+    ResponseInfo info = new ResponseInfo(
+        response.statusCode(), response.headers().firstValue("x-request-id").orElse(null), RateLimit.parse(response.headers()));
+    try (InputStream body = response.body()) {
+      if (response.statusCode() < 200 || response.statusCode() >= 300) {
+        throw errorFrom(response.statusCode(), response.headers(), body.readAllBytes(), info);
+      }
+      long bytes = body.transferTo(out);
+      out.flush();
+      Matcher name = FILE_NAME.matcher(response.headers().firstValue("content-disposition").orElse(""));
+      return new ExportResult(bytes, name.find() ? name.group(1) : null, info);
+    } catch (IOException e) {
+      throw new CompletionException(e);
+    }
+  }
 
   /**
    * Sends a request, retrying it (when idempotent) as {@link Retry} decides; completes with the answer
@@ -237,25 +278,29 @@ final class Transport {
   }
 
   private static WdsException errorFrom(HttpResponse<byte[]> response, ResponseInfo info) {
+    return errorFrom(response.statusCode(), response.headers(), response.body(), info);
+  }
+
+  private static WdsException errorFrom(int status, java.net.http.HttpHeaders headers, byte[] body, ResponseInfo info) {
     Map<String, Object> problem = null;
     try {
-      Map<String, Object> parsed = MAPPER.readValue(response.body(), new TypeReference<Map<String, Object>>() {});
+      Map<String, Object> parsed = MAPPER.readValue(body, new TypeReference<Map<String, Object>>() {});
       if (parsed.get("code") instanceof String) problem = parsed;
     } catch (IOException | RuntimeException notJson) {
       // not a problem+json body: described by its status below
     }
-    String text = new String(response.body(), StandardCharsets.UTF_8);
-    String code = problem != null ? (String) problem.get("code") : "http_" + response.statusCode();
+    String text = new String(body, StandardCharsets.UTF_8);
+    String code = problem != null ? (String) problem.get("code") : "http_" + status;
     String detail = problem != null ? String.valueOf(problem.get("detail")) : text.substring(0, Math.min(200, text.length()));
     String requestId = problem != null && problem.get("requestId") instanceof String id ? id : info.requestId();
     return ProblemCodes.create(new WdsException.Init(
-        response.statusCode(),
+        status,
         code,
         detail,
         problem != null && problem.get("param") instanceof String p ? p : null,
         requestId,
         info.rateLimit(),
-        Retry.parseRetryAfter(response.headers().firstValue("retry-after").orElse(null), System.currentTimeMillis()),
+        Retry.parseRetryAfter(headers.firstValue("retry-after").orElse(null), System.currentTimeMillis()),
         problem,
         null));
   }

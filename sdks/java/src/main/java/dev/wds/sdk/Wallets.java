@@ -5,6 +5,11 @@ import dev.wds.sdk.models.Erc20Transfer;
 import dev.wds.sdk.models.NftTransfer;
 import dev.wds.sdk.models.Transaction;
 import dev.wds.sdk.models.Transfer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /** A wallet's transfers and balances. */
 public final class Wallets {
@@ -55,5 +60,26 @@ public final class Wallets {
   /** Balances now, or at a block or date: {@code client.wallets().balances(address, new BalanceParams().atBlock(1))}. */
   public BalanceList balances(String address, BalanceParams params) {
     return Transport.await(async.balances(address, params));
+  }
+
+  /**
+   * The wallet's history as a tax tool's CSV, written to {@code out} as it streams (constant memory; {@code out} is left open);
+   * an error answer (problem+json) throws its exception:
+   *
+   * <pre>{@code
+   * client.wallets().export(address, new ExportParams("koinly").fromDate(LocalDate.parse("2025-01-01")), Path.of("koinly-2025.csv"));
+   * }</pre>
+   */
+  public ExportResult export(String address, ExportParams params, OutputStream out) {
+    return Transport.await(async.export(address, params, out));
+  }
+
+  /** The same, to a file (created or truncated). */
+  public ExportResult export(String address, ExportParams params, Path file) {
+    try (OutputStream out = Files.newOutputStream(file)) {
+      return export(address, params, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }
