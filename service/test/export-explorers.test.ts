@@ -54,7 +54,12 @@ async function netsOf(address: string, chain: string) {
   const raw = new Map<string, bigint>()
   const decimals = new Map<string, number>()
   for (const entry of body.transactions as Entry[]) {
-    for (const n of entry.net as { asset: string | null; contractAddress: string; valueRaw: string; tokenDecimals: number }[]) {
+    for (const n of entry.net as unknown as {
+      asset: string | null
+      contractAddress: string
+      valueRaw: string
+      tokenDecimals: number
+    }[]) {
       const asset = n.asset ?? n.contractAddress
       raw.set(asset, (raw.get(asset) ?? 0n) + BigInt(n.valueRaw))
       decimals.set(asset, n.tokenDecimals)
@@ -65,7 +70,7 @@ async function netsOf(address: string, chain: string) {
 
 /** Per asset (symbol, or contract where it has none), Σ in − Σ out of a wds file's records, raw units. */
 function wdsNetByAsset(rows: readonly Record<string, string>[]) {
-  const rekeyed = rows.map((row) => ({ ...row, asset: row.asset === '' ? (row.contractAddress ?? '') : row.asset }))
+  const rekeyed = rows.map((row) => ({ ...row, asset: row.asset || (row.contractAddress ?? '') }))
   return wdsNet(rekeyed)
 }
 
