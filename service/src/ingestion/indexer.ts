@@ -131,6 +131,19 @@ export function createIndexer(options: IndexerOptions) {
     )
   }
 
+  /**
+   * The node's chain checked again; a node that cannot say its chain ID just now (its other calls failing
+   * too) is not stopped from reporting its head: a rollback checks the chain again before it runs, and a
+   * node that answers for another chain is refused.
+   */
+  async function verifyChainIfAnswered() {
+    try {
+      await source.verifyChain?.()
+    } catch (error) {
+      if (error instanceof ChainMismatchError) throw error
+    }
+  }
+
   /** Set when the source announces a head (reset before each look at the head): the wait at the head ends at once. */
   let headAnnounced = false
   /** Ends the wait at the head under way, if any. */
@@ -281,7 +294,7 @@ export function createIndexer(options: IndexerOptions) {
       try {
         headAnnounced = false
         // a node back after failures may be another node on the same URL
-        if (failures > 0) await source.verifyChain?.()
+        if (failures > 0) await verifyChainIfAnswered()
         head = await source.getHead()
         await store.recordHead(chain, head)
         await reconcileTip(head)
