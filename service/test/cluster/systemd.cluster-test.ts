@@ -112,7 +112,11 @@ afterAll(async () => {
 
 test('systemd runs wds-serve@.service; a serve killed with kill -9 is started again by it, a stopped one is not', async () => {
   await inNamespace('systemctl', 'start', `wds-serve@${PORT}.service`)
-  await until('the serve to be ready', ready)
+  await until('the serve to be ready', ready).catch((error: Error) => {
+    // what the unit and the serve said, for the failure's report
+    const log = readFileSync(join(dir, 'serve.log'), { encoding: 'utf8', flag: 'a+' }).slice(-3000)
+    throw new Error(`${error.message}; serve.log ends:\n${log}`)
+  })
   const killed = await listenerPid()
   process.kill(Number(killed), 'SIGKILL')
   const killedAt = performance.now()
