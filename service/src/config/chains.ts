@@ -38,6 +38,12 @@ export type AddressFormat = {
    * or undefined when the text is none; only chains that have such wallets define it.
    */
   readonly parseWallet?: (text: string) => HdWallet | undefined
+  /**
+   * What every address of the format begins with in its canonical form (`T` on Tron, `r` on XRP,
+   * `cosmos1`), which tells no two addresses apart: address-poisoning's look-alike compares the
+   * characters after it (hex's `0x` is always skipped). None when addresses have no such prefix.
+   */
+  readonly fixedPrefix?: string
 }
 
 /** A format known only by its syntax: case-insensitive ones are returned lower-case. */
@@ -146,6 +152,7 @@ export const CHAINS = [
       name: 'Base58Check starting with T (or hex starting with 41)',
       example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
       canonical: canonicalTronAddress,
+      fixedPrefix: 'T',
     },
   },
   {
@@ -161,6 +168,7 @@ export const CHAINS = [
       name: 'bech32 starting with cosmos1',
       example: 'cosmos1xxkueklal9vejv9unqu80w9vptyepfa95pd53u',
       canonical: (text) => canonicalBech32(text, ['cosmos']),
+      fixedPrefix: 'cosmos1',
     },
     explorerNode: 'a CometBFT RPC URL of the chain with its block events indexed (block_search), for the stake unbonding returns',
   },
@@ -177,6 +185,7 @@ export const CHAINS = [
       name: 'classic address starting with r',
       example: 'rEb8TK3gBgk5auZkwc6sHnwrGVJH8DuaLh',
       canonical: canonicalXrpAddress,
+      fixedPrefix: 'r',
     },
   },
   {
@@ -209,6 +218,7 @@ export const CHAINS = [
       name: 'SS58 with the Polkadot prefix (starts with 1)',
       example: '15oF4uVJwmo4TdGW7VfQxNLavjCXviqxT9S1MgbjMNHr6Sp5',
       canonical: (text) => canonicalSs58(text, 0),
+      fixedPrefix: '1',
     },
   },
   {

@@ -80,6 +80,13 @@ describe('isLookAlike()', () => {
     expect(isLookAlike('TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', 'Tqn9xxxxxxxxxxxxxxxxxxxxxxxxxxbLSE', 4)).toBe(false)
   })
 
+  test("a chain's fixed prefix (Tron's T) is not one of the compared characters", () => {
+    // without the prefix, "TQn9" is only three characters that can differ
+    expect(isLookAlike('TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', 'TQn9xxxxxxxxxxxxxxxxxxxxxxxxxxbLSE', 4, 'T')).toBe(false)
+    expect(isLookAlike('TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', 'TQn9YxxxxxxxxxxxxxxxxxxxxxxxxxbLSE', 4, 'T')).toBe(true)
+    expect(isLookAlike('rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY', 'rPEPxxxxxxxxxxxxxxxxxxxxxxxxxxxGDY', 3, 'r')).toBe(true)
+  })
+
   test('findImitated() names the genuine address imitated', () => {
     expect(findImitated('0x1234bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb5678', ['0xffff', genuine], 4)).toBe(genuine)
     expect(findImitated(genuine, [genuine], 4)).toBeUndefined()

@@ -74,26 +74,32 @@ export function findTokenReasons(
   return reasons
 }
 
-/** An address without its 0x, lower-cased when it is hex (base58 and bech32 keep their case). */
-function addressBody(address: string): string {
-  return /^0x[0-9a-fA-F]+$/u.test(address) ? address.slice(2).toLowerCase() : address
+/**
+ * What of an address is compared for a look-alike: hex without its `0x`, in lower case; another
+ * encoding (base58, bech32) as written, case kept, without `fixedPrefix` (the characters every address
+ * of its chain begins with: Tron's `T`, XRP's `r`), which no one needs to imitate.
+ */
+function addressBody(address: string, fixedPrefix: string): string {
+  if (/^0x[0-9a-fA-F]+$/u.test(address)) return address.slice(2).toLowerCase()
+  return fixedPrefix !== '' && address.startsWith(fixedPrefix) ? address.slice(fixedPrefix.length) : address
 }
 
 /**
  * Whether `candidate` looks like `genuine` to someone who checks only its ends: the first and the last
- * `chars` characters after 0x are the same, and the addresses are not; the zero address is no look-alike.
+ * `chars` characters (after `0x`, or after the chain's `fixedPrefix`) are the same, and the addresses
+ * are not; the zero address is no look-alike.
  */
-export function isLookAlike(candidate: string, genuine: string, chars: number): boolean {
-  const a = addressBody(candidate)
-  const b = addressBody(genuine)
+export function isLookAlike(candidate: string, genuine: string, chars: number, fixedPrefix = ''): boolean {
+  const a = addressBody(candidate, fixedPrefix)
+  const b = addressBody(genuine, fixedPrefix)
   // the zero address (mints and burns) is no one's: it imitates no one
   if (a === b || a.length !== b.length || a.length < chars * 2 || /^0+$/u.test(a)) return false
   return a.slice(0, chars) === b.slice(0, chars) && a.slice(-chars) === b.slice(-chars)
 }
 
 /** The first of `genuine` that `candidate` is a look-alike of, or undefined. */
-export function findImitated(candidate: string, genuine: Iterable<string>, chars: number): string | undefined {
-  for (const address of genuine) if (isLookAlike(candidate, address, chars)) return address
+export function findImitated(candidate: string, genuine: Iterable<string>, chars: number, fixedPrefix = ''): string | undefined {
+  for (const address of genuine) if (isLookAlike(candidate, address, chars, fixedPrefix)) return address
   return undefined
 }
 
