@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { createMetrics } from '../src/api/metrics.ts'
+import { createMetrics } from '../src/api/http/metrics.ts'
 import { API_WINDOW_SECONDS, createApiHealth, quantileMs } from '../src/api/routes/status-page.ts'
 
 test('quantileMs() interpolates inside the bucket holding the rank, as histogram_quantile does', () => {

@@ -1,6 +1,6 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { OPERATION_IDS } from '../src/api/openapi.ts'
+import { OPERATION_IDS } from '../src/api/http/openapi.ts'
 import { createPlansStore } from '../src/store/plans-store.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { MINNOW, seedBigWallet } from './helpers/big-wallet.ts'

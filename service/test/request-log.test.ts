@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { createMetrics } from '../src/api/metrics.ts'
-import { addRequestHooks } from '../src/api/request-hooks.ts'
+import { createMetrics } from '../src/api/http/metrics.ts'
+import { addRequestHooks } from '../src/api/http/request-hooks.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createServedTestApp, type ServedTestApp } from './helpers/app.ts'
 

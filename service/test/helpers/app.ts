@@ -4,7 +4,7 @@ import { Writable } from 'node:stream'
 import { isDeepStrictEqual } from 'node:util'
 import { createKey } from '../../src/access/keys.ts'
 import { type App, type AppDeps, buildApp } from '../../src/api/app.ts'
-import { compileFromSchemas, RECORD_PAGES } from '../../src/api/serializers.ts'
+import { compileFromSchemas, RECORD_PAGES } from '../../src/api/http/serializers.ts'
 import type { Tier } from '../../src/domain/tiers.ts'
 import type { ExplorerFinder } from '../../src/ingestion/explorer-sync.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
@@ -131,7 +131,7 @@ export async function createTestApp(
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>
 
 /**
- * Pages of records are serialised with JSON.stringify, not from their schemas (api/serializers.ts):
+ * Pages of records are serialised with JSON.stringify, not from their schemas (api/http/serializers.ts):
  * every such page a test is answered is checked here to be what the schema's compiled serialiser
  * would have written (no field more or less, none of another type), or the answer fails (500).
  */

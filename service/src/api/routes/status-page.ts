@@ -2,8 +2,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { Histogram } from 'prom-client'
 import type { ChainLagSamplesStore } from '../../store/chain-lag-samples-store.ts'
 import type { ChainStatesStore } from '../../store/chain-states-store.ts'
-import type { Metrics } from '../metrics.ts'
-import type { ChainAvailability } from '../wallet-query.ts'
+import type { Metrics } from '../http/metrics.ts'
+import type { ChainAvailability } from '../wallets/wallet-query.ts'
 import { listChainStatuses } from './v1/status.ts'
 
 /** The lag charts cover this much history. */

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { WdsError } from '../../lib/errors.ts'
 import type { Db } from '../../store/db.ts'
-import type { Metrics } from '../metrics.ts'
+import type { Metrics } from '../http/metrics.ts'
 import { PROBLEM_RESPONSES } from '../schemas/problem.ts'
 
 export type SystemRoutesOptions = {

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { SUPPORTED_CURRENCIES } from '../currencies.ts'
+import { SUPPORTED_CURRENCIES } from '../wallets/currencies.ts'
 
 /**
  * `T | null` as a JSON-schema type array (`"type": ["integer", "null"]`) rather than an `anyOf`: the

@@ -3,10 +3,10 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { CHAINS } from '../../../config/chains.ts'
 import { WdsError } from '../../../lib/errors.ts'
-import { getCurrencyParam } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import type { SpamOverrides } from '../../spam-flags.ts'
-import type { WalletBalances } from '../../wallet-balances.ts'
+import { getCurrencyParam } from '../../wallets/currencies.ts'
+import type { SpamOverrides } from '../../wallets/spam-flags.ts'
+import type { WalletBalances } from '../../wallets/wallet-balances.ts'
 import {
   type ChainAvailability,
   chainsForAddress,
@@ -16,7 +16,7 @@ import {
   normalizeAddress,
   parseDateParam,
   requireConfigured,
-} from '../../wallet-query.ts'
+} from '../../wallets/wallet-query.ts'
 
 export type BalanceRoutesOptions = {
   walletBalances: WalletBalances

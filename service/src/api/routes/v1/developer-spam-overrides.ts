@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { WdsError } from '../../../lib/errors.ts'
 import { MAX_SPAM_OVERRIDES, type SpamOverridesStore } from '../../../store/spam-overrides-store.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { getChainParam, normalizeAddress } from '../../wallet-query.ts'
+import { getChainParam, normalizeAddress } from '../../wallets/wallet-query.ts'
 
 export type SpamOverrideRoutesOptions = {
   store: SpamOverridesStore

@@ -8,7 +8,7 @@ import { WdsError } from '../../../lib/errors.ts'
 import type { PlansStore } from '../../../store/plans-store.ts'
 import type { UsageStore } from '../../../store/usage-store.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { MAX_DATE_RANGE_DAYS, parseDay } from '../../wallet-query.ts'
+import { MAX_DATE_RANGE_DAYS, parseDay } from '../../wallets/wallet-query.ts'
 
 /** Days shown when `from` is not given: the last 30, today included. */
 const DEFAULT_USAGE_DAYS = 30

@@ -5,7 +5,7 @@ import { createKey } from '../../../access/keys.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import { describeAccount, logIn, type PortalDeps, signUp, verify } from '../../../portal/accounts.ts'
 import type { ApiKeyRecord } from '../../../store/accounts-store.ts'
-import { accountOf, sessionOf } from '../../portal-auth.ts'
+import { accountOf, sessionOf } from '../../http/portal-auth.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 
 export type DeveloperRoutesOptions = PortalDeps & {

@@ -6,9 +6,9 @@ import type { Charge } from '../../../access/rate-limits.ts'
 import { CHAINS, type ChainInfo } from '../../../config/chains.ts'
 import { EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../../domain/exports/formats.ts'
 import { WdsError } from '../../../lib/errors.ts'
-import { getCurrencyParam } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import type { ExportRequest, ExportWallet, WalletExport } from '../../wallet-export.ts'
+import { getCurrencyParam } from '../../wallets/currencies.ts'
+import type { ExportRequest, ExportWallet, WalletExport } from '../../wallets/wallet-export.ts'
 import {
   type ChainAvailability,
   chainsForAddress,
@@ -19,7 +19,7 @@ import {
   normalizeAddress,
   parseDateRange,
   requireConfigured,
-} from '../../wallet-query.ts'
+} from '../../wallets/wallet-query.ts'
 
 export type ExportRoutesOptions = {
   walletExport: WalletExport

@@ -11,9 +11,9 @@ import {
   MAX_CARRY_FORWARD_DAYS,
 } from '../../../market/fx-rates.ts'
 import { describePeg, ECB_SOURCE, findUsdPeg } from '../../../market/fx-sources.ts'
-import { CURRENCY_NAMES, DISCONTINUED_FX_CURRENCIES, getFxCurrencyParam, SUPPORTED_CURRENCIES } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { parseDay, today } from '../../wallet-query.ts'
+import { CURRENCY_NAMES, DISCONTINUED_FX_CURRENCIES, getFxCurrencyParam, SUPPORTED_CURRENCIES } from '../../wallets/currencies.ts'
+import { parseDay, today } from '../../wallets/wallet-query.ts'
 
 export type FxRoutesOptions = { fxBook: FxBook }
 

@@ -3,9 +3,9 @@ import { Type } from 'typebox'
 import { WdsError } from '../../../lib/errors.ts'
 import type { Pricer } from '../../../market/pricer.ts'
 import { MAX_PRICE_CARRY_DAYS } from '../../../market/prices.ts'
-import { getCurrencyParam } from '../../currencies.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { parseDay } from '../../wallet-query.ts'
+import { getCurrencyParam } from '../../wallets/currencies.ts'
+import { parseDay } from '../../wallets/wallet-query.ts'
 
 export type PriceRoutesOptions = { pricer: Pricer }
 

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { WdsError } from '../../../lib/errors.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import { type ChainAvailability, getChainParam, normalizeAddress, requireConfigured } from '../../wallet-query.ts'
-import type { WalletReconciliation } from '../../wallet-reconciliation.ts'
+import { type ChainAvailability, getChainParam, normalizeAddress, requireConfigured } from '../../wallets/wallet-query.ts'
+import type { WalletReconciliation } from '../../wallets/wallet-reconciliation.ts'
 
 export type ReconciliationRoutesOptions = { reconciliation: WalletReconciliation; availability: ChainAvailability }
 

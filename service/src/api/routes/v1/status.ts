@@ -4,7 +4,7 @@ import { CHAINS, type ChainInfo } from '../../../config/chains.ts'
 import type { ChainState, ChainStatesStore } from '../../../store/chain-states-store.ts'
 import type { ChainStatus } from '../../schemas/chain-status.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import type { ChainAvailability } from '../../wallet-query.ts'
+import type { ChainAvailability } from '../../wallets/wallet-query.ts'
 
 /** An indexer that has not reported for this long is stalled. */
 export const STALLED_AFTER_SECONDS = 300

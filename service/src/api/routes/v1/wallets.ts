@@ -3,10 +3,10 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { CHAINS } from '../../../config/chains.ts'
 import { WdsError } from '../../../lib/errors.ts'
-import { getCurrencyParam } from '../../currencies.ts'
-import type { HdWallets } from '../../hd-wallets.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
-import type { SpamOverrides } from '../../spam-flags.ts'
+import { getCurrencyParam } from '../../wallets/currencies.ts'
+import type { HdWallets } from '../../wallets/hd-wallets.ts'
+import type { SpamOverrides } from '../../wallets/spam-flags.ts'
 import {
   type ChainAvailability,
   chainsForAddress,
@@ -17,9 +17,9 @@ import {
   normalizeAddress,
   parseDateRange,
   requireConfigured,
-} from '../../wallet-query.ts'
-import type { TokenTransfersRequest, WalletRecords } from '../../wallet-records.ts'
-import type { WalletTransactions } from '../../wallet-transactions.ts'
+} from '../../wallets/wallet-query.ts'
+import type { TokenTransfersRequest, WalletRecords } from '../../wallets/wallet-records.ts'
+import type { WalletTransactions } from '../../wallets/wallet-transactions.ts'
 
 export type WalletRoutesOptions = {
   records: WalletRecords

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
-import type { OnDemand } from '../domain/on-demand.ts'
-import { NATIVE_ASSET } from '../domain/records.ts'
-import type { BalancesStore } from '../store/balances-store.ts'
+import type { OnDemand } from '../../domain/on-demand.ts'
+import { NATIVE_ASSET } from '../../domain/records.ts'
+import type { BalancesStore } from '../../store/balances-store.ts'
 
 /** What a memo is good for: the chain's history epoch (migration 0022) and indexed block when it was read. */
 export type HistoryMark = { historyEpoch: string; indexedBlock: number }

@@ -1,6 +1,6 @@
-import type { ChainInfo } from '../config/chains.ts'
-import type { OnDemand } from '../domain/on-demand.ts'
-import { WdsError } from '../lib/errors.ts'
+import type { ChainInfo } from '../../config/chains.ts'
+import type { OnDemand } from '../../domain/on-demand.ts'
+import { WdsError } from '../../lib/errors.ts'
 import type { ReadRouting } from './wallet-history.ts'
 
 /**

@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { Readable } from 'node:stream'
-import { type ChainInfo, findChain } from '../config/chains.ts'
-import { csvLine } from '../domain/exports/csv.ts'
-import { EXPORT_FORMATS, type ExportFormatName } from '../domain/exports/formats.ts'
-import type { ExportEntry, ExportRecord } from '../domain/exports/rows.ts'
+import { type ChainInfo, findChain } from '../../config/chains.ts'
+import { csvLine } from '../../domain/exports/csv.ts'
+import { EXPORT_FORMATS, type ExportFormatName } from '../../domain/exports/formats.ts'
+import type { ExportEntry, ExportRecord } from '../../domain/exports/rows.ts'
 import type { TransactionsRequest, WalletTransactions } from './wallet-transactions.ts'
 
 /** Transactions read per page of `/transactions` while exporting (its largest page). */

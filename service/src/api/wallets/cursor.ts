@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
-import { WdsError } from '../lib/errors.ts'
+import { WdsError } from '../../lib/errors.ts'
 
 /** A position in one chain's history: (block, transaction index, seq) orders it, newest first. */
 export type CursorPosition = { blockNumber: number; txIndex: number; seq: number }

@@ -1,14 +1,14 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { BALANCE_SCHEMAS } from './schemas/balances.ts'
-import { ChainStatusListSchema, ChainStatusSchema } from './schemas/chain-status.ts'
-import { FX_SCHEMAS } from './schemas/fx.ts'
-import { PRICE_SCHEMAS } from './schemas/prices.ts'
-import { ProblemSchema } from './schemas/problem.ts'
-import { RECONCILIATION_SCHEMAS } from './schemas/reconciliation.ts'
-import { TRANSACTION_SCHEMAS } from './schemas/transactions.ts'
-import { TRANSFER_SCHEMAS } from './schemas/transfers.ts'
+import { BALANCE_SCHEMAS } from '../schemas/balances.ts'
+import { ChainStatusListSchema, ChainStatusSchema } from '../schemas/chain-status.ts'
+import { FX_SCHEMAS } from '../schemas/fx.ts'
+import { PRICE_SCHEMAS } from '../schemas/prices.ts'
+import { ProblemSchema } from '../schemas/problem.ts'
+import { RECONCILIATION_SCHEMAS } from '../schemas/reconciliation.ts'
+import { TRANSACTION_SCHEMAS } from '../schemas/transactions.ts'
+import { TRANSFER_SCHEMAS } from '../schemas/transfers.ts'
 
 /**
  * Each operation's `operationId`, named for what it does, as generated clients call it. A documented

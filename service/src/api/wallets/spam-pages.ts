@@ -1,5 +1,5 @@
-import type { SpamVerdict } from '../domain/spam/reasons.ts'
-import type { StoredTransfer } from '../store/transfers-reader.ts'
+import type { SpamVerdict } from '../../domain/spam/reasons.ts'
+import type { StoredTransfer } from '../../store/transfers-reader.ts'
 import { type CursorPosition, decodeCursor, encodeCursor } from './cursor.ts'
 import type { HistoryPage, HistoryRequest, WalletHistory } from './wallet-history.ts'
 

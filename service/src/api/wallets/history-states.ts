@@ -1,4 +1,4 @@
-import type { HistoryState, WalletTransfersStore } from '../store/transfers-reader.ts'
+import type { HistoryState, WalletTransfersStore } from '../../store/transfers-reader.ts'
 import type { ReadRouting } from './wallet-history.ts'
 
 /**

@@ -4,7 +4,7 @@ type Serialize = (data: unknown) => string
 type BuildSerializer = (route: { schema: unknown; method: string; url: string; httpStatus: string }) => Serialize
 
 /**
- * The pages of records (api/transfer-records.ts), which their shapers build field by field in their
+ * The pages of records (api/wallets/transfer-records.ts), which their shapers build field by field in their
  * schema's order and nothing else: serialised by V8's own JSON.stringify rather than the compiled
  * serialiser, which builds the answer by appending a few thousand pieces. Alone the two take about the
  * same time on a page; in the whole process this one cost less (interleaved bench:api-style runs:

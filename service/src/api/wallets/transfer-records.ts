@@ -1,8 +1,8 @@
-import { type ChainInfo, findChain } from '../config/chains.ts'
-import { RECORD_TYPES, type RecordType, recordId, recordTypesOf, type Token } from '../domain/records.ts'
-import { formatUnits } from '../lib/decimal.ts'
-import type { Pricer } from '../market/pricer.ts'
-import type { StoredTransfer } from '../store/transfers-reader.ts'
+import { type ChainInfo, findChain } from '../../config/chains.ts'
+import { RECORD_TYPES, type RecordType, recordId, recordTypesOf, type Token } from '../../domain/records.ts'
+import { formatUnits } from '../../lib/decimal.ts'
+import type { Pricer } from '../../market/pricer.ts'
+import type { StoredTransfer } from '../../store/transfers-reader.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 
 /** The coin's record types (native, internal, fee, reward …): what `asset=native` selects. */

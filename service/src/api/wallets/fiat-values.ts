@@ -1,8 +1,8 @@
-import type { ChainInfo } from '../config/chains.ts'
-import { RECORD_TYPES, type RecordType } from '../domain/records.ts'
-import { findListedAsset } from '../market/known-assets.ts'
-import type { Pricer } from '../market/pricer.ts'
-import { roundValue } from '../market/prices.ts'
+import type { ChainInfo } from '../../config/chains.ts'
+import { RECORD_TYPES, type RecordType } from '../../domain/records.ts'
+import { findListedAsset } from '../../market/known-assets.ts'
+import type { Pricer } from '../../market/pricer.ts'
+import { roundValue } from '../../market/prices.ts'
 
 /** One amount to value: the asset it is priced as (undefined: never priced), its UTC day and its decimal amount. */
 export type Valued = { pricedAs: string | undefined; date: string; amount: string | null }

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
-import { API_KEY_HEADER } from '../access/auth.ts'
-import { InternalError, WdsError } from '../lib/errors.ts'
-import { type PortalToken, readToken } from '../portal/tokens.ts'
-import type { DeveloperAccountsStore, PortalAccount } from '../store/developer-accounts-store.ts'
+import { API_KEY_HEADER } from '../../access/auth.ts'
+import { InternalError, WdsError } from '../../lib/errors.ts'
+import { type PortalToken, readToken } from '../../portal/tokens.ts'
+import type { DeveloperAccountsStore, PortalAccount } from '../../store/developer-accounts-store.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { ERROR_TITLES, type ErrorCode, WdsError } from '../lib/errors.ts'
-import { PoolWaitTimeoutError, QueryReadTimeoutError } from '../store/db.ts'
-import { isConnectionFailure } from '../store/read-pools.ts'
+import { ERROR_TITLES, type ErrorCode, WdsError } from '../../lib/errors.ts'
+import { PoolWaitTimeoutError, QueryReadTimeoutError } from '../../store/db.ts'
+import { isConnectionFailure } from '../../store/read-pools.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest'
-import { findChain } from '../config/chains.ts'
-import { WdsError } from '../lib/errors.ts'
+import { findChain } from '../../config/chains.ts'
+import { WdsError } from '../../lib/errors.ts'
 import { addressReadAs, normalizeAddress, parseDateParam, parseDateRange } from './wallet-query.ts'
 
 const failure = (run: () => unknown) => {

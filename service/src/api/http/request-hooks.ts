@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { findKeyInQuery, redactUrl } from '../access/auth.ts'
-import { WdsError } from '../lib/errors.ts'
+import { findKeyInQuery, redactUrl } from '../../access/auth.ts'
+import { WdsError } from '../../lib/errors.ts'
 import type { Metrics } from './metrics.ts'
 
 /**

@@ -6,9 +6,9 @@ import {
   type HdWallet,
   matchesAddressFormat,
   sourceVariable,
-} from '../config/chains.ts'
-import { DAY_MS } from '../lib/dates.ts'
-import { WdsError } from '../lib/errors.ts'
+} from '../../config/chains.ts'
+import { DAY_MS } from '../../lib/dates.ts'
+import { WdsError } from '../../lib/errors.ts'
 
 /** SPEC 8: fromDate and toDate at most 365 days apart. */
 export const MAX_DATE_RANGE_DAYS = 365

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { ChainStatus } from './schemas/chain-status.ts'
+import type { ChainStatus } from '../schemas/chain-status.ts'
 
 /** The Prometheus metrics of one service instance. Labels come from bounded sets: route patterns, never raw URLs. */
 export function createMetrics(options: { readChainStatuses?: () => Promise<ChainStatus[]> } = {}) {

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import type { WalletTransfersStore } from '../store/transfers-reader.ts'
+import type { WalletTransfersStore } from '../../store/transfers-reader.ts'
 
 /** Date bounds remembered per process (a short key and a block number each). */
 const MAX_DATE_BLOCKS = 20_000

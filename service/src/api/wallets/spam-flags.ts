@@ -1,5 +1,5 @@
-import { findChain } from '../config/chains.ts'
-import { RECORD_TYPES, type Token } from '../domain/records.ts'
+import { findChain } from '../../config/chains.ts'
+import { RECORD_TYPES, type Token } from '../../domain/records.ts'
 import {
   applyOverride,
   DEFAULT_SPAM_SETTINGS,
@@ -11,10 +11,10 @@ import {
   type SpamSettings,
   type SpamVerdict,
   verdictOf,
-} from '../domain/spam/reasons.ts'
-import { isReviewedToken, LISTED_LABELS } from '../market/known-assets.ts'
-import type { SpamStore } from '../store/spam-store.ts'
-import type { StoredTransfer } from '../store/transfers-reader.ts'
+} from '../../domain/spam/reasons.ts'
+import { isReviewedToken, LISTED_LABELS } from '../../market/known-assets.ts'
+import type { SpamStore } from '../../store/spam-store.ts'
+import type { StoredTransfer } from '../../store/transfers-reader.ts'
 
 /** The reviewed token list (market/known-assets.ts) as the spam reasons read it. */
 export const REVIEWED_TOKENS: ReviewedTokens = {

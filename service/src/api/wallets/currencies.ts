@@ -1,4 +1,4 @@
-import { WdsError } from '../lib/errors.ts'
+import { WdsError } from '../../lib/errors.ts'
 
 /**
  * The 36 fiat currencies prices can be given in (SPEC 8 names the count, not the list): the euro, the

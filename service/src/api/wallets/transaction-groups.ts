@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto'
-import { type ChainInfo, findChain } from '../config/chains.ts'
-import { RECORD_TYPES } from '../domain/records.ts'
-import { formatUnits } from '../lib/decimal.ts'
-import type { StoredTransfer } from '../store/transfers-reader.ts'
+import { type ChainInfo, findChain } from '../../config/chains.ts'
+import { RECORD_TYPES } from '../../domain/records.ts'
+import { formatUnits } from '../../lib/decimal.ts'
+import type { StoredTransfer } from '../../store/transfers-reader.ts'
 import type { TransferRecord } from './transfer-records.ts'
 
 /**

@@ -1,10 +1,10 @@
-import type { ChainInfo } from '../config/chains.ts'
-import { ANY_TOKEN, type OnDemand, type UnattributedValue } from '../domain/on-demand.ts'
-import { NATIVE_ASSET } from '../domain/records.ts'
-import { formatUnits } from '../lib/decimal.ts'
-import { WdsError } from '../lib/errors.ts'
-import type { BalancesStore } from '../store/balances-store.ts'
-import type { WalletTransfersStore } from '../store/transfers-reader.ts'
+import type { ChainInfo } from '../../config/chains.ts'
+import { ANY_TOKEN, type OnDemand, type UnattributedValue } from '../../domain/on-demand.ts'
+import { NATIVE_ASSET } from '../../domain/records.ts'
+import { formatUnits } from '../../lib/decimal.ts'
+import { WdsError } from '../../lib/errors.ts'
+import type { BalancesStore } from '../../store/balances-store.ts'
+import type { WalletTransfersStore } from '../../store/transfers-reader.ts'
 
 export type ReconciliationRequest = { address: string; chain: ChainInfo; atBlock?: number | undefined }
 

@@ -2,10 +2,10 @@ import { Writable } from 'node:stream'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
 import { Type } from 'typebox'
 import { expect, test } from 'vitest'
-import { WdsError } from '../lib/errors.ts'
-import { createLogger } from '../lib/logger.ts'
+import { WdsError } from '../../lib/errors.ts'
+import { createLogger } from '../../lib/logger.ts'
+import { StringEnum } from '../schemas/nullable.ts'
 import { handleError } from './problem.ts'
-import { StringEnum } from './schemas/nullable.ts'
 
 test('handleError() logs an expected 503 chain_unavailable at info without a stack; failures at error with one', async () => {
   const lines: Record<string, unknown>[] = []

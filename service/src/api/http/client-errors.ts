@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { ERROR_TITLES } from '../lib/errors.ts'
+import { ERROR_TITLES } from '../../lib/errors.ts'
 import { PROBLEM_CONTENT_TYPE, problemType } from './problem.ts'
 
 /** What Node's HTTP parser refuses before Fastify sees a request, in words a caller can act on. */
