@@ -44,6 +44,54 @@ class ReorgDetected extends WdsError {
   }
 }
 
+/** The chain's balance checkpoints, of final history: below the reorg window, so a reorg never reaches them. */
+function balanceCheckpointsOf(options: IndexerOptions, reorgWindowBlocks: number) {
+  const { chain, store, logger } = options
+  return createBalanceCheckpoints({
+    chain,
+    store,
+    logger,
+    finalityBlocks: reorgWindowBlocks,
+    ...(options.balanceCheckpointBlocks === undefined ? {} : { everyBlocks: options.balanceCheckpointBlocks }),
+    ...(options.balanceCheckpointRows === undefined ? {} : { everyRows: options.balanceCheckpointRows }),
+    ...(options.balanceCheckpointFullEvery === undefined ? {} : { fullEvery: options.balanceCheckpointFullEvery }),
+    ...(options.balanceTrackedMovements === undefined ? {} : { trackedMovements: options.balanceTrackedMovements }),
+  })
+}
+
+/**
+ * The wait at the head: the poll interval, or less when the source announces a head (watchHeads).
+ * `reset()` before each look at the head; an announcement since then ends the next wait at once.
+ */
+function createHeadWait(pollIntervalMs: number) {
+  let announced = false
+  /** Ends the wait under way, if any. */
+  let wake: (() => void) | undefined
+  return {
+    reset: () => {
+      announced = false
+    },
+    announce: () => {
+      announced = true
+      wake?.()
+    },
+    wait(signal: AbortSignal): Promise<void> {
+      if (announced || signal.aborted) return Promise.resolve()
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer)
+          signal.removeEventListener('abort', done)
+          wake = undefined
+          resolve()
+        }
+        const timer = setTimeout(done, pollIntervalMs)
+        signal.addEventListener('abort', done, { once: true })
+        wake = done
+      })
+    },
+  }
+}
+
 /**
  * Indexes one chain: backfills from the checkpoint to the head, then follows the head. Each range's
  * rows and the checkpoint are committed in one transaction, so a crash resumes with nothing lost or
@@ -68,17 +116,7 @@ export function createIndexer(options: IndexerOptions) {
   let lastBlock: BlockRef | undefined
   const totals = { blocks: 0, transfers: 0, reorgs: 0 }
   const knownTokens = new Set<string>()
-  // balances read from checkpoints of final history: below the reorg window, so a reorg never reaches them
-  const balanceCheckpoints = createBalanceCheckpoints({
-    chain,
-    store,
-    logger,
-    finalityBlocks: reorgWindowBlocks,
-    ...(options.balanceCheckpointBlocks === undefined ? {} : { everyBlocks: options.balanceCheckpointBlocks }),
-    ...(options.balanceCheckpointRows === undefined ? {} : { everyRows: options.balanceCheckpointRows }),
-    ...(options.balanceCheckpointFullEvery === undefined ? {} : { fullEvery: options.balanceCheckpointFullEvery }),
-    ...(options.balanceTrackedMovements === undefined ? {} : { trackedMovements: options.balanceTrackedMovements }),
-  })
+  const balanceCheckpoints = balanceCheckpointsOf(options, reorgWindowBlocks)
 
   async function reconcileTip(current: BlockRef): Promise<void> {
     if (checkpoint.indexedBlock < checkpoint.indexedFrom) return
@@ -144,30 +182,7 @@ export function createIndexer(options: IndexerOptions) {
     }
   }
 
-  /** Set when the source announces a head (reset before each look at the head): the wait at the head ends at once. */
-  let headAnnounced = false
-  /** Ends the wait at the head under way, if any. */
-  let wake: (() => void) | undefined
-  const announceHead = () => {
-    headAnnounced = true
-    wake?.()
-  }
-
-  /** Waits at the head for the poll interval, or less when the source announces a head. */
-  function waitForHead(signal: AbortSignal): Promise<void> {
-    if (headAnnounced || signal.aborted) return Promise.resolve()
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        signal.removeEventListener('abort', done)
-        wake = undefined
-        resolve()
-      }
-      const timer = setTimeout(done, pollIntervalMs)
-      signal.addEventListener('abort', done, { once: true })
-      wake = done
-    })
-  }
+  const headWait = createHeadWait(pollIntervalMs)
 
   /** Metadata of tokens being fetched, shared by the ranges in flight so that each contract is asked once. */
   const fetchingTokens = new Map<string, Promise<Token>>()
@@ -281,7 +296,7 @@ export function createIndexer(options: IndexerOptions) {
       return
     }
     logger.info({ chain, indexed_from: checkpoint.indexedFrom, indexed_block: checkpoint.indexedBlock }, 'indexer started')
-    const stopWatching = options.stopAtHead ? undefined : source.watchHeads?.(announceHead)
+    const stopWatching = options.stopAtHead ? undefined : source.watchHeads?.(headWait.announce)
     try {
       await followHead(signal)
     } finally {
@@ -292,7 +307,7 @@ export function createIndexer(options: IndexerOptions) {
   async function followHead(signal: AbortSignal): Promise<void> {
     for (let failures = 0; !signal.aborted; ) {
       try {
-        headAnnounced = false
+        headWait.reset()
         // a node back after failures may be another node on the same URL
         if (failures > 0) await verifyChainIfAnswered()
         head = await source.getHead()
@@ -303,7 +318,7 @@ export function createIndexer(options: IndexerOptions) {
         } else {
           if (!checkpoint.historyIndexed) await buildHistoryIndexes()
           if (options.stopAtHead) return
-          await waitForHead(signal)
+          await headWait.wait(signal)
         }
         failures = 0
       } catch (error) {

@@ -71,6 +71,60 @@ const WRITE_HOT_CHECKPOINT = (partition: string) => `
   SELECT $1, $3, $4, false, (SELECT coalesce(sum(movements), 0) FROM moved), (SELECT count(*) FROM written)
   RETURNING movements, keys_written`
 
+/** Where a chain's checkpoints stand: its opening block, indexed block, last checkpoint and last full one. */
+type CheckpointState = { afterBlock: number; indexedBlock: number; previous: number; lastFull: number }
+
+/**
+ * The chain's checkpoint state, its state row share-locked: appends (which update it) go on beside the
+ * checkpoint's transaction, a rollback (which locks it first, for update) waits for it or runs before
+ * it. Undefined for a chain never opened or with nothing indexed; a chain without checkpoints has its
+ * opening block as previous and last full.
+ */
+async function lockCheckpointState(client: pg.PoolClient, chain: string): Promise<CheckpointState | undefined> {
+  const { rows } = await client.query<{
+    after_block: string
+    indexed_block: string | null
+    previous: string | null
+    last_full: string | null
+  }>(
+    `SELECT greatest(0, indexed_from - 1)::text AS after_block, indexed_block::text AS indexed_block,
+            (SELECT max(h.block_number) FROM balance_checkpoint_heights h
+              WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1))::text AS previous,
+            (SELECT max(h.block_number) FROM balance_checkpoint_heights h
+              WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1) AND h.full_checkpoint)::text AS last_full
+       FROM chain_states s WHERE chain = $1 AND indexed_from IS NOT NULL FOR KEY SHARE`,
+    [chain],
+  )
+  const state = rows[0]
+  if (state === undefined || state.indexed_block === null) return undefined
+  const afterBlock = Number(state.after_block)
+  return {
+    afterBlock,
+    indexedBlock: Number(state.indexed_block),
+    previous: state.previous === null ? afterBlock : Number(state.previous),
+    lastFull: state.last_full === null ? afterBlock : Number(state.last_full),
+  }
+}
+
+/**
+ * Whether the next checkpoint is full (`fullEvery - 1` others followed the last full one, at
+ * `lastFull`), and the addresses that full one tracks.
+ */
+async function nextCheckpointKind(
+  client: pg.PoolClient,
+  chain: string,
+  lastFull: number,
+  policy: CheckpointPolicy,
+): Promise<{ full: boolean; tracked: string[] }> {
+  const { rows } = await client.query<{ others: string; tracked: string[] | null }>(
+    `SELECT count(*)::text AS others,
+            (SELECT tracked FROM balance_checkpoint_heights WHERE chain = $1 AND block_number = $2 AND full_checkpoint) AS tracked
+       FROM balance_checkpoint_heights WHERE chain = $1 AND block_number > $2`,
+    [chain, lastFull],
+  )
+  return { full: Number(rows[0]?.others ?? 0) + 1 >= policy.fullEvery, tracked: rows[0]?.tracked ?? [] }
+}
+
 export function createBalanceCheckpointsStore(db: Db): BalanceCheckpointsStore {
   return {
     /**
@@ -103,65 +157,31 @@ export function createBalanceCheckpointsStore(db: Db): BalanceCheckpointsStore {
     ): Promise<WrittenCheckpoint | undefined> {
       return withTransaction(db, async (client) => {
         await client.query('SET LOCAL synchronous_commit = off')
-        // The chain's state row, share-locked: appends (which update it) go on beside this transaction,
-        // a rollback (which locks it first, for update) waits for it or runs before it.
-        const { rows } = await client.query<{
-          after_block: string
-          indexed_block: string | null
-          previous: string | null
-          last_full: string | null
-        }>(
-          `SELECT greatest(0, indexed_from - 1)::text AS after_block, indexed_block::text AS indexed_block,
-                  (SELECT max(h.block_number) FROM balance_checkpoint_heights h
-                    WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1))::text AS previous,
-                  (SELECT max(h.block_number) FROM balance_checkpoint_heights h
-                    WHERE h.chain = s.chain AND h.after_block = greatest(0, s.indexed_from - 1) AND h.full_checkpoint)::text AS last_full
-             FROM chain_states s WHERE chain = $1 AND indexed_from IS NOT NULL FOR KEY SHARE`,
-          [chain],
-        )
-        const state = rows[0]
-        if (state === undefined || state.indexed_block === null || height > Number(state.indexed_block)) return undefined
-        const afterBlock = Number(state.after_block)
-        const previous = state.previous === null ? afterBlock : Number(state.previous)
-        if (height <= previous) return undefined
-        const lastFull = state.last_full === null ? afterBlock : Number(state.last_full)
-        const { rows: since } = await client.query<{ others: string; tracked: string[] | null }>(
-          `SELECT count(*)::text AS others,
-                  (SELECT tracked FROM balance_checkpoint_heights WHERE chain = $1 AND block_number = $2 AND full_checkpoint) AS tracked
-             FROM balance_checkpoint_heights WHERE chain = $1 AND block_number > $2`,
-          [chain, lastFull],
-        )
-        const full = Number(since[0]?.others ?? 0) + 1 >= policy.fullEvery
-        const tracked = since[0]?.tracked ?? []
+        const state = await lockCheckpointState(client, chain)
+        if (state === undefined || height > state.indexedBlock || height <= state.previous) return undefined
+        const { full, tracked } = await nextCheckpointKind(client, chain, state.lastFull, policy)
         if (!full && tracked.length === 0) {
           // nobody to track (none yet, or none moved that often): only the height, without reading the rows
           await client.query(
             `INSERT INTO balance_checkpoint_heights (chain, block_number, after_block, full_checkpoint, movements, keys_written)
              VALUES ($1, $2, $3, false, 0, 0)`,
-            [chain, height, afterBlock],
+            [chain, height, state.afterBlock],
           )
           return { full, movements: 0, keys: 0 }
         }
         const partition = partitionName(chain)
-        const written = full
-          ? await client.query<{ movements: string; keys_written: string }>(WRITE_FULL_CHECKPOINT(partition), [
-              chain,
-              lastFull,
-              height,
-              afterBlock,
-              COIN_TYPES,
-              TOKEN_TYPES,
-              policy.trackedMovements,
-            ])
-          : await client.query<{ movements: string; keys_written: string }>(WRITE_HOT_CHECKPOINT(partition), [
-              chain,
-              previous,
-              height,
-              afterBlock,
-              COIN_TYPES,
-              TOKEN_TYPES,
-              tracked,
-            ])
+        const [sql, since, addresses] = full
+          ? [WRITE_FULL_CHECKPOINT(partition), state.lastFull, policy.trackedMovements]
+          : [WRITE_HOT_CHECKPOINT(partition), state.previous, tracked]
+        const written = await client.query<{ movements: string; keys_written: string }>(sql, [
+          chain,
+          since,
+          height,
+          state.afterBlock,
+          COIN_TYPES,
+          TOKEN_TYPES,
+          addresses,
+        ])
         const row = written.rows[0]
         return { full, movements: Number(row?.movements ?? 0), keys: Number(row?.keys_written ?? 0) }
       })
