@@ -17,7 +17,12 @@ const COLUMNS = [
   'Tag',
 ] as const
 
-/** CoinTracker's CSV tags (its "Transaction category definitions"): untagged rows are plain sends, receives and trades. */
+/**
+ * CoinTracker's CSV tags, "Transaction category definitions"
+ * (https://support.cointracker.io/hc/en-us/articles/4413049710225-Transaction-category-definitions): a
+ * staking reward is `staking`; `stake` and `unstake` enter and leave a staking position and are not income
+ * (staketaxcsv's older `staked` is not a tag there). Untagged rows are plain sends, receives and trades.
+ */
 export const COINTRACKER_LABELS: LabelTable = defineLabels(
   { trade: '', in: '', out: '', fee: '', internal: '' },
   { airdrop: { in: 'airdrop' }, reward: { in: 'staking' }, yield: { in: 'staking' } },

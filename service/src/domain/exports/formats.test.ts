@@ -35,7 +35,8 @@ const SWAP_ROWS: Record<Exclude<ExportFormatName, 'wds'>, Record<string, string>
   },
   cointracking: {
     Type: 'Trade',
-    'Buy Amount': '0.1',
+    // the fee is taken off the Buy side, which CoinTracking counts (cointracking.test.ts)
+    'Buy Amount': '0.099946433169994314',
     'Buy Currency': 'ETH',
     'Sell Amount': '100',
     'Sell Currency': 'TKA',

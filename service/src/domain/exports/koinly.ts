@@ -23,7 +23,11 @@ const COLUMNS = [
 
 /**
  * Koinly's tags: a trade, a plain deposit or withdrawal and a transfer between own wallets (a row
- * sending and receiving one currency) carry none; income is tagged by kind; a fee alone is a `cost`.
+ * sending and receiving one currency) carry none — the template's Label is "an optional label (tag) if
+ * the transaction is something other than a normal deposit/withdrawal"
+ * (https://support.koinly.io/en/articles/9489976-how-to-create-a-custom-csv-file-with-your-data); income
+ * is tagged by kind and a fee alone is a `cost`, from the labels of "What are labels"
+ * (https://help.koinly.io/en/articles/3663453-what-are-labels).
  */
 export const KOINLY_LABELS: LabelTable = defineLabels(
   { trade: '', in: '', out: '', fee: 'cost', internal: '' },
