@@ -44,6 +44,17 @@ export type XrpEntry = {
 /** An IOU's key as a record's token: currency and issuer (`USD.rvYAf…`). */
 export const iouKey = (amount: { currency: string; issuer: string }) => `${amount.currency}.${amount.issuer}`
 
+/**
+ * A currency code as its holders read it: a three-letter code as is; a nonstandard code (40 hex
+ * digits, "524C5553440000…" for RLUSD) as the ASCII text it spells, trailing zero bytes dropped;
+ * codes that spell no text (LP tokens, demurrage) as written. The symbol the spam reasons compare.
+ */
+export function currencySymbol(code: string): string {
+  if (!/^[0-9A-F]{40}$/u.test(code) || code.startsWith('00')) return code
+  const text = Buffer.from(code, 'hex').toString('latin1').replace(/\0+$/u, '')
+  return /^[\x20-\x7e]+$/u.test(text) ? text : code
+}
+
 /** An issued-currency value ("9.980039920159681", "1e-7", "-5") in units of 10^-15. */
 export function parseIouValue(value: string): bigint {
   const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(value.trim())
@@ -143,7 +154,7 @@ export function createXrpSource({ http, chain = 'xrp' }: { http: HttpClient; cha
             tokens.set(t.contractAddress, {
               contractAddress: t.contractAddress,
               name: null,
-              symbol: currency,
+              symbol: currencySymbol(currency),
               decimals: IOU_DECIMALS,
             })
           }
@@ -229,7 +240,12 @@ export function createXrpSource({ http, chain = 'xrp' }: { http: HttpClient; cha
           { contractAddress: null, type: 'native', amount: BigInt(info.account_data.Balance) },
           ...held.map((line) => ({ contractAddress: line.key, type: 'iou', amount: line.amount })),
         ],
-        tokens: held.map((line) => ({ contractAddress: line.key, name: null, symbol: line.currency, decimals: IOU_DECIMALS })),
+        tokens: held.map((line) => ({
+          contractAddress: line.key,
+          name: null,
+          symbol: currencySymbol(line.currency),
+          decimals: IOU_DECIMALS,
+        })),
       }
     },
   }
