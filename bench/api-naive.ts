@@ -1,6 +1,6 @@
 /**
  * The naive page server bench:api measures WDS against: Fastify and node-pg running the same keyset
- * SQL as the service (wallet-transfers-store.ts) on the service's own database, returning the rows
+ * SQL as the service (transfers-reader.ts) on the service's own database, returning the rows
  * as JSON — no authentication, limits, metering, cursors, token metadata or shaping. Its answer
  * time is what a page costs the database plus a minimal HTTP server: the limit WDS is measured against.
  *
@@ -14,12 +14,12 @@ import { type RecordType, recordTypesOf } from '../service/src/domain/records.ts
 import { createLogger } from '../service/src/lib/logger.ts'
 import { openDatabase } from '../service/src/main/database.ts'
 import { hexOf, pack, unpack } from '../service/src/store/packed-text.ts'
-import { createWalletTransfersStore, type HistoryPosition } from '../service/src/store/wallet-transfers-store.ts'
+import { createTransfersReader, type HistoryPosition } from '../service/src/store/transfers-reader.ts'
 
 const dataDir = process.argv[2]
 if (dataDir === undefined) throw new Error('usage: api-naive.ts <dataDir>')
 const database = await openDatabase({ dataDir }, createLogger('warn'), { attach: true, applicationName: 'wds-bench-naive' })
-const store = createWalletTransfersStore(database.db)
+const store = createTransfersReader(database.db)
 const COIN = recordTypesOf('coin')
 const TOKEN = recordTypesOf('token')
 

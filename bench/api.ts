@@ -25,9 +25,10 @@ import { MAX_REORG_DEPTH_BLOCKS } from '../service/src/ingestion/reorg-window.ts
 import { createLogger } from '../service/src/lib/logger.ts'
 import { openDatabase } from '../service/src/main/database.ts'
 import { createAccountsStore } from '../service/src/store/accounts-store.ts'
+import { createChainWriter } from '../service/src/store/chain-writer.ts'
 import type { Db } from '../service/src/store/db.ts'
 import { createPlansStore } from '../service/src/store/plans-store.ts'
-import { createTransfersStore, partitionName } from '../service/src/store/transfers-store.ts'
+import { partitionName } from '../service/src/store/row-encoding.ts'
 import { spawnAndWait, stop } from './child-process.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
@@ -188,7 +189,7 @@ async function backfill(db: Db, chain: string, blocks: ChainBlock[], tokens: Tok
   ]) {
     await db.query(`DELETE FROM ${table} WHERE chain = $1`, [chain])
   }
-  const store = createTransfersStore(db)
+  const store = createChainWriter(db)
   await store.openChain(chain, 1)
   // the time the appends and the checkpoint writes (beside them, on another connection) each take
   const spent = writeSeconds.get(chain) ?? { appendBlocks: 0, writeBalanceCheckpoint: 0, checkpoints: 0 }

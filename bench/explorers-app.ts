@@ -18,8 +18,8 @@ import { createDeveloperAccountsStore } from '../service/src/store/developer-acc
 import { createFxRatesStore } from '../service/src/store/fx-rates-store.ts'
 import { createOutputsStore } from '../service/src/store/outputs-store.ts'
 import { createPlansStore } from '../service/src/store/plans-store.ts'
+import { createTransfersReader } from '../service/src/store/transfers-reader.ts'
 import { createUsageStore } from '../service/src/store/usage-store.ts'
-import { createWalletTransfersStore } from '../service/src/store/wallet-transfers-store.ts'
 
 /** The real API on an open database, with explorer chains wired as `main/` wires them. */
 export async function createTestAppOn(
@@ -39,7 +39,7 @@ export async function createTestAppOn(
     stores: {
       accounts,
       chainStates: createChainStatesStore(db),
-      walletTransfers: createWalletTransfersStore(db),
+      walletTransfers: createTransfersReader(db),
       balances,
       fxRates,
       usage: createUsageStore(db),

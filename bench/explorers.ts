@@ -36,9 +36,10 @@ import { findChain } from '../service/src/config/chains.ts'
 import { loadConfig } from '../service/src/config/config.ts'
 import { createLogger } from '../service/src/lib/logger.ts'
 import { openDatabase } from '../service/src/main/database.ts'
+import { createChainWriter } from '../service/src/store/chain-writer.ts'
 import { createExplorerWalletsStore } from '../service/src/store/explorer-wallets-store.ts'
 import { createPlansStore } from '../service/src/store/plans-store.ts'
-import { createTransfersStore, partitionName } from '../service/src/store/transfers-store.ts'
+import { partitionName } from '../service/src/store/row-encoding.ts'
 import { aptosAddress, aptosChain, aptosUserTx } from '../service/test/helpers/aptos.ts'
 import { ADA, blockfrost, blockfrostExample, cardanoHash } from '../service/test/helpers/blockfrost.ts'
 import { COSMOS_SEND, cosmosLcd, cosmosRpc, cosmosSend } from '../service/test/helpers/cosmos-lcd.ts'
@@ -301,8 +302,8 @@ const UPSTREAMS: Record<string, (n: number) => Promise<Upstream>> = {
 }
 
 /** An indexed EVM chain with a wallet like the explorer chains' (every other transaction sent: a payment and its fee; the others received), for comparison. */
-async function indexEvmWallet(db: Parameters<typeof createTransfersStore>[0], n: number) {
-  const transfers = createTransfersStore(db)
+async function indexEvmWallet(db: Parameters<typeof createChainWriter>[0], n: number) {
+  const transfers = createChainWriter(db)
   await db.query('DROP TABLE IF EXISTS transfers_ethereum')
   await db.query("DELETE FROM chain_states WHERE chain = 'ethereum'")
   await db.query("DELETE FROM blocks WHERE chain = 'ethereum'")

@@ -11,8 +11,8 @@ import { cpus, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { createLogger } from '../service/src/lib/logger.ts'
 import { openDatabase } from '../service/src/main/database.ts'
-import { createTransfersStore } from '../service/src/store/transfers-store.ts'
-import { createWalletTransfersStore, type HistoryPosition } from '../service/src/store/wallet-transfers-store.ts'
+import { createChainWriter } from '../service/src/store/chain-writer.ts'
+import { createTransfersReader, type HistoryPosition } from '../service/src/store/transfers-reader.ts'
 
 const WALLET_ROWS = Number(process.env.BENCH_WALLET_ROWS ?? 2_000_000)
 const OTHER_ROWS = Number(process.env.BENCH_OTHER_ROWS ?? 1_000_000)
@@ -51,7 +51,7 @@ async function main() {
   })
   const { db } = database
   try {
-    await createTransfersStore(db).openChain(CHAIN, 0)
+    await createChainWriter(db).openChain(CHAIN, 0)
     const { rows: counted } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM transfers WHERE chain = $1', [CHAIN])
     if (counted[0]?.n !== WALLET_ROWS + OTHER_ROWS) {
       console.log(`loading ${WALLET_ROWS + OTHER_ROWS} transfers (once; kept in ${dataDir}) …`)
@@ -80,7 +80,7 @@ async function main() {
       console.log(`loaded in ${Math.round((performance.now() - started) / 1000)} s`)
     }
 
-    const store = createWalletTransfersStore(db)
+    const store = createTransfersReader(db)
     const pages = []
     for (const page of PAGES) {
       // The cursor of the page before: the position of the last row shown so far (found once, untimed).

@@ -20,9 +20,9 @@ import { createKey } from '../service/src/access/keys.ts'
 import { createLogger } from '../service/src/lib/logger.ts'
 import { openDatabase } from '../service/src/main/database.ts'
 import { createAccountsStore } from '../service/src/store/accounts-store.ts'
+import { createChainWriter } from '../service/src/store/chain-writer.ts'
 import type { Db } from '../service/src/store/db.ts'
 import { createPlansStore } from '../service/src/store/plans-store.ts'
-import { createTransfersStore } from '../service/src/store/transfers-store.ts'
 
 const LOOKUP_SECONDS = Number(process.env.BENCH_LOOKUP_SECONDS ?? 8)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
@@ -114,7 +114,7 @@ async function startServer(dataDir: string): Promise<{ url: URL; child: ChildPro
 
 /** A wallet with 1,500 records in 2021: native in and out, fees, listed USDC and an unlisted token. */
 async function loadWallet(db: Db): Promise<void> {
-  await createTransfersStore(db).openChain('ethereum', 0)
+  await createChainWriter(db).openChain('ethereum', 0)
   await db.query('TRUNCATE transfers_ethereum')
   await db.query(
     `INSERT INTO transfers_ethereum (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value, contract_address, log_index)
@@ -136,7 +136,7 @@ async function loadWallet(db: Db): Promise<void> {
     [USDC, UNLISTED],
   )
   await db.query(`UPDATE chain_states SET indexed_from = 0, indexed_block = 1500 WHERE chain = 'ethereum'`)
-  await createTransfersStore(db).buildHistoryIndexes('ethereum')
+  await createChainWriter(db).buildHistoryIndexes('ethereum')
   await db.query('VACUUM ANALYZE transfers_ethereum')
 }
 

@@ -17,7 +17,7 @@ import { connectChainSource } from '../service/src/chains/sources.ts'
 import { findChain } from '../service/src/config/chains.ts'
 import { createIndexer } from '../service/src/ingestion/indexer.ts'
 import { createLogger } from '../service/src/lib/logger.ts'
-import { createTransfersStore } from '../service/src/store/transfers-store.ts'
+import { createChainWriter } from '../service/src/store/chain-writer.ts'
 import { addressOf, ScriptedTronChain, type ScriptTx } from '../service/test/helpers/tron-chain.ts'
 import { startTronNode } from '../service/test/helpers/tron-node.ts'
 import { openBenchPostgres } from './ingest/database.ts'
@@ -122,7 +122,7 @@ try {
   const indexer = createIndexer({
     chain: 'tron',
     source,
-    store: createTransfersStore(database.db),
+    store: createChainWriter(database.db),
     logger,
     startBlock: 1,
     stopAtHead: true,

@@ -23,7 +23,10 @@ const STAGES: [RegExp, string][] = [
   [/service\/src\/chains\/evm\/(decode|evm-source)\.ts/, 'decode (evm-source, decode)'],
   // JSON.parse of the answers shows as self time of rpc-client's post (V8 does not sample the built-in apart)
   [/service\/src\/chains\/evm\/rpc-client\.ts/, 'rpc client (JSON.parse)'],
-  [/service\/src\/store\/transfers-store\.ts/, 'COPY rows (transfers-store)'],
+  [
+    /service\/src\/store\/(chain-writer|row-encoding|copy-binary|packed-text|outputs-store)\.ts/,
+    'COPY rows (chain-writer, row-encoding)',
+  ],
   [/node_modules\/(pg|pg-protocol|pg-copy-streams|pg-pool|pg-types)\//, 'pg driver'],
   [/undici|internal\/deps\/undici|internal\/fetch/, 'http client (fetch)'],
   [/node_modules\/viem\//, 'viem (abi decoding)'],

@@ -3,8 +3,8 @@ import { pipeline } from 'node:stream/promises'
 import { from as copyFrom } from 'pg-copy-streams'
 import { TRANSFER_TOPIC } from '../../service/src/chains/evm/decode.ts'
 import type { RpcLog } from '../../service/src/chains/evm/rpc-types.ts'
+import { createChainWriter } from '../../service/src/store/chain-writer.ts'
 import { packForCopy } from '../../service/src/store/packed-text.ts'
-import { createTransfersStore } from '../../service/src/store/transfers-store.ts'
 import type { ChainMeta } from '../generate-chain.ts'
 import { type CpuGroups, cpuBetween, takeCpuSnapshot } from './cpu-usage.ts'
 import { type BenchPostgres, describeTransfers } from './database.ts'
@@ -65,7 +65,7 @@ export async function runBarePipeline(options: BarePipelineOptions) {
   const { postgres, meta, cpuGroups, rangeSize, inFlight } = options
   const database = await postgres.createFreshDatabase(options.database)
   try {
-    const store = createTransfersStore(database.db)
+    const store = createChainWriter(database.db)
     await store.openChain(CHAIN, 1)
     // the yardstick writes a live, queryable table: its address indexes are maintained as it loads
     if (!options.indexesAfter) await store.buildHistoryIndexes(CHAIN)

@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import { createEvmSource } from '../../service/src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../../service/src/chains/evm/rpc-client.ts'
 import { createIndexer } from '../../service/src/ingestion/indexer.ts'
-import { createTransfersStore } from '../../service/src/store/transfers-store.ts'
+import { createChainWriter } from '../../service/src/store/chain-writer.ts'
 import type { ChainMeta } from '../generate-chain.ts'
 import { type ProfileReport, profileCpu } from './cpu-profile.ts'
 import { type CpuGroups, cpuBetween, takeCpuSnapshot } from './cpu-usage.ts'
@@ -29,7 +29,7 @@ export type IndexerRunOptions = {
 
 /**
  * (i) The WDS indexer end to end, as `wds index` runs it: createIndexer over createEvmSource and
- * createTransfersStore, from block 1 to the head (stopAtHead), into a fresh database with every index.
+ * createChainWriter, from block 1 to the head (stopAtHead), into a fresh database with every index.
  * Its RPC client, source and store are wrapped with stage timers.
  */
 export async function runIndexer(options: IndexerRunOptions) {
@@ -43,7 +43,7 @@ export async function runIndexer(options: IndexerRunOptions) {
     const indexer = createIndexer({
       chain: CHAIN,
       source: timers.wrapSource(evmSource),
-      store: timers.wrapStore(createTransfersStore(database.db)),
+      store: timers.wrapStore(createChainWriter(database.db)),
       logger,
       startBlock: 1,
       stopAtHead: true,

@@ -1,14 +1,14 @@
 import { createEvmSource } from '../../service/src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../../service/src/chains/evm/rpc-client.ts'
 import type { ChainBlock } from '../../service/src/domain/records.ts'
-import { createTransfersStore } from '../../service/src/store/transfers-store.ts'
+import { createChainWriter } from '../../service/src/store/chain-writer.ts'
 import { cpuBetween, takeCpuSnapshot } from './cpu-usage.ts'
 import { describeTransfers } from './database.ts'
 import { CHAIN, type IndexerRunOptions, PARTITION, round } from './run-indexer.ts'
 
 /**
  * (v) The indexer's write side alone: every range's blocks, already fetched and decoded (in memory),
- * appended with createTransfersStore().appendBlocks as the indexer does (one transaction per range, in
+ * appended with createChainWriter().appendBlocks as the indexer does (one transaction per range, in
  * order). Twice: with every index, as in production; and without the two address indexes, built
  * once at the end (what the indexer does in a chain's first backfill).
  */
@@ -40,7 +40,7 @@ async function appendAll(options: StoreOnlyOptions, ranges: ChainBlock[][], with
     `${options.database}_${withAddressIndexes ? 'indexed' : 'deferred'}`,
   )
   try {
-    const store = createTransfersStore(database.db)
+    const store = createChainWriter(database.db)
     let previous = (await store.openChain(CHAIN, 1)).indexedBlock
     // the wallet-history indexes exist before loading (maintained), or are built at the end (as the indexer's first backfill does)
     if (withAddressIndexes) await store.buildHistoryIndexes(CHAIN)

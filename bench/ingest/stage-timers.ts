@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ChainSource } from '../../service/src/chains/chain-source.ts'
 import type { RpcClient } from '../../service/src/chains/evm/rpc-client.ts'
-import type { TransfersStore } from '../../service/src/store/transfers-store.ts'
+import type { ChainWriter } from '../../service/src/store/chain-writer.ts'
 
 /**
  * Timers around the indexer's stages, put in from outside: the indexer takes its RPC client, source
@@ -109,9 +109,9 @@ export function createStageTimers() {
       }
     },
 
-    wrapStore(inner: TransfersStore): TransfersStore {
+    wrapStore(inner: ChainWriter): ChainWriter {
       const wrapped = { ...inner }
-      for (const key of Object.keys(inner) as (keyof TransfersStore)[]) {
+      for (const key of Object.keys(inner) as (keyof ChainWriter)[]) {
         const fn = inner[key] as (...args: unknown[]) => Promise<unknown>
         ;(wrapped as Record<string, unknown>)[key] = (...args: unknown[]) => timed(store, key, () => fn(...args))
       }

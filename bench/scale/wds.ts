@@ -11,7 +11,7 @@ import type { Logger } from '../../service/src/lib/logger.ts'
 import { openDatabase } from '../../service/src/main/database.ts'
 import { createAccountsStore } from '../../service/src/store/accounts-store.ts'
 import { createPlansStore } from '../../service/src/store/plans-store.ts'
-import { partitionName } from '../../service/src/store/transfers-store.ts'
+import { partitionName } from '../../service/src/store/row-encoding.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 const INDEXES_BUILT = 'wallet-history indexes built'

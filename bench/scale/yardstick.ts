@@ -12,7 +12,7 @@ import { createEvmSource } from '../../service/src/chains/evm/evm-source.ts'
 import { createRpcClient } from '../../service/src/chains/evm/rpc-client.ts'
 import type { ChainBlock } from '../../service/src/domain/records.ts'
 import type { Logger } from '../../service/src/lib/logger.ts'
-import { createTransfersStore } from '../../service/src/store/transfers-store.ts'
+import { createChainWriter } from '../../service/src/store/chain-writer.ts'
 import { type CpuGroups, cpuBetween, takeCpuSnapshot } from '../ingest/cpu-usage.ts'
 import type { BenchPostgres } from '../ingest/database.ts'
 
@@ -30,7 +30,7 @@ export async function runYardstick(options: {
   const { postgres, head, logger } = options
   const database = await postgres.createFreshDatabase('wds_bench_scale_yardstick')
   try {
-    const store = createTransfersStore(database.db)
+    const store = createChainWriter(database.db)
     let previous = (await store.openChain(CHAIN, 1)).indexedBlock
     const source = createEvmSource({ chain: CHAIN, rpc: createRpcClient({ urls: [options.nodeUrl], logger }), logger })
     await source.detectCapabilities()

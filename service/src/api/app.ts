@@ -27,8 +27,8 @@ import { createPrimaryReads, type ReadPools, routeReads } from '../store/read-po
 import { createSpamOverridesStore } from '../store/spam-overrides-store.ts'
 import { createSpamStore } from '../store/spam-store.ts'
 import { createTransactionFactsStore } from '../store/transaction-facts-store.ts'
+import type { TransfersReader } from '../store/transfers-reader.ts'
 import type { UsageStore } from '../store/usage-store.ts'
-import type { WalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { answerClientError } from './http/client-errors.ts'
 import { createMetrics } from './http/metrics.ts'
 import { registerOpenApi } from './http/openapi.ts'
@@ -89,7 +89,7 @@ export type AppDeps = {
   stores: {
     accounts: AccountsStore
     chainStates: ChainStatesStore
-    walletTransfers: WalletTransfersStore
+    walletTransfers: TransfersReader
     balances: BalancesStore
     outputs: OutputsStore
     fxRates: FxRatesStore

@@ -28,8 +28,8 @@ import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
 import { createOutputsStore } from '../store/outputs-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
+import { createTransfersReader } from '../store/transfers-reader.ts'
 import { createUsageStore } from '../store/usage-store.ts'
-import { createWalletTransfersStore } from '../store/wallet-transfers-store.ts'
 import { type Database, openDatabase, preparesStatements } from './database.ts'
 import { connectToMain, isHttpWorker, startHttpWorkers } from './http-workers.ts'
 import {
@@ -335,7 +335,7 @@ async function createServiceApp(
     stores: {
       accounts: createAccountsStore(apiDb),
       chainStates: createChainStatesStore(reads.db, apiDb),
-      walletTransfers: createWalletTransfersStore(reads.db, { prepare: preparesStatements(config) }),
+      walletTransfers: createTransfersReader(reads.db, { prepare: preparesStatements(config) }),
       balances: createBalancesStore(reads.db),
       outputs: createOutputsStore(reads.db),
       fxRates,

@@ -282,8 +282,3 @@ export function createTransfersReader(db: Queryable, { prepare = false }: { prep
 }
 
 export type TransfersReader = ReturnType<typeof createTransfersReader>
-
-/** @deprecated the reader's old names, kept while api/ and bench/ (others' areas) move to the new ones. */
-export type WalletTransfersStore = TransfersReader
-/** @deprecated use createTransfersReader. */
-export const createWalletTransfersStore = createTransfersReader

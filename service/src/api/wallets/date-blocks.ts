@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import type { WalletTransfersStore } from '../../store/transfers-reader.ts'
+import type { TransfersReader } from '../../store/transfers-reader.ts'
 
 /** Date bounds remembered per process (a short key and a block number each). */
 const MAX_DATE_BLOCKS = 20_000
@@ -12,7 +12,7 @@ const MAX_DATE_BLOCKS = 20_000
  * (indexed from a node): an explorer chain stores only its wallets' blocks, and a gap filled later
  * could; callers pass no epoch for those, and the bound is read each time.
  */
-export function createDateBlocks(store: Pick<WalletTransfersStore, 'findBlockByTime'>, max = MAX_DATE_BLOCKS) {
+export function createDateBlocks(store: Pick<TransfersReader, 'findBlockByTime'>, max = MAX_DATE_BLOCKS) {
   const remembered = new LRUCache<string, { epoch: string; block: number }>({ max })
   return {
     async find(

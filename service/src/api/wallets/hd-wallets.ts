@@ -4,7 +4,7 @@ import { utxoRecords } from '../../domain/utxo-records.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { Pricer } from '../../market/pricer.ts'
 import type { OutputsStore } from '../../store/outputs-store.ts'
-import type { HistoryState, StoredTransfer, WalletTransfersStore } from '../../store/transfers-reader.ts'
+import type { HistoryState, StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
 import { getCurrencyParam } from './currencies.ts'
 import { decodeCursor, encodeCursor, hashQuery, InvalidCursorError } from './cursor.ts'
 import { priceTransfers, shapeTransfer } from './transfer-records.ts'
@@ -49,7 +49,7 @@ export function createHdWallets({
   cursorKey,
 }: {
   outputs: OutputsStore
-  history: WalletTransfersStore
+  history: TransfersReader
   pricer: Pricer
   gapLimit: number
   /** Signs cursors (deriveCursorKey of the server secret). */

@@ -1,4 +1,4 @@
-import type { HistoryState, WalletTransfersStore } from '../../store/transfers-reader.ts'
+import type { HistoryState, TransfersReader } from '../../store/transfers-reader.ts'
 import type { ReadRouting } from './wallet-history.ts'
 
 /**
@@ -20,8 +20,8 @@ export function createHistoryStatesCache(caughtUp: () => Promise<boolean>) {
      * `store` with its listHistoryStates read through this cache (`reads`: the request's read routing);
      * its other methods are the store's own, looked up on it at each call (it is the prototype).
      */
-    wrap(store: WalletTransfersStore, reads: ReadRouting | undefined): WalletTransfersStore {
-      return Object.assign(Object.create(store) as WalletTransfersStore, {
+    wrap(store: TransfersReader, reads: ReadRouting | undefined): TransfersReader {
+      return Object.assign(Object.create(store) as TransfersReader, {
         async listHistoryStates(): Promise<HistoryState[]> {
           if (reads?.readsReplica() === true) return store.listHistoryStates()
           const cached = trusted ? states : undefined

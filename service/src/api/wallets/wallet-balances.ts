@@ -8,7 +8,7 @@ import { WdsError } from '../../lib/errors.ts'
 import type { Pricer } from '../../market/pricer.ts'
 import { roundValue } from '../../market/prices.ts'
 import type { BalancesStore } from '../../store/balances-store.ts'
-import type { HistoryState, WalletTransfersStore } from '../../store/wallet-transfers-store.ts'
+import type { HistoryState, TransfersReader } from '../../store/transfers-reader.ts'
 import { createBalanceMemo } from './balance-memo.ts'
 import { createDateBlocks } from './date-blocks.ts'
 import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
@@ -55,7 +55,7 @@ const registryOrder = (slug: string) => CHAINS.findIndex((c) => c.slug === slug)
  */
 export function createWalletBalances(deps: {
   balances: BalancesStore
-  history: WalletTransfersStore
+  history: TransfersReader
   onDemand: OnDemand
   pricer: Pricer
   hdWallets: HdWallets

@@ -2,7 +2,7 @@ import { findChain } from '../../config/chains.ts'
 import type { Direction, RecordType } from '../../domain/records.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { ReadPools } from '../../store/read-pools.ts'
-import type { ChainPageQuery, HistoryState, StoredTransfer, WalletTransfersStore } from '../../store/transfers-reader.ts'
+import type { ChainPageQuery, HistoryState, StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
 import { type CursorState, decodeCursor, encodeCursor, InvalidCursorError } from './cursor.ts'
 import { createDateBlocks } from './date-blocks.ts'
 
@@ -75,7 +75,7 @@ export function createWalletHistory({
   cursorKey,
   reads,
 }: {
-  store: WalletTransfersStore
+  store: TransfersReader
   cursorKey: Uint8Array
   reads?: ReadRouting | undefined
 }) {

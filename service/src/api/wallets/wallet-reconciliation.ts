@@ -4,7 +4,7 @@ import { NATIVE_ASSET } from '../../domain/records.ts'
 import { formatUnits } from '../../lib/decimal.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { BalancesStore } from '../../store/balances-store.ts'
-import type { WalletTransfersStore } from '../../store/transfers-reader.ts'
+import type { TransfersReader } from '../../store/transfers-reader.ts'
 
 export type ReconciliationRequest = { address: string; chain: ChainInfo; atBlock?: number | undefined }
 
@@ -21,7 +21,7 @@ const UNKNOWN_DIFFERENCE =
  * own answer at the same block, and the difference, explained where it is not zero by what the chain
  * moves that no record attributes. A difference is shown, never forced to zero.
  */
-export function createWalletReconciliation(deps: { balances: BalancesStore; history: WalletTransfersStore; onDemand: OnDemand }) {
+export function createWalletReconciliation(deps: { balances: BalancesStore; history: TransfersReader; onDemand: OnDemand }) {
   const { balances, history, onDemand } = deps
 
   async function indexedRange(chain: ChainInfo): Promise<{ indexedFrom: number; indexedBlock: number }> {

@@ -2,7 +2,7 @@ import type { ChainInfo } from '../../config/chains.ts'
 import type { OnDemand } from '../../domain/on-demand.ts'
 import { type Direction, ERC20_STANDARD_TYPES, NFT_TYPES, type RecordType, type Token } from '../../domain/records.ts'
 import type { Pricer } from '../../market/pricer.ts'
-import type { WalletTransfersStore } from '../../store/transfers-reader.ts'
+import type { TransfersReader } from '../../store/transfers-reader.ts'
 import { hashQuery } from './cursor.ts'
 import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
@@ -79,7 +79,7 @@ export function createWalletRecords({
   reads,
   spam,
 }: {
-  store: WalletTransfersStore
+  store: TransfersReader
   pricer: Pricer
   onDemand: OnDemand
   /** Signs cursors (deriveCursorKey of the server secret). */

@@ -6,7 +6,7 @@ import { categorise, type Movement } from '../../domain/transactions/categories.
 import { WdsError } from '../../lib/errors.ts'
 import type { Pricer } from '../../market/pricer.ts'
 import { failedKey, type TransactionFactsStore } from '../../store/transaction-facts-store.ts'
-import type { StoredTransfer, WalletTransfersStore } from '../../store/transfers-reader.ts'
+import type { StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
 import { type CursorPosition, decodeCursor, encodeCursor, hashQuery, InvalidCursorError } from './cursor.ts'
 import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
 import type { HdWallets } from './hd-wallets.ts'
@@ -115,7 +115,7 @@ export function createWalletTransactions({
   reads,
   spam,
 }: {
-  store: WalletTransfersStore
+  store: TransfersReader
   facts: TransactionFactsStore
   pricer: Pricer
   hdWallets: HdWallets
