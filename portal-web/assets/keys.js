@@ -1,5 +1,6 @@
 import { ApiError, call } from './api.js'
 import { copyButton, formatNumber, h, message, sentence, table } from './dom.js'
+import { rememberNewKey } from './export.js'
 import { explainError, field, form } from './forms.js'
 
 let tiersPromise
@@ -14,6 +15,7 @@ export function loadTiers() {
 
 /** A new key, shown this once, with a copy button and a way to try it at once. */
 export function newKeyPanel(created) {
+  rememberNewKey(created.key)
   const result = h('div', { 'aria-live': 'polite' })
   const tryIt = h('button', { type: 'button', class: 'secondary' }, 'Try it: GET /v1/status/chains')
   tryIt.addEventListener('click', async () => {

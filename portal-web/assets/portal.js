@@ -3,6 +3,7 @@ import { accountView } from './account.js'
 import { call, endSession, hasSession, onSessionEnd, startSession } from './api.js'
 import { billingView } from './billing.js'
 import { h, message } from './dom.js'
+import { exportView } from './export.js'
 import { field, form } from './forms.js'
 import { keysView, newKeyPanel } from './keys.js'
 import { spamView } from './spam.js'
@@ -17,6 +18,7 @@ const VIEWS = {
   usage: { title: 'Usage', render: usageView, session: true },
   billing: { title: 'Billing', render: billingView, session: true },
   spam: { title: 'Spam overrides', render: spamView, session: true },
+  export: { title: 'Download CSV', render: exportView, session: true },
   account: { title: 'Account', render: accountView, session: true },
 }
 

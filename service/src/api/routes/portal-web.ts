@@ -3,8 +3,12 @@ import { readdir, readFile } from 'node:fs/promises'
 import { extname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { CHAINS } from '../../config/chains.ts'
+import { EXPORT_FORMAT_NAMES, EXPORT_FORMATS } from '../../domain/exports/formats.ts'
 import { TIER_MARKERS, TIERS } from '../../domain/tiers.ts'
 import { SetupError } from '../../lib/errors.ts'
+import { SUPPORTED_CURRENCIES } from '../wallets/currencies.ts'
+import { type ChainAvailability, isServed } from '../wallets/wallet-query.ts'
 
 /** The web pages' sources: plain HTML, CSS and ES modules, served as they are (no build step). */
 export const PORTAL_WEB_DIR = fileURLToPath(new URL('../../../../portal-web/', import.meta.url))
@@ -43,7 +47,7 @@ const CONTENT_TYPES: Record<string, string> = {
 }
 
 /** The portal's views: each URL answers the same page, which shows the view its path names. */
-export const PORTAL_VIEWS = ['signup', 'verify', 'login', 'keys', 'usage', 'billing', 'spam', 'account'] as const
+export const PORTAL_VIEWS = ['signup', 'verify', 'login', 'keys', 'usage', 'billing', 'spam', 'export', 'account'] as const
 
 type StaticFile = { body: Buffer; type: string; etag: string }
 
@@ -69,6 +73,19 @@ export async function readPortalWeb(dir = PORTAL_WEB_DIR): Promise<Map<string, S
     files.set(relative(dir, path).split('\\').join('/'), staticFile(await readFile(path), type))
   }
   return files
+}
+
+/**
+ * The export form's choices (portal-web/assets/export.js), from the service itself so that they cannot
+ * drift from what the export endpoints take: the formats, the chains served here, the 36 currencies.
+ */
+export function exportOptionsFile(availability: ChainAvailability): StaticFile {
+  const options = {
+    formats: EXPORT_FORMAT_NAMES.map((name) => ({ name, title: EXPORT_FORMATS[name].title })),
+    chains: CHAINS.filter((chain) => isServed(chain, availability)).map(({ slug, name }) => ({ slug, name })),
+    currencies: SUPPORTED_CURRENCIES,
+  }
+  return staticFile(JSON.stringify(options), CONTENT_TYPES['.json'] as string)
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Db } from '../../store/db.ts'
 import type { Metrics } from '../http/metrics.ts'
 import type { ChainAvailability } from '../wallets/wallet-query.ts'
 import { guideRoutes } from './guide.ts'
-import { portalWebRoutes, readPortalWeb, sendStatic } from './portal-web.ts'
+import { exportOptionsFile, portalWebRoutes, readPortalWeb, sendStatic } from './portal-web.ts'
 import { statusPageRoutes } from './status-page.ts'
 
 export type WebPagesOptions = {
@@ -24,6 +24,10 @@ export const webPageRoutes: FastifyPluginAsync<WebPagesOptions> = async (
 ) => {
   const files = await readPortalWeb()
   await app.register(portalWebRoutes, { files })
+  const exportOptions = exportOptionsFile(availability)
+  app.get('/portal/export-options.json', { schema: { hide: true } }, (request, reply) =>
+    sendStatic(request, reply, exportOptions),
+  )
   const statusPage = files.get('status.html')
   if (statusPage === undefined) throw new SetupError('portal-web/status.html is missing')
   app.get('/status', { schema: { hide: true } }, (request, reply) => sendStatic(request, reply, statusPage))

@@ -41,6 +41,7 @@ function cointrackerRow(row: TaxRow): string[] {
 
 export const cointracker: ExportFormat = {
   name: 'cointracker',
+  title: 'CoinTracker',
   source: 'https://support.cointracker.io/hc/en-us/articles/4413071299729-Convert-your-transaction-history-to-CoinTracker-CSV',
   columns: COLUMNS,
   dateFormat: 'MM/DD/YYYY HH:mm:ss',

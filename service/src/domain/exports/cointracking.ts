@@ -106,6 +106,7 @@ function cointrackingRows(row: TaxRow): string[][] {
 
 export const cointracking: ExportFormat = {
   name: 'cointracking',
+  title: 'CoinTracking',
   source: 'https://cointracking.info/import/import_csv/ (columns as in staketaxcsv src/common/ExporterTypes.py)',
   columns: COLUMNS,
   dateFormat: 'YYYY-MM-DD HH:mm:ss',

@@ -55,6 +55,7 @@ function calculatorRow(row: TaxRow): string[] {
 
 export const cryptotaxcalculator: ExportFormat = {
   name: 'cryptotaxcalculator',
+  title: 'Crypto Tax Calculator',
   source: 'https://help.cryptotaxcalculator.io/en/articles/5777675-advanced-manual-custom-csv-import',
   columns: COLUMNS,
   dateFormat: 'YYYY-MM-DD HH:mm:ss',

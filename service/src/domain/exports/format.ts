@@ -7,6 +7,8 @@ export type ExportOptions = ExportContext & { currency: string }
 /** One file format: its published columns, its date format, its vocabulary and its row builder. */
 export type ExportFormat = {
   readonly name: string
+  /** How people name it (the portal's format list). */
+  readonly title: string
   /** Where the column list and vocabulary come from (docs/exports.md cites it). */
   readonly source: string
   readonly columns: readonly string[]

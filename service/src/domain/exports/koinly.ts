@@ -53,6 +53,7 @@ function koinlyRow(row: TaxRow, currency: string): string[] {
 
 export const koinly: ExportFormat = {
   name: 'koinly',
+  title: 'Koinly',
   source: 'https://support.koinly.io/en/articles/9489976-how-to-create-a-custom-csv-file-with-your-data',
   columns: COLUMNS,
   dateFormat: 'YYYY-MM-DD HH:mm:ss UTC',

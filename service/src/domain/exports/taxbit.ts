@@ -47,6 +47,7 @@ function taxbitRow(row: TaxRow): string[] {
 
 export const taxbit: ExportFormat = {
   name: 'taxbit',
+  title: 'TaxBit',
   source: 'https://help.taxbit.com/hc/en-us/articles/360047756913-Importing-Transactions-Manually-with-a-CSV-File',
   columns: COLUMNS,
   dateFormat: 'YYYY-MM-DDTHH:mm:ssZ',

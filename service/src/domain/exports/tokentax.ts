@@ -43,6 +43,7 @@ function tokentaxRow(row: TaxRow): string[] {
 
 export const tokentax: ExportFormat = {
   name: 'tokentax',
+  title: 'TokenTax',
   source: 'https://help.tokentax.co/en/articles/1707630-create-a-manual-csv-report-of-your-transactions',
   columns: COLUMNS,
   dateFormat: 'MM/DD/YYYY HH:mm:ss',

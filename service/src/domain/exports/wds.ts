@@ -76,6 +76,7 @@ function recordRow(entry: ExportEntry, r: ExportRecord, options: ExportOptions):
 
 export const wds: ExportFormat = {
   name: 'wds',
+  title: 'WDS (every field, one row per record)',
   source: 'docs/exports.md (our own: every field of /transactions, one row per record)',
   columns: COLUMNS,
   dateFormat: 'YYYY-MM-DDTHH:mm:ssZ',

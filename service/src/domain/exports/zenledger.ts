@@ -40,6 +40,7 @@ function zenledgerRow(row: TaxRow): string[] {
 
 export const zenledger: ExportFormat = {
   name: 'zenledger',
+  title: 'ZenLedger',
   source: 'https://support.zenledger.io/en/articles/7972857-glossary-for-zenledger-custom-csv',
   columns: COLUMNS,
   dateFormat: 'YYYY-MM-DD HH:mm:ss',
