@@ -3,7 +3,7 @@ import type { Direction } from '../../domain/records.ts'
 import { utxoRecords } from '../../domain/utxo-records.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { Pricer } from '../../market/pricer.ts'
-import type { OutputsStore } from '../../store/outputs-store.ts'
+import type { OutputsStore, StoredUtxoTransaction } from '../../store/outputs-store.ts'
 import type { HistoryState, StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
 import { getCurrencyParam } from './currencies.ts'
 import { decodeCursor, encodeCursor, hashQuery, InvalidCursorError } from './cursor.ts'
@@ -30,6 +30,14 @@ export type HdTransfersQuery = {
 }
 
 type Found = { chain: ChainInfo; wallet: HdWallet }
+
+/** What readRecords reads: HdTransfersQuery's filters with dates parsed, the cursor's position, an upper block. */
+type RecordsQuery = Pick<HdTransfersQuery, 'fromBlock' | 'toBlock' | 'direction' | 'includeFees' | 'limit'> & {
+  fromDate?: Date | undefined
+  toDateExclusive?: Date | undefined
+  before?: { blockNumber: number; txIndex: number; seq: number } | undefined
+  upperBlock?: number | undefined
+}
 
 /** The key of the wallet's own party when a transaction's records are computed. */
 const SELF = '\u0000wallet'
@@ -116,22 +124,12 @@ export function createHdWallets({
   }
 
   /**
-   * The wallet's records newest first, from `before` (exclusive) down, until more than `limit` are
-   * read (or none is left), within the blocks asked for and `upperBlock`: what readTransfers pages,
-   * and what /transactions groups. `own` holds the wallet's addresses.
+   * The blocks a read covers: the range and dates asked for, within the indexed range and `upperBlock`
+   * (the indexed block when not given), and at or below the cursor's block.
    */
-  async function readRecords(
-    { chain, wallet }: Found,
-    q: Pick<HdTransfersQuery, 'fromBlock' | 'toBlock' | 'direction' | 'includeFees' | 'limit'> & {
-      fromDate?: Date | undefined
-      toDateExclusive?: Date | undefined
-      before?: { blockNumber: number; txIndex: number; seq: number } | undefined
-      upperBlock?: number | undefined
-    },
-  ): Promise<{ records: StoredTransfer[]; own: ReadonlySet<string>; upperBlock: number }> {
+  async function blockBounds(chain: ChainInfo, q: RecordsQuery): Promise<{ from: number; to: number; upperBlock: number }> {
     const state = await indexedState(chain)
     const upperBlock = q.upperBlock ?? state.indexedBlock
-    const { before } = q
     let from = Math.max(q.fromBlock ?? 0, state.indexedFrom)
     let to = Math.min(q.toBlock ?? upperBlock, upperBlock)
     if (q.fromDate !== undefined)
@@ -139,8 +137,21 @@ export function createHdWallets({
     if (q.toDateExclusive !== undefined) {
       to = (await history.findBlockByTime(chain.slug, q.toDateExclusive, 'before', { from, to })) ?? from - 1
     }
-    if (before !== undefined) to = Math.min(to, before.blockNumber)
+    if (q.before !== undefined) to = Math.min(to, q.before.blockNumber)
+    return { from, to, upperBlock }
+  }
 
+  /**
+   * The wallet's records newest first, from `before` (exclusive) down, until more than `limit` are
+   * read (or none is left), within the blocks asked for and `upperBlock`: what readTransfers pages,
+   * and what /transactions groups. `own` holds the wallet's addresses.
+   */
+  async function readRecords(
+    { chain, wallet }: Found,
+    q: RecordsQuery,
+  ): Promise<{ records: StoredTransfer[]; own: ReadonlySet<string>; upperBlock: number }> {
+    const { before } = q
+    const { from, to, upperBlock } = await blockBounds(chain, q)
     const addresses = await addressesOf(chain.slug, wallet, upperBlock)
     const own = new Set(addresses)
     const records: StoredTransfer[] = []
@@ -162,34 +173,7 @@ export function createHdWallets({
         limit: batch,
       })
       for (const tx of transactions) {
-        const mine = utxoRecords(tx.blockNumber, tx, (address) => (own.has(address) ? SELF : address))
-          .filter((r) => r.wallet === SELF)
-          .sort((a, b) => b.seq - a.seq)
-        for (const r of mine) {
-          const direction = r.type === 'fee' || r.to === null ? 'out' : 'in'
-          if (q.direction !== 'both' && direction !== q.direction) continue
-          if (r.type === 'fee' && !q.includeFees) continue
-          if (before !== undefined && !isBefore(r, before)) continue
-          records.push({
-            chain: chain.slug,
-            blockNumber: r.blockNumber,
-            blockTime: tx.blockTime,
-            txIndex: r.txIndex,
-            seq: r.seq,
-            txHash: r.txHash,
-            type: r.type,
-            from: r.from ?? r.counterparties?.[0]?.address ?? null,
-            to: r.to ?? r.counterparties?.[0]?.address ?? null,
-            value: r.value.toString(),
-            contractAddress: null,
-            tokenId: null,
-            logIndex: null,
-            batchIndex: null,
-            operator: null,
-            counterparties:
-              r.counterparties == null ? null : r.counterparties.map((c) => ({ address: c.address, value: c.value.toString() })),
-          })
-        }
+        records.push(...walletRecordsOf(chain, tx, own, q))
         if (records.length > q.limit) break
       }
       const last = transactions.at(-1)
@@ -267,6 +251,49 @@ export function createHdWallets({
 }
 
 export type HdWallets = ReturnType<typeof createHdWallets>
+
+/**
+ * The wallet's records of one stored transaction (computed with `own` as one party), newest first,
+ * that the query keeps: its direction, fees or not, and below the cursor's position.
+ */
+function walletRecordsOf(
+  chain: ChainInfo,
+  tx: StoredUtxoTransaction,
+  own: ReadonlySet<string>,
+  q: Pick<RecordsQuery, 'direction' | 'includeFees' | 'before'>,
+): StoredTransfer[] {
+  const { before } = q
+  const mine = utxoRecords(tx.blockNumber, tx, (address) => (own.has(address) ? SELF : address))
+    .filter((r) => r.wallet === SELF)
+    .sort((a, b) => b.seq - a.seq)
+  const records: StoredTransfer[] = []
+  for (const r of mine) {
+    const direction = r.type === 'fee' || r.to === null ? 'out' : 'in'
+    if (q.direction !== 'both' && direction !== q.direction) continue
+    if (r.type === 'fee' && !q.includeFees) continue
+    if (before !== undefined && !isBefore(r, before)) continue
+    records.push({
+      chain: chain.slug,
+      blockNumber: r.blockNumber,
+      blockTime: tx.blockTime,
+      txIndex: r.txIndex,
+      seq: r.seq,
+      txHash: r.txHash,
+      type: r.type,
+      from: r.from ?? r.counterparties?.[0]?.address ?? null,
+      to: r.to ?? r.counterparties?.[0]?.address ?? null,
+      value: r.value.toString(),
+      contractAddress: null,
+      tokenId: null,
+      logIndex: null,
+      batchIndex: null,
+      operator: null,
+      counterparties:
+        r.counterparties == null ? null : r.counterparties.map((c) => ({ address: c.address, value: c.value.toString() })),
+    })
+  }
+  return records
+}
 
 function isBefore(
   r: { blockNumber: number; txIndex: number; seq: number },

@@ -12,7 +12,7 @@ import type { HistoryState, TransfersReader } from '../../store/transfers-reader
 import { createBalanceMemo } from './balance-memo.ts'
 import { createDateBlocks } from './date-blocks.ts'
 import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
-import { addFiatValues, pricedAsset } from './fiat-values.ts'
+import { addFiatValues, pricedAsset, type Valued } from './fiat-values.ts'
 import type { HdWallets } from './hd-wallets.ts'
 import type { SpamFlags, SpamOverrides } from './spam-flags.ts'
 import type { ReadRouting } from './wallet-history.ts'
@@ -47,6 +47,39 @@ type ChainBalances = {
 type IndexedState = HistoryState & { indexedFrom: number; indexedBlock: number }
 
 const registryOrder = (slug: string) => CHAINS.findIndex((c) => c.slug === slug)
+
+/** A date no chain can have reached is the caller's mistake on every chain: 400, never a 200 listing every chain as unavailable. */
+function refuseFutureDate(atDate: DateParam | undefined): void {
+  if (atDate !== undefined && atDate.instant.getTime() + (atDate.dateOnly ? DAY_MS : 1) > Date.now() + DAY_MS) {
+    throw new WdsError('invalid_parameter', `atDate ${atDate.instant.toISOString().slice(0, 10)} is in the future`, {
+      param: 'atDate',
+    })
+  }
+}
+
+/**
+ * Prices the balance records in place (each `priced` when its price in USD and `currency` is known)
+ * and returns the totals' fields: a total of nothing priced is unknown, not 0: null, with priced false
+ * (an empty wallet is worth 0).
+ */
+async function priceRecords(pricer: Pricer, records: object[], valued: Valued[], currency: string) {
+  const ccy = currency.toLowerCase()
+  await addFiatValues(pricer, records, valued, currency)
+  const priced = records.map((record) => {
+    const fields = record as unknown as Record<string, number | null>
+    const known = fields.price_usd !== null && fields[`price_${ccy}`] !== null
+    Object.assign(record, { priced: known })
+    return known ? fields : undefined
+  })
+  const anyPriced = records.length === 0 || priced.some((fields) => fields !== undefined)
+  const total = (field: string) =>
+    anyPriced ? roundValue(priced.reduce((sum, fields) => sum + (fields?.[field] ?? 0), 0)) : null
+  return {
+    priced: anyPriced,
+    total_value_usd: total('value_usd'),
+    ...(currency === 'USD' ? {} : { [`total_value_${ccy}`]: total(`value_${ccy}`) }),
+  }
+}
 
 /**
  * A wallet's coin and token balances: the opening balance its chain's source reports just before
@@ -221,39 +254,38 @@ export function createWalletBalances(deps: {
     return rows
   }
 
+  /** Each chain's balances (an extended key's: its one chain's, with the per-address list), in registry order. */
+  async function readChains(request: BalancesRequest) {
+    const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
+    const results: ChainBalances[] = []
+    const unavailableChains: UnavailableChain[] = [...request.unservedChains]
+    let perAddress: { address: string; balance: string }[] | undefined
+    if (request.hd !== undefined) {
+      const read = await readHdChain(request.hd, states.get(request.hd.chain.slug), request)
+      results.push(read.result)
+      perAddress = read.addresses
+    }
+    await Promise.all(
+      (request.hd === undefined ? request.chains : []).map(async (chain) => {
+        try {
+          results.push(await readChain(chain, states.get(chain.slug), request))
+        } catch (error) {
+          if (request.named || !(error instanceof WdsError)) throw error
+          unavailableChains.push({ chain: chain.slug, code: error.code as UnavailableChain['code'], detail: error.message })
+        }
+      }),
+    )
+    results.sort((a, b) => registryOrder(a.asOf.chain) - registryOrder(b.asOf.chain))
+    unavailableChains.sort((a, b) => registryOrder(a.chain) - registryOrder(b.chain))
+    return { results, unavailableChains, perAddress }
+  }
+
   return {
     async read(request: BalancesRequest) {
-      // a date no chain can have reached is the caller's mistake on every chain: 400, never a 200 listing every chain as unavailable
-      const { atDate } = request
-      if (atDate !== undefined && atDate.instant.getTime() + (atDate.dateOnly ? DAY_MS : 1) > Date.now() + DAY_MS) {
-        throw new WdsError('invalid_parameter', `atDate ${atDate.instant.toISOString().slice(0, 10)} is in the future`, {
-          param: 'atDate',
-        })
-      }
+      refuseFutureDate(request.atDate)
       // the explorer's token metadata is stored on the primary as the answer is read
       readOwnWrites(reads, request.chains)
-      const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
-      const results: ChainBalances[] = []
-      const unavailableChains: UnavailableChain[] = [...request.unservedChains]
-      let perAddress: { address: string; balance: string }[] | undefined
-      if (request.hd !== undefined) {
-        const read = await readHdChain(request.hd, states.get(request.hd.chain.slug), request)
-        results.push(read.result)
-        perAddress = read.addresses
-      }
-      await Promise.all(
-        (request.hd === undefined ? request.chains : []).map(async (chain) => {
-          try {
-            results.push(await readChain(chain, states.get(chain.slug), request))
-          } catch (error) {
-            if (request.named || !(error instanceof WdsError)) throw error
-            unavailableChains.push({ chain: chain.slug, code: error.code as UnavailableChain['code'], detail: error.message })
-          }
-        }),
-      )
-      results.sort((a, b) => registryOrder(a.asOf.chain) - registryOrder(b.asOf.chain))
-      unavailableChains.sort((a, b) => registryOrder(a.chain) - registryOrder(b.chain))
-
+      const { results, unavailableChains, perAddress } = await readChains(request)
       const records = []
       const valued = []
       for (const result of results) {
@@ -271,26 +303,7 @@ export function createWalletBalances(deps: {
         }
       }
       const { currency, includePrices } = request
-      const ccy = currency.toLowerCase()
-      let totals = {}
-      if (includePrices) {
-        await addFiatValues(pricer, records, valued, currency)
-        const priced = records.map((record) => {
-          const fields = record as unknown as Record<string, number | null>
-          const known = fields.price_usd !== null && fields[`price_${ccy}`] !== null
-          Object.assign(record, { priced: known })
-          return known ? fields : undefined
-        })
-        // A total of nothing priced is unknown, not 0: null, with priced false (an empty wallet is worth 0).
-        const anyPriced = records.length === 0 || priced.some((fields) => fields !== undefined)
-        const total = (field: string) =>
-          anyPriced ? roundValue(priced.reduce((sum, fields) => sum + (fields?.[field] ?? 0), 0)) : null
-        totals = {
-          priced: anyPriced,
-          total_value_usd: total('value_usd'),
-          ...(currency === 'USD' ? {} : { [`total_value_${ccy}`]: total(`value_${ccy}`) }),
-        }
-      }
+      const totals = includePrices ? await priceRecords(pricer, records, valued, currency) : {}
       return {
         address: request.address,
         chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
