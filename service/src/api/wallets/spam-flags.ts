@@ -100,6 +100,7 @@ export function createSpamFlags({
       store.findSigned(chain, wallet, zeroOut),
     ])
     const genuine = paid
+    const fixedPrefix = findChain(chain)?.address.fixedPrefix ?? ''
     records.forEach((t, i) => {
       const reasons = into[i] as SpamReason[]
       const contract = t.contractAddress
@@ -109,7 +110,7 @@ export function createSpamFlags({
       }
       const other = counterpartyOf(t, wallet)
       if (t.type !== 'fee' && other !== null && other !== wallet && !genuine.has(other)) {
-        if (findImitated(other, genuine, settings.lookAlikeChars) !== undefined) reasons.push('address-poisoning')
+        if (findImitated(other, genuine, settings.lookAlikeChars, fixedPrefix) !== undefined) reasons.push('address-poisoning')
       }
       if (zeroOut.includes(t) && !signed.has(`${t.blockNumber}:${t.txIndex}`)) reasons.push('zero-value-transfer-from')
     })
