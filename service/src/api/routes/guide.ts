@@ -52,7 +52,7 @@ export const GUIDE_EXAMPLES: GuideExample[] = [
     path: '/v1/wallets/{address}/export',
     title: 'A tax year as the CSV file your tax tool imports',
     explain:
-      'The transactions above, streamed as the CSV file of Koinly, CoinTracking, CoinTracker, Crypto Tax Calculator, TaxBit, ZenLedger or TokenTax (format=…), or wds: our own, one row per record with every field. Each tool’s published columns and date layout, dates in UTC, exact amounts, fiat values in currency on the transaction’s day (empty when unpriced, never 0). A tax year fits in one request (fromDate and toDate at most 365 days apart); curl -OJ keeps the file name. An export counts one request per 1,000 rows (docs/exports.md).',
+      'The transactions above, streamed as the CSV file of Koinly, CoinTracking, CoinTracker, Crypto Tax Calculator, TaxBit, ZenLedger or TokenTax (format=…), or wds: our own, one row per record with every field. Each tool’s published columns and date layout, dates in UTC, exact amounts, fiat values in currency on the transaction’s day (empty when unpriced, never 0). A tax year fits in one request (fromDate and toDate at most 365 days apart); curl -OJ keeps the file name. An export counts one request per 1,000 rows (docs/exports.md). The portal’s Download CSV page (/portal/export) makes the same request with one of your keys.',
     request: `/v1/wallets/${WALLET}/export?chain=ethereum&format=koinly&fromDate=2024-01-01&toDate=2024-12-31&currency=EUR`,
     answer:
       'Date,Sent Amount,Sent Currency,Received Amount,Received Currency,Fee Amount,Fee Currency,Net Worth Amount,Net Worth Currency,Label,Description,TxHash\r\n2024-12-30 12:00:11 UTC,250,USDC,0.075,ETH,0.000053566830005686,ETH,241.12,EUR,,swap (swap.fungible-for-fungible),0x…\r\n…',
