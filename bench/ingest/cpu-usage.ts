@@ -6,10 +6,20 @@ import { cpus, loadavg } from 'node:os'
  * from /proc, and by everything else on the machine: on a shared 2-core machine a busy neighbour
  * shows up as `otherSeconds` and explains a slow run. Linux only; elsewhere the figures are null.
  */
-/** A name for each process counted: alone, or with all its descendants (`tree`). */
-export type CpuGroups = Record<string, { pid: number; tree: boolean } | undefined>
+/**
+ * A name for each process counted: alone, or with all its descendants (`tree`). A `nested` group is part
+ * of another group (a child's PostgreSQL inside the child's tree): reported, not counted twice.
+ */
+export type CpuGroups = Record<string, { pid: number; tree: boolean; nested?: boolean } | undefined>
 
-export type CpuSnapshot = { at: number; groups: Record<string, number>; machineBusy: number; machineIdle: number }
+export type CpuSnapshot = {
+  at: number
+  groups: Record<string, number>
+  /** The groups that are part of another one. */
+  nested: string[]
+  machineBusy: number
+  machineIdle: number
+}
 
 export type CpuReport = {
   /** CPU seconds per process group over the run. */
@@ -77,11 +87,13 @@ export async function takeCpuSnapshot(groups: CpuGroups): Promise<CpuSnapshot> {
   const stats = await readAllStats()
   const machine = await readMachine()
   const out: Record<string, number> = {}
+  const nested: string[] = []
   for (const [name, group] of Object.entries(groups)) {
     if (group === undefined) continue
     out[name] = group.tree ? treeTicks(group.pid, stats) : (stats.find((s) => s.pid === group.pid)?.own ?? 0)
+    if (group.nested) nested.push(name)
   }
-  return { at: performance.now(), groups: out, machineBusy: machine.busy, machineIdle: machine.idle }
+  return { at: performance.now(), groups: out, nested, machineBusy: machine.busy, machineIdle: machine.idle }
 }
 
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): CpuReport {
@@ -90,7 +102,7 @@ export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): CpuReport {
   for (const [name, ticks] of Object.entries(after.groups)) {
     const delta = ticks - (before.groups[name] ?? 0)
     seconds[name] = round2(delta / TICKS_PER_SECOND)
-    ours += delta
+    if (!after.nested.includes(name)) ours += delta
   }
   const other = Math.max(0, after.machineBusy - before.machineBusy - ours) / TICKS_PER_SECOND
   return {
