@@ -271,8 +271,6 @@ export const CHAINS = [
 
 export type ChainSlug = (typeof CHAINS)[number]['slug']
 
-export const CHAIN_SLUGS: readonly ChainSlug[] = CHAINS.map((chain) => chain.slug)
-
 const BY_SLUG: ReadonlyMap<string, ChainInfo> = new Map(CHAINS.map((chain) => [chain.slug, chain]))
 
 export function isChainSlug(value: string): value is ChainSlug {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import { ChainMismatchError, type ChainSource } from '../chains/chain-source.ts'
 import { findChain, sourceVariable } from '../config/chains.ts'
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
-import { WdsError } from '../lib/errors.ts'
+import { ChainMovedError, WdsError } from '../lib/errors.ts'
 import { backoffMs, sleep } from '../lib/retry.ts'
 import type { ChainWriter, Checkpoint } from '../store/chain-writer.ts'
 import { createBalanceCheckpoints } from './balance-checkpoints.ts'
@@ -36,12 +36,9 @@ export type IndexerOptions = {
   balanceTrackedMovements?: number
 }
 
-/** Thrown when the rows fetched no longer build on what is stored: reconcile with the chain, then go on. */
-class ReorgDetected extends WdsError {
+/** The rows fetched no longer build on what is stored (the chain moved since): reconcile with the chain, then go on. */
+class ReorgDetected extends ChainMovedError {
   override name = 'ReorgDetected'
-  constructor(detail: string) {
-    super('upstream_error', detail, { retryable: true })
-  }
 }
 
 /** The chain's balance checkpoints, of final history: below the reorg window, so a reorg never reaches them. */

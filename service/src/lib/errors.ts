@@ -1,73 +1,40 @@
+/** What a code means to a caller: the HTTP status it answers with, its problem title, and whether trying again later can help. */
+export type ErrorSpec = { readonly status: number; readonly title: string; readonly retryable: boolean }
+
 /**
- * The stable error codes of the public API (DESIGN §4), each with its HTTP status.
- * docs/errors.md lists every one with an example.
+ * The one error table: every stable error code of the public API (DESIGN §4) with its HTTP status, its
+ * problem+json title and whether the same request may succeed later (after Retry-After when given: the
+ * failure is not the caller's). The codes and titles are the contract; docs/api.md lists every one.
  */
-export const ERROR_STATUS = {
-  invalid_parameter: 400,
-  invalid_address: 400,
-  unknown_chain: 400,
-  date_range_too_large: 400,
-  invalid_cursor: 400,
-  unsupported_currency: 400,
-  api_key_in_query: 400,
-  missing_api_key: 401,
-  invalid_api_key: 401,
-  revoked_api_key: 401,
-  invalid_token: 401,
-  invalid_credentials: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  key_limit_reached: 409,
-  rate_limited: 429,
-  quota_exceeded: 429,
-  internal: 500,
-  upstream_error: 502,
-  chain_unavailable: 503,
-  not_ready: 503,
-  warming_up: 503,
-  query_timeout: 503,
-  overloaded: 503,
-} as const
+export const ERRORS = {
+  invalid_parameter: { status: 400, title: 'Invalid parameter', retryable: false },
+  invalid_address: { status: 400, title: 'Invalid address', retryable: false },
+  unknown_chain: { status: 400, title: 'Unknown chain', retryable: false },
+  date_range_too_large: { status: 400, title: 'Date range too large', retryable: false },
+  invalid_cursor: { status: 400, title: 'Invalid cursor', retryable: false },
+  unsupported_currency: { status: 400, title: 'Unsupported currency', retryable: false },
+  api_key_in_query: { status: 400, title: 'API key in query string', retryable: false },
+  missing_api_key: { status: 401, title: 'Missing API key', retryable: false },
+  invalid_api_key: { status: 401, title: 'Invalid API key', retryable: false },
+  revoked_api_key: { status: 401, title: 'Revoked API key', retryable: false },
+  invalid_token: { status: 401, title: 'Invalid token', retryable: false },
+  invalid_credentials: { status: 401, title: 'Invalid credentials', retryable: false },
+  forbidden: { status: 403, title: 'Forbidden', retryable: false },
+  not_found: { status: 404, title: 'Not found', retryable: false },
+  method_not_allowed: { status: 405, title: 'Method not allowed', retryable: false },
+  key_limit_reached: { status: 409, title: 'Key limit reached', retryable: false },
+  rate_limited: { status: 429, title: 'Rate limited', retryable: true },
+  quota_exceeded: { status: 429, title: 'Quota exceeded', retryable: false },
+  internal: { status: 500, title: 'Internal error', retryable: false },
+  upstream_error: { status: 502, title: 'Upstream error', retryable: true },
+  chain_unavailable: { status: 503, title: 'Chain unavailable', retryable: true },
+  not_ready: { status: 503, title: 'Not ready', retryable: true },
+  warming_up: { status: 503, title: 'Warming up', retryable: true },
+  query_timeout: { status: 503, title: 'Query timeout', retryable: false },
+  overloaded: { status: 503, title: 'Overloaded', retryable: true },
+} as const satisfies Record<string, ErrorSpec>
 
-export type ErrorCode = keyof typeof ERROR_STATUS
-
-export const ERROR_TITLES: Record<ErrorCode, string> = {
-  invalid_parameter: 'Invalid parameter',
-  invalid_address: 'Invalid address',
-  unknown_chain: 'Unknown chain',
-  date_range_too_large: 'Date range too large',
-  invalid_cursor: 'Invalid cursor',
-  unsupported_currency: 'Unsupported currency',
-  api_key_in_query: 'API key in query string',
-  missing_api_key: 'Missing API key',
-  invalid_api_key: 'Invalid API key',
-  revoked_api_key: 'Revoked API key',
-  invalid_token: 'Invalid token',
-  invalid_credentials: 'Invalid credentials',
-  forbidden: 'Forbidden',
-  not_found: 'Not found',
-  method_not_allowed: 'Method not allowed',
-  key_limit_reached: 'Key limit reached',
-  rate_limited: 'Rate limited',
-  quota_exceeded: 'Quota exceeded',
-  internal: 'Internal error',
-  upstream_error: 'Upstream error',
-  chain_unavailable: 'Chain unavailable',
-  not_ready: 'Not ready',
-  warming_up: 'Warming up',
-  query_timeout: 'Query timeout',
-  overloaded: 'Overloaded',
-}
-
-/** Codes a caller may simply try again later (after Retry-After when given): the failure is not theirs. */
-const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set([
-  'rate_limited',
-  'upstream_error',
-  'chain_unavailable',
-  'not_ready',
-  'warming_up',
-])
+export type ErrorCode = keyof typeof ERRORS
 
 export type WdsErrorOptions = {
   /** The request parameter that was wrong, for 4xx caused by one parameter. */
@@ -77,7 +44,7 @@ export type WdsErrorOptions = {
   headers?: Record<string, string>
   /** Another 4xx status than the code's own, for transport-level client errors (413, 415). */
   status?: number
-  /** Whether the same request may succeed later; unset: the code's own answer (RETRYABLE_CODES). */
+  /** Whether the same request may succeed later; unset: the code's own answer (ERRORS). */
   retryable?: boolean
 }
 
@@ -96,8 +63,8 @@ export class WdsError extends Error {
   constructor(code: ErrorCode, detail: string, options: WdsErrorOptions = {}) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
-    this.status = options.status ?? ERROR_STATUS[code]
-    this.retryable = options.retryable ?? RETRYABLE_CODES.has(code)
+    this.status = options.status ?? ERRORS[code].status
+    this.retryable = options.retryable ?? ERRORS[code].retryable
     this.param = options.param
     this.headers = options.headers ?? {}
   }
@@ -137,6 +104,8 @@ export type UpstreamFailure =
   | 'malformed'
   /** an error the source answered in its own protocol (a JSON-RPC error, an explorer's status "0") */
   | 'answer'
+  /** the chain moved while it was read: a block not served yet, blocks that no longer link */
+  | 'moved'
 
 export type UpstreamErrorOptions = {
   failure: UpstreamFailure
@@ -191,10 +160,25 @@ export class UpstreamError extends WdsError {
   }
 }
 
-/** A source failed in a way that may pass (its answer did not hold what it must): ask again later. */
-export class RetryableError extends UpstreamError {
-  override name = 'RetryableError'
-  constructor(detail: string, options: { cause?: unknown } = {}) {
+/**
+ * A source's answer does not hold what it must (an amount that is not one, a result missing, a receipt
+ * without gasUsed): a proxy or node hiccup, asked again (`shouldRetry`).
+ */
+export class MalformedAnswerError extends UpstreamError {
+  override name = 'MalformedAnswerError'
+  constructor(detail: string, options: { cause?: unknown; request?: string } = {}) {
     super(detail, { failure: 'malformed', ...options })
+  }
+}
+
+/**
+ * The chain moved while it was read: a block the node does not serve yet, or blocks that no longer link
+ * (a reorg between two requests). Reading again catches up (`shouldRetry`); the caller that checks the
+ * rows against what is stored reconciles first (ingestion's ReorgDetected).
+ */
+export class ChainMovedError extends UpstreamError {
+  override name = 'ChainMovedError'
+  constructor(detail: string, options: { cause?: unknown } = {}) {
+    super(detail, { failure: 'moved', ...options })
   }
 }

@@ -80,6 +80,8 @@ export function shouldRetry(error: unknown, attempt = 1, limits: RetryLimits = D
   if (error.failure === 'network' || error.failure === 'timeout') return true
   // an answer broken off, not JSON, of another request or missing what it must hold: a proxy or node hiccup
   if (error.failure === 'malformed') return true
+  // the chain moved while it was read (a block not served yet, a reorg between requests): reading again catches up
+  if (error.failure === 'moved') return true
   // the source's own "busy, ask again" signal in its protocol (a JSON-RPC "header not found", "limit exceeded")
   if (error.busy) return true
   const status = error.upstreamStatus

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { ERROR_TITLES } from '../../lib/errors.ts'
+import { ERRORS } from '../../lib/errors.ts'
 import { PROBLEM_CONTENT_TYPE, problemType } from './problem.ts'
 
 /** What Node's HTTP parser refuses before Fastify sees a request, in words a caller can act on. */
@@ -35,7 +35,7 @@ export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
   const requestId = randomUUID()
   const body = JSON.stringify({
     type: problemType('invalid_parameter'),
-    title: ERROR_TITLES.invalid_parameter,
+    title: ERRORS.invalid_parameter.title,
     status,
     detail,
     code: 'invalid_parameter',

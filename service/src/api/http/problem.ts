@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { ERROR_TITLES, type ErrorCode, WdsError } from '../../lib/errors.ts'
+import { ERRORS, type ErrorCode, WdsError } from '../../lib/errors.ts'
 import { PoolWaitTimeoutError, QueryReadTimeoutError } from '../../store/db.ts'
 import { isConnectionFailure } from '../../store/read-pools.ts'
 
@@ -22,7 +22,7 @@ export function problemType(code: string): string {
 export function sendProblem(reply: FastifyReply, error: WdsError): FastifyReply {
   const body: Problem = {
     type: problemType(error.code),
-    title: ERROR_TITLES[error.code],
+    title: ERRORS[error.code].title,
     status: error.status,
     detail: error.message,
     code: error.code,

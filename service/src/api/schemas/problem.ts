@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { ERROR_STATUS } from '../../lib/errors.ts'
+import { ERRORS } from '../../lib/errors.ts'
 
 /** RFC 9457 problem details, as every error of the API is sent (DESIGN §4). */
 export const ProblemSchema = Type.Object(
@@ -9,7 +9,7 @@ export const ProblemSchema = Type.Object(
     status: Type.Integer(),
     detail: Type.String(),
     code: Type.Union(
-      Object.keys(ERROR_STATUS).map((code) => Type.Literal(code)),
+      Object.keys(ERRORS).map((code) => Type.Literal(code)),
       { description: 'Stable machine-readable code; see docs/errors.md' },
     ),
     param: Type.Optional(Type.String({ description: 'The request parameter that was wrong' })),

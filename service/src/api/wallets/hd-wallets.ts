@@ -6,7 +6,7 @@ import type { Pricer } from '../../market/pricer.ts'
 import type { OutputsStore, StoredUtxoTransaction } from '../../store/outputs-store.ts'
 import type { HistoryState, StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
 import { getCurrencyParam } from './currencies.ts'
-import { decodeCursor, encodeCursor, hashQuery, InvalidCursorError } from './cursor.ts'
+import { decodeCursor, encodeCursor, hashQuery } from './cursor.ts'
 import { priceTransfers, shapeTransfer } from './transfer-records.ts'
 import { checkBlockRange, parseDateRange } from './wallet-query.ts'
 
@@ -200,15 +200,9 @@ export function createHdWallets({
       let upperBlock: number | undefined
       let before: { blockNumber: number; txIndex: number; seq: number } | undefined
       if (q.cursor !== undefined) {
-        try {
-          const cursor = decodeCursor(q.cursor, queryHash, cursorKey)
-          upperBlock = cursor.upperBlocks[chain.slug]
-          before = cursor.positions[chain.slug]
-        } catch (error) {
-          if (error instanceof InvalidCursorError)
-            throw new WdsError('invalid_cursor', error.message, { param: 'cursor', cause: error })
-          throw error
-        }
+        const cursor = decodeCursor(q.cursor, queryHash, cursorKey)
+        upperBlock = cursor.upperBlocks[chain.slug]
+        before = cursor.positions[chain.slug]
       }
       const read = await readRecords(found, { ...q, ...dates, before, upperBlock })
       const { records, own } = read

@@ -3,7 +3,7 @@ import type { Direction, RecordType } from '../../domain/records.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { ReadPools } from '../../store/read-pools.ts'
 import type { ChainPageQuery, HistoryState, StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
-import { type CursorState, decodeCursor, encodeCursor, InvalidCursorError } from './cursor.ts'
+import { type CursorState, decodeCursor, encodeCursor } from './cursor.ts'
 import { createDateBlocks } from './date-blocks.ts'
 
 /** One page's request, validated and normalised by the route. */
@@ -118,13 +118,7 @@ export function createWalletHistory({
       let states = new Map((await store.listHistoryStates()).map((state) => [state.chain, state]))
       let cursor: CursorState
       if (request.cursor !== undefined) {
-        try {
-          cursor = decodeCursor(request.cursor, request.queryHash, cursorKey)
-        } catch (error) {
-          if (error instanceof InvalidCursorError)
-            throw new WdsError('invalid_cursor', error.message, { param: 'cursor', cause: error })
-          throw error
-        }
+        cursor = decodeCursor(request.cursor, request.queryHash, cursorKey)
         // A page read on a replica that has not replayed up to the first page's bounds would skip
         // the records it lacks: such a page is read from the primary.
         if (reads?.readsReplica() === true && isBehind(states, cursor.upperBlocks)) {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
 import type { Transfer } from '../../domain/records.ts'
+import { ChainMovedError } from '../../lib/errors.ts'
 import { assembleBlocks, canAssembleFromHashes, checkAmounts, tracesOf } from './evm-normalization.ts'
 import { profileOf } from './profiles/index.ts'
-import { TransportError } from './rpc-client.ts'
 import type { RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 
 /**
@@ -90,7 +90,7 @@ describe('assembleBlocks() on block 18,000,000', () => {
 describe('assembleBlocks() refuses answers that do not belong together', () => {
   test('a receipt of another block (a reorg while fetching)', () => {
     const moved = receipts.map((r, i) => (i === 3 ? { ...r, blockHash: `0x${'0'.repeat(64)}` as const } : r))
-    expect(() => assemble(block, moved)).toThrow(TransportError)
+    expect(() => assemble(block, moved)).toThrow(ChainMovedError)
     expect(() => assemble(block, moved)).toThrow(/a receipt of block 0x0+, not/)
   })
 

@@ -1,4 +1,5 @@
 import type { BlockRef, ChainBlock, Transfer } from '../../domain/records.ts'
+import { ChainMovedError, MalformedAnswerError } from '../../lib/errors.ts'
 import {
   applyNativeAliases,
   compareTransfers,
@@ -13,7 +14,6 @@ import {
 import { hex, type RawBlockTraces, txHashOf } from './evm-rpc.ts'
 import { decodeNativeLedgerLog } from './native-ledger.ts'
 import type { EvmChainProfile } from './profiles/index.ts'
-import { TransportError } from './rpc-client.ts'
 import type { CallTraceResult, Hex, ParityTrace, RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 
 /**
@@ -31,12 +31,12 @@ export function checkAmounts(blocks: readonly RpcBlock[], receipts: readonly Rpc
   blocks.forEach((block, i) => {
     for (const tx of block.transactions ?? []) {
       if (typeof tx !== 'string' && !isQuantity(tx.value)) {
-        throw new TransportError(`block ${block.number}: transaction ${tx.hash} has no value`)
+        throw new MalformedAnswerError(`block ${block.number}: transaction ${tx.hash} has no value`)
       }
     }
     for (const receipt of receipts[i] ?? []) {
       if (!isQuantity(receipt.gasUsed)) {
-        throw new TransportError(`block ${block.number}: the receipt of ${receipt.transactionHash} has no gasUsed`)
+        throw new MalformedAnswerError(`block ${block.number}: the receipt of ${receipt.transactionHash} has no gasUsed`)
       }
     }
   })
@@ -114,7 +114,7 @@ function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[], profi
       ? new Map(results.map((r) => [lower(r.txHash as string), r]))
       : undefined
   if (results.length !== block.transactions.length && byHash === undefined) {
-    throw new TransportError(
+    throw new MalformedAnswerError(
       `block ${quantity(block.number)}: ${results.length} traces for ${block.transactions.length} transactions`,
     )
   }
@@ -126,7 +126,7 @@ function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[], profi
     const txHash = lower(txHashOf(tx))
     const result = byHash === undefined ? results[txIndex] : byHash.get(txHash)
     if (result?.txHash !== undefined && lower(result.txHash) !== txHash) {
-      throw new TransportError(`block ${blockNumber}: trace ${txIndex} is of ${result.txHash}, not ${txHash}`)
+      throw new MalformedAnswerError(`block ${blockNumber}: trace ${txIndex} is of ${result.txHash}, not ${txHash}`)
     }
     if (result === undefined) {
       untraced.add(txHash)
@@ -138,7 +138,7 @@ function tracesFromCallTracer(block: RpcBlock, results: CallTraceResult[], profi
     return decodeCallFrames({ blockNumber, txIndex, txHash }, top)
   })
   if (byHash !== undefined && byHash.size + untraced.size !== block.transactions.length) {
-    throw new TransportError(`block ${blockNumber}: traces of transactions the block does not hold`)
+    throw new MalformedAnswerError(`block ${blockNumber}: traces of transactions the block does not hold`)
   }
   return { internal, calls, reverted, rewards: [], untraced }
 }
@@ -161,7 +161,7 @@ function transactionsOf(block: RpcBlock, traces: BlockTraces): RpcTransaction[] 
   return block.transactions.map((tx, i) => {
     if (typeof tx !== 'string') return tx
     const call = traces.calls.get(lower(tx))
-    if (call === undefined) throw new TransportError(`block ${quantity(block.number)}: no trace of transaction ${tx}`)
+    if (call === undefined) throw new MalformedAnswerError(`block ${quantity(block.number)}: no trace of transaction ${tx}`)
     return { hash: tx, transactionIndex: hex(i), from: call.from, to: call.to, value: call.value }
   })
 }
@@ -181,11 +181,11 @@ export function assembleBlocks(
     const ref = toBlockRef(block)
     const previous = blocks[i - 1]
     if (previous !== undefined && lower(previous.hash) !== ref.parentHash) {
-      throw new TransportError(`block ${ref.number} does not link to the block before it (a reorg while fetching)`)
+      throw new ChainMovedError(`block ${ref.number} does not link to the block before it (a reorg while fetching)`)
     }
     const blockReceipts = receipts[i] ?? []
     if (blockReceipts.length !== block.transactions.length) {
-      throw new TransportError(
+      throw new MalformedAnswerError(
         `block ${ref.number}: ${blockReceipts.length} receipts for ${block.transactions.length} transactions`,
       )
     }
@@ -196,12 +196,12 @@ export function assembleBlocks(
     for (const tx of transactionsOf(block, blockTraces)) {
       const hash = lower(tx.hash)
       if (blockTraces.untraced.has(hash) && lower(tx.from) !== profile.untracedSender) {
-        throw new TransportError(`block ${ref.number}: the traces leave out ${tx.hash}, which is not a system transaction`)
+        throw new MalformedAnswerError(`block ${ref.number}: the traces leave out ${tx.hash}, which is not a system transaction`)
       }
       const receipt = receiptByHash.get(hash)
-      if (receipt === undefined) throw new TransportError(`block ${ref.number}: no receipt for ${tx.hash}`)
+      if (receipt === undefined) throw new MalformedAnswerError(`block ${ref.number}: no receipt for ${tx.hash}`)
       if (receipt.blockHash !== undefined && lower(receipt.blockHash) !== ref.hash) {
-        throw new TransportError(
+        throw new ChainMovedError(
           `block ${ref.number}: a receipt of block ${receipt.blockHash}, not ${ref.hash} (a reorg while fetching)`,
         )
       }
@@ -212,7 +212,7 @@ export function assembleBlocks(
       }
       for (const log of receipt.logs ?? []) {
         if (log.blockHash !== undefined && lower(log.blockHash) !== ref.hash) {
-          throw new TransportError(
+          throw new ChainMovedError(
             `block ${ref.number}: a log of block ${log.blockHash}, not ${ref.hash} (a reorg while fetching)`,
           )
         }

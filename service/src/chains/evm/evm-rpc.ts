@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
-import { isMethodUnavailable, isRangeTooLarge, type RpcCall, type RpcClient, TransportError } from './rpc-client.ts'
+import { ChainMovedError } from '../../lib/errors.ts'
+import { isMethodUnavailable, isRangeTooLarge, type RpcCall, type RpcClient } from './rpc-client.ts'
 import type { CallTraceResult, Hex, ParityTrace, RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 
 /**
@@ -91,7 +92,7 @@ export function createEvmRpc({ rpc, logger }: { rpc: RpcClient; logger: Logger }
     }))
     const blocks = await batchAll<RpcBlock | null>(calls, BLOCKS_PER_BATCH)
     return blocks.map((block, i) => {
-      if (block === null) throw new TransportError(`block ${from + i} is not available yet`)
+      if (block === null) throw new ChainMovedError(`block ${from + i} is not available yet`)
       return block
     })
   }

@@ -1,12 +1,13 @@
 import type { Logger } from 'pino'
 import type { ChainBlock, Token } from '../../domain/records.ts'
+import { MalformedAnswerError } from '../../lib/errors.ts'
 import type { Balances, ChainSource } from '../chain-source.ts'
 import { bigQuantity, quantity } from './decode.ts'
 import { assembleBlocks, canAssembleFromHashes, checkAmounts, toBlockRef, tracesOf } from './evm-normalization.ts'
 import { createEvmRpc, type EvmCapabilities, hex } from './evm-rpc.ts'
 import { watchNewHeads } from './new-heads.ts'
 import { type EvmChainProfile, profileOf, unattributedIn } from './profiles/index.ts'
-import { isMethodUnavailable, type RpcClient, RpcError, TransportError } from './rpc-client.ts'
+import { isMethodUnavailable, type RpcClient, RpcError } from './rpc-client.ts'
 import type { Hex, RpcBlock } from './rpc-types.ts'
 import { decodeToken, metadataCalls } from './token-metadata.ts'
 
@@ -58,7 +59,7 @@ export function createEvmSource({ chain, rpc, logger, profile = profileOf(chain)
 
     async getHead() {
       const block = await rpc.request<RpcBlock | null>('eth_getBlockByNumber', ['latest', false])
-      if (block === null) throw new TransportError('the node has no latest block')
+      if (block === null) throw new MalformedAnswerError('the node has no latest block')
       return toBlockRef(block)
     },
 

@@ -1,12 +1,15 @@
 import { describe, expect, test } from 'vitest'
-import { isMethodUnavailable, isRangeTooLarge, RpcError, shouldRetry, TransportError } from './rpc-client.ts'
+import { UpstreamError } from '../../lib/errors.ts'
+import { isMethodUnavailable, isRangeTooLarge, RpcError, shouldRetry } from './rpc-client.ts'
+
+const httpStatus = (status: number) => new UpstreamError(`HTTP ${status}`, { failure: 'status', upstreamStatus: status })
 
 describe('shouldRetry()', () => {
   test('retries overloaded or failing transports', () => {
-    expect(shouldRetry(new TransportError('HTTP 429', 429))).toBe(true)
-    expect(shouldRetry(new TransportError('HTTP 503', 503))).toBe(true)
-    expect(shouldRetry(new TransportError('no answer within 15000 ms'))).toBe(true)
-    expect(shouldRetry(new TransportError('HTTP 401', 401))).toBe(false)
+    expect(shouldRetry(httpStatus(429))).toBe(true)
+    expect(shouldRetry(httpStatus(503))).toBe(true)
+    expect(shouldRetry(new UpstreamError('no answer within 15000 ms', { failure: 'timeout' }))).toBe(true)
+    expect(shouldRetry(httpStatus(401))).toBe(false)
   })
 
   test('retries node-side JSON-RPC errors but not wrong requests, reverts or oversized ranges', () => {
@@ -48,7 +51,7 @@ describe('isMethodUnavailable', () => {
       new RpcError(-32000, 'header not found'),
       new RpcError(-32603, 'internal error'),
       new RpcError(-32005, 'limit exceeded'),
-      new TransportError('HTTP 503', 503),
+      httpStatus(503),
     ]
     expect(failures.map(isMethodUnavailable)).toEqual(failures.map(() => false))
   })

@@ -16,18 +16,6 @@ export class RpcError extends JsonRpcError {
   }
 }
 
-/** A node's answer that does not hold what it must (a block not available yet, a receipt without gasUsed), or an HTTP status. */
-export class TransportError extends UpstreamError {
-  override name = 'TransportError'
-  constructor(message: string, status?: number, retryAfterMs?: number) {
-    super(message, {
-      failure: status === undefined ? 'malformed' : 'status',
-      ...(status === undefined ? {} : { upstreamStatus: status }),
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    })
-  }
-}
-
 /** Answers meaning "ask for less": a smaller eth_getLogs range or a smaller batch (each provider words it its own way). */
 const RANGE_TOO_LARGE =
   /more than \d+ results|response size|too many (results|logs)|block range|range (is )?too (large|wide)|limit exceeded|exceed(s|ed)? (the )?(maximum|max)|query timeout|log response size/i

@@ -1,5 +1,5 @@
 import type { Transfer } from '../../domain/records.ts'
-import { RetryableError } from '../../lib/errors.ts'
+import { MalformedAnswerError, UpstreamError } from '../../lib/errors.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
 import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
 import { groupByBlock } from './explorer-source.ts'
@@ -37,7 +37,7 @@ export type SubscanTransfer = {
 /** A decimal string in DOT as planck: "7.333459" → 73334590000n (digits past the 10th are an error). */
 export function parsePlanck(amount: string): bigint {
   const match = /^(\d*)(?:\.(\d*))?$/.exec(amount.trim())
-  if (match === null || (match[2] ?? '').length > DOT_DECIMALS) throw new RetryableError(`not a DOT amount: ${amount}`)
+  if (match === null || (match[2] ?? '').length > DOT_DECIMALS) throw new MalformedAnswerError(`not a DOT amount: ${amount}`)
   const [, whole = '', fraction = ''] = match
   return BigInt(whole || '0') * 10n ** BigInt(DOT_DECIMALS) + BigInt(fraction.padEnd(DOT_DECIMALS, '0') || '0')
 }
@@ -99,7 +99,8 @@ export function createPolkadotSource({ http, chain = 'polkadot' }: { http: HttpC
       const { code, message, data } = (answer ?? {}) as { code?: number; message?: string; data?: T | null }
       if (status >= 300) return empty
       if (code === RECORD_NOT_FOUND) return empty
-      if (code !== 0) throw new RetryableError(`${path}: Subscan answered code ${code} ${message ?? ''}`)
+      if (code !== 0)
+        throw new UpstreamError(`${path}: Subscan answered code ${code} ${message ?? ''}`, { failure: 'answer', busy: true })
       return data ?? empty
     })
 

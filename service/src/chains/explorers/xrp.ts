@@ -1,5 +1,5 @@
 import type { Token, Transfer } from '../../domain/records.ts'
-import { RetryableError } from '../../lib/errors.ts'
+import { MalformedAnswerError, UpstreamError } from '../../lib/errors.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
 import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
 import { groupByBlock } from './explorer-source.ts'
@@ -58,7 +58,7 @@ export function currencySymbol(code: string): string {
 /** An issued-currency value ("9.980039920159681", "1e-7", "-5") in units of 10^-15. */
 export function parseIouValue(value: string): bigint {
   const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(value.trim())
-  if (match === null) throw new RetryableError(`not an XRPL amount: ${value}`)
+  if (match === null) throw new MalformedAnswerError(`not an XRPL amount: ${value}`)
   const [, sign, whole = '', fraction = '', exponent = '0'] = match
   const digits = `${whole}${fraction}`.replace(/^0+(?=\d)/, '') || '0'
   const scale = IOU_DECIMALS + Number(exponent) - fraction.length
@@ -126,7 +126,11 @@ export function createXrpSource({ http, chain = 'xrp' }: { http: HttpClient; cha
     })
     const result = answer.result
     if (result === undefined || result.status === 'error') {
-      throw new RetryableError(`${method}: ${result?.error_message ?? result?.error ?? 'no result'}`)
+      // the node's error in its protocol, asked again as a failing status is
+      throw new UpstreamError(`${method}: ${result?.error_message ?? result?.error ?? 'no result'}`, {
+        failure: 'answer',
+        busy: true,
+      })
     }
     return result
   }

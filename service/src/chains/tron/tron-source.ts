@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import { tronAddressFromHex, tronAddressToEvmHex } from '../../config/addresses/tron.ts'
 import type { BlockRef, ChainBlock, Token } from '../../domain/records.ts'
-import { RetryableError } from '../../lib/errors.ts'
+import { ChainMovedError, MalformedAnswerError, UpstreamError } from '../../lib/errors.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
 import type { Balances, ChainSource } from '../chain-source.ts'
 import { decodeDecimals, decodeText } from '../evm/token-metadata.ts'
@@ -60,7 +60,8 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
   async function post<T>(path: string, body: Record<string, unknown> = {}, bulk = false): Promise<T> {
     const answer = await limit(() => http.json<T & { Error?: string }>({ method: 'POST', path, body }), bulk)
     if (answer !== null && typeof answer === 'object' && 'Error' in answer && typeof answer.Error === 'string') {
-      throw new RetryableError(`${path}: the node answered "${answer.Error}"`)
+      // asked again, as a failing status is
+      throw new UpstreamError(`${path}: the node answered "${answer.Error}"`, { failure: 'answer', busy: true })
     }
     return answer
   }
@@ -79,9 +80,9 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
     blocks.sort((a, b) => (a.block_header?.raw_data.number ?? 0) - (b.block_header?.raw_data.number ?? 0))
     blocks.forEach((block, i) => {
       const number = block.block_header?.raw_data.number ?? 0
-      if (number !== from + i) throw new RetryableError(`block ${from + i} is not available yet`)
+      if (number !== from + i) throw new ChainMovedError(`block ${from + i} is not available yet`)
     })
-    if (blocks.length !== to - from + 1) throw new RetryableError(`block ${from + blocks.length} is not available yet`)
+    if (blocks.length !== to - from + 1) throw new ChainMovedError(`block ${from + blocks.length} is not available yet`)
     return blocks
   }
 
@@ -98,7 +99,7 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
 
   async function getHeadBlock(): Promise<NodeBlock> {
     const block = await post<NodeBlock>('/wallet/getnowblock')
-    if (block.blockID === undefined) throw new RetryableError('the node has no latest block')
+    if (block.blockID === undefined) throw new MalformedAnswerError('the node has no latest block')
     return block
   }
 
@@ -156,7 +157,7 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
 
     async getGenesisBlockId() {
       const genesis = await post<NodeBlock>('/wallet/getblockbynum', { num: 0 })
-      if (genesis.blockID === undefined) throw new RetryableError('the node does not serve its genesis block')
+      if (genesis.blockID === undefined) throw new MalformedAnswerError('the node does not serve its genesis block')
       return genesis.blockID.toLowerCase()
     },
 
@@ -177,13 +178,13 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
           return decodeBlock(block, infos[i] ?? [])
         } catch (error) {
           // a receipt that does not match its block is a reorg between the two calls: the range is fetched again
-          throw new RetryableError((error as Error).message, { cause: error })
+          throw new ChainMovedError((error as Error).message, { cause: error })
         }
       })
       decoded.forEach((block, i) => {
         const previous = decoded[i - 1]
         if (previous !== undefined && previous.hash !== block.parentHash) {
-          throw new RetryableError(`block ${block.number} does not link to the block before it (a reorg while fetching)`)
+          throw new ChainMovedError(`block ${block.number} does not link to the block before it (a reorg while fetching)`)
         }
       })
       return decoded
@@ -205,7 +206,7 @@ export function createTronSource({ chain, http, logger, concurrency = DEFAULT_CO
         const after = toBlockRef(await getHeadBlock())
         if (before.hash === after.hash) return { ...holdings, blockNumber: after.number }
         if (attempt >= SAME_BLOCK_ATTEMPTS) {
-          throw new RetryableError(`the node's head moved during each of ${attempt} balance reads`)
+          throw new ChainMovedError(`the node's head moved during each of ${attempt} balance reads`)
         }
         logger.debug({ chain, from_block: before.number, to_block: after.number }, 'head moved while reading balances; again')
       }

@@ -81,10 +81,6 @@ export function activeBitcoinNetwork(): BitcoinNetwork {
   return activeNetwork
 }
 
-export function isBitcoinNetworkName(value: string): value is BitcoinNetworkName {
-  return (BITCOIN_NETWORK_NAMES as readonly string[]).includes(value)
-}
-
 function signerNetwork(network: BitcoinNetwork, scriptHash = network.scriptHash): BTC_NETWORK {
   return { bech32: network.bech32, pubKeyHash: network.pubKeyHash, scriptHash, wif: 0x80 }
 }
