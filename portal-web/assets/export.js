@@ -40,78 +40,92 @@ function choice({ label, name, options, selected }) {
   )
 }
 
+/** The key field: the key made in this tab, else the hints of the account's active keys to choose from. */
+function keyField(hints) {
+  const limits = 'The export counts against your limits as from a program: one request per 1,000 rows.'
+  return field({
+    label: 'API key',
+    name: 'apiKey',
+    type: 'password',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    required: true,
+    value: tabKey ?? '',
+    hint:
+      tabKey === undefined
+        ? `One of your active keys${hints.length === 0 ? '' : `: ${hints.join(', ')}`}. ${limits}`
+        : `The key you made in this tab is filled in. ${limits}`,
+  })
+}
+
+function addressesField() {
+  const id = 'export-addresses'
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, 'Addresses'),
+    h(
+      'span',
+      { class: 'hint', id: `${id}-hint` },
+      'One address for a wallet; several (one a line, up to 50) for a portfolio, whose payments between them are transfers.',
+    ),
+    h('textarea', {
+      id,
+      name: 'address',
+      rows: 3,
+      required: true,
+      spellcheck: 'false',
+      autocomplete: 'off',
+      'aria-describedby': `${id}-hint`,
+    }),
+  )
+}
+
+/** The export's parameters, each field named as the endpoint's parameter (so that a problem's `param` marks it). */
+function queryFields(options) {
+  return [
+    addressesField(),
+    h(
+      'div',
+      { class: 'row' },
+      choice({
+        label: 'Chain',
+        name: 'chain',
+        options: [['', 'All chains'], ...options.chains.map((chain) => [chain.slug, chain.name])],
+        selected: '',
+      }),
+      choice({ label: 'Format', name: 'format', options: options.formats.map((f) => [f.name, f.title]), selected: 'koinly' }),
+      choice({ label: 'Currency', name: 'currency', options: options.currencies.map((c) => [c, c]), selected: 'USD' }),
+    ),
+    h(
+      'div',
+      { class: 'row' },
+      field({ label: 'From (UTC)', name: 'fromDate', type: 'date' }),
+      field({ label: 'To (UTC, included)', name: 'toDate', type: 'date' }),
+    ),
+    h(
+      'div',
+      { class: 'field check' },
+      h(
+        'label',
+        {},
+        h('input', { type: 'checkbox', name: 'includeSpam', value: 'true' }),
+        ' Include transactions flagged as spam',
+      ),
+    ),
+  ]
+}
+
 export async function exportView() {
   const [options, { keys }] = await Promise.all([loadOptions(), call('GET', '/v1/developer/keys')])
   const hints = keys.filter((key) => key.revokedAt === null).map((key) => (key.name ? `${key.hint} (${key.name})` : key.hint))
   const result = h('div', { role: 'status', 'aria-live': 'polite', 'data-testid': 'export-result' })
-  const addressesId = 'export-addresses'
 
   const exportForm = form({
     label: 'Download CSV',
     className: 'card',
     submit: 'Download CSV',
-    fields: [
-      field({
-        label: 'API key',
-        name: 'apiKey',
-        type: 'password',
-        autocomplete: 'off',
-        spellcheck: 'false',
-        required: true,
-        value: tabKey ?? '',
-        hint:
-          tabKey === undefined
-            ? `One of your active keys${hints.length === 0 ? '' : `: ${hints.join(', ')}`}. The export counts against your limits as from a program: one request per 1,000 rows.`
-            : 'The key you made in this tab is filled in. The export counts against your limits: one request per 1,000 rows.',
-      }),
-      h(
-        'div',
-        { class: 'field' },
-        h('label', { for: addressesId }, 'Addresses'),
-        h(
-          'span',
-          { class: 'hint', id: `${addressesId}-hint` },
-          'One address for a wallet; several (one a line, up to 50) for a portfolio, whose payments between them are transfers.',
-        ),
-        h('textarea', {
-          id: addressesId,
-          name: 'address',
-          rows: 3,
-          required: true,
-          spellcheck: 'false',
-          autocomplete: 'off',
-          'aria-describedby': `${addressesId}-hint`,
-        }),
-      ),
-      h(
-        'div',
-        { class: 'row' },
-        choice({
-          label: 'Chain',
-          name: 'chain',
-          options: [['', 'All chains'], ...options.chains.map((chain) => [chain.slug, chain.name])],
-          selected: '',
-        }),
-        choice({ label: 'Format', name: 'format', options: options.formats.map((f) => [f.name, f.title]), selected: 'koinly' }),
-        choice({ label: 'Currency', name: 'currency', options: options.currencies.map((c) => [c, c]), selected: 'USD' }),
-      ),
-      h(
-        'div',
-        { class: 'row' },
-        field({ label: 'From (UTC)', name: 'fromDate', type: 'date' }),
-        field({ label: 'To (UTC, included)', name: 'toDate', type: 'date' }),
-      ),
-      h(
-        'div',
-        { class: 'field check' },
-        h(
-          'label',
-          {},
-          h('input', { type: 'checkbox', name: 'includeSpam', value: 'true' }),
-          ' Include transactions flagged as spam',
-        ),
-      ),
-    ],
+    fields: [keyField(hints), ...queryFields(options)],
     async onSubmit(values) {
       result.replaceChildren()
       const { name, bytes } = await download(exportPath(values), values.apiKey.trim(), (received) =>
