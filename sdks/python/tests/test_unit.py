@@ -7,11 +7,13 @@ from wds_sdk import (
     APIConnectionError,
     ChainUnavailableError,
     QuotaExceededError,
+    SPAM_REASONS,
     RateLimitedError,
     Transaction,
     TransactionCategory,
     TransactionList,
     Transfer,
+    TransferList,
     WdsError,
     from_base_units,
     retry_delay_seconds,
@@ -165,3 +167,14 @@ def test_a_category_added_later_is_kept_as_its_string() -> None:
     assert (swap.category, swap.is_known_category) == (TransactionCategory.SWAP, True)
     assert unknown.to_dict() == entry
     assert isinstance(unknown, Transaction)
+
+
+def test_a_spam_reason_added_later_is_kept_as_its_string() -> None:
+    spam = {"flagged": True, "reasons": ["address-poisoning", "look-alike-contract"], "source": "computed"}
+    data = {"chain": "ethereum", "txHash": "0xe01a", "from": "0xa", "to": "0xb", "value": "0", "spam": spam}
+    page = TransferList.from_dict({"address": "0xb", "transfers": [data], "cursor": None, "hasMore": False})
+    (transfer,) = page.transfers
+    assert transfer.spam is not None
+    assert (transfer.spam.flagged, transfer.spam.reasons, transfer.spam.source) == (True, spam["reasons"], "computed")
+    assert [reason in SPAM_REASONS for reason in transfer.spam.reasons] == [True, False]
+    assert transfer.to_dict() == data

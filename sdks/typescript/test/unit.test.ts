@@ -9,6 +9,7 @@ import {
   QuotaExceededError,
   RateLimitedError,
   retryDelaySeconds,
+  SPAM_REASONS,
   shouldRetry,
   type Transaction,
   type Transfer,
@@ -154,5 +155,19 @@ describe('transactions', () => {
     expect(items).toEqual([entry])
     expect(items.map((tx) => [tx.category, isKnownCategory(tx.category)])).toEqual([['staking-lock', false]])
     expect(isKnownCategory('swap')).toBe(true)
+  })
+})
+
+describe('spam', () => {
+  test('a spam reason added later is kept as its string beside the documented ones', async () => {
+    const spam = { flagged: true, reasons: ['address-poisoning', 'look-alike-contract'], source: 'computed' }
+    const record = { chain: 'ethereum', txHash: '0xe01a', from: '0xa', to: '0xb', value: '0', spam }
+    const body = JSON.stringify({ address: '0xb', transfers: [record], cursor: null, hasMore: false })
+    const fetch = async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } })
+    const client = new WdsClient({ baseUrl: 'http://wds.invalid', apiKey: 'k', fetch })
+    const items: Transfer[] = []
+    for await (const t of client.wallets.transfers('0xb').iterate()) items.push(t)
+    expect(items.map((t) => t.spam)).toEqual([spam])
+    expect(items[0]?.spam?.reasons.map((r) => (SPAM_REASONS as readonly string[]).includes(r))).toEqual([true, false])
   })
 })

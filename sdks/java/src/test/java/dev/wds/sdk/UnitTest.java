@@ -12,6 +12,7 @@ import dev.wds.sdk.errors.ProblemCodes;
 import dev.wds.sdk.errors.QuotaExceededException;
 import dev.wds.sdk.errors.RateLimitedException;
 import dev.wds.sdk.errors.WdsException;
+import dev.wds.sdk.models.Spam;
 import dev.wds.sdk.models.Transaction;
 import dev.wds.sdk.models.TransactionCategory;
 import dev.wds.sdk.models.Transfer;
@@ -121,5 +122,15 @@ class UnitTest {
     Transaction known = Transport.MAPPER.readValue(entry.formatted("token-send", "token-send"), Transaction.class);
     assertEquals(List.of(TransactionCategory.Value.TOKEN_SEND, true), List.of(known.category().value(), known.category().isKnown()));
     assertEquals(TransactionCategory.Value.FEE_ONLY, TransactionCategory.of("fee-only").value());
+  }
+
+  @Test
+  void aSpamReasonAddedLaterIsKeptAsItsString() throws Exception {
+    String json = "{\"chain\":\"ethereum\",\"blockNumber\":7,\"from\":\"0xa\",\"to\":\"0xb\",\"value\":\"0\","
+        + "\"spam\":{\"flagged\":true,\"reasons\":[\"address-poisoning\",\"look-alike-contract\"],\"source\":\"computed\"}}";
+    Transfer transfer = Transport.MAPPER.readValue(json, Transfer.class);
+    assertEquals(List.of("address-poisoning", "look-alike-contract"), transfer.spam().reasons());
+    assertEquals(List.of(true, false), transfer.spam().reasons().stream().map(Spam.KNOWN_REASONS::contains).toList());
+    assertEquals(Transport.MAPPER.readTree(json), JsonCompare.asSentAs(transfer, Transport.MAPPER.readTree(json)));
   }
 }
