@@ -15,6 +15,6 @@ fi
 echo "running the tests on $("$node24" --version)" >&2
 cd "$root/service"
 if [ $# -eq 0 ]; then
-  set -- src test/first-run.test.ts test/cli.test.ts test/api.test.ts test/api-health.test.ts test/wallet-transfers-api.test.ts
+  set -- src test/main/first-run.test.ts test/main/cli.test.ts test/api/api.test.ts test/api/api-health.test.ts test/wallets/wallet-transfers-api.test.ts
 fi
 PATH="$(dirname "$node24"):$PATH" exec "$node24" "$root/node_modules/vitest/vitest.mjs" run "$@"

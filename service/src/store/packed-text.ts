@@ -12,7 +12,7 @@
  *
  * The store knows nothing of chains: the rules look at the text alone. SQL's `wds_pack(text)` and
  * `wds_unpack(bytea)` (migration 0024) are the same rules, for the migration and for an operator at
- * psql; test/packed-text.test.ts holds the two to each other.
+ * psql; test/store/packed-text.test.ts holds the two to each other.
  */
 
 const PREFIXED_HEX = /^0x(?:[0-9a-f]{2})*$/
