@@ -2,9 +2,10 @@ import { findChain } from '../../config/chains.ts'
 import { RECORD_TYPES, type Token } from '../../domain/records.ts'
 import {
   applyOverride,
+  createLookAlikeIndex,
   DEFAULT_SPAM_SETTINGS,
-  findImitated,
   findTokenReasons,
+  type LookAlikeIndex,
   normalizeLabel,
   type ReviewedTokens,
   type SpamReason,
@@ -32,8 +33,11 @@ export const NO_OVERRIDES: SpamOverrides = new Map()
 const MAX_MEMOISED_TOKENS = 50_000
 const MAX_CACHED_WALLETS = 10_000
 
-/** The addresses a wallet paid (address-poisoning's genuine counterparties), read up to `lastBlock`. */
-type PaidAddresses = { addresses: Set<string>; lastBlock: number }
+/**
+ * The addresses a wallet paid (address-poisoning's genuine counterparties), read up to `lastBlock`, and
+ * indexed by their ends: a page's records are each one lookup, whatever the number of addresses paid.
+ */
+type PaidAddresses = { addresses: Set<string>; lookAlikes: LookAlikeIndex; lastBlock: number }
 
 const counterpartyOf = (t: StoredTransfer, wallet: string) => (t.from === wallet ? t.to : t.from)
 
@@ -60,16 +64,26 @@ export function createSpamFlags({
   // A payment rolled back by a reorg stays in until the process restarts: it can only keep a flag off.
   const paidCache = new Map<string, PaidAddresses>()
 
-  async function paidBy(chain: string, wallet: string): Promise<Set<string>> {
+  async function paidBy(chain: string, wallet: string): Promise<PaidAddresses> {
     const key = `${chain}:${wallet}`
     const cached = paidCache.get(key)
     const read = await store.listPaidAddresses(chain, wallet, cached?.lastBlock ?? -1)
-    const addresses = cached?.addresses ?? new Set<string>()
-    for (const address of read.addresses) addresses.add(address)
+    const fixedPrefix = findChain(chain)?.address.fixedPrefix ?? ''
+    const paid = cached ?? {
+      addresses: new Set<string>(),
+      lookAlikes: createLookAlikeIndex(settings.lookAlikeChars, fixedPrefix),
+      lastBlock: -1,
+    }
+    for (const address of read.addresses) {
+      if (paid.addresses.has(address)) continue
+      paid.addresses.add(address)
+      paid.lookAlikes.add(address)
+    }
+    paid.lastBlock = read.lastBlock
     paidCache.delete(key)
     if (paidCache.size >= MAX_CACHED_WALLETS) paidCache.delete(paidCache.keys().next().value as string)
-    paidCache.set(key, { addresses, lastBlock: read.lastBlock })
-    return addresses
+    paidCache.set(key, paid)
+    return paid
   }
 
   function reasonsOfToken(chain: string, contract: string, token: Token | undefined): SpamReason[] {
@@ -99,8 +113,6 @@ export function createSpamFlags({
       paidBy(chain, wallet),
       store.findSigned(chain, wallet, zeroOut),
     ])
-    const genuine = paid
-    const fixedPrefix = findChain(chain)?.address.fixedPrefix ?? ''
     records.forEach((t, i) => {
       const reasons = into[i] as SpamReason[]
       const contract = t.contractAddress
@@ -109,8 +121,8 @@ export function createSpamFlags({
         if (airdropped.has(contract)) reasons.push('mass-airdrop')
       }
       const other = counterpartyOf(t, wallet)
-      if (t.type !== 'fee' && other !== null && other !== wallet && !genuine.has(other)) {
-        if (findImitated(other, genuine, settings.lookAlikeChars, fixedPrefix) !== undefined) reasons.push('address-poisoning')
+      if (t.type !== 'fee' && other !== null && other !== wallet && !paid.addresses.has(other)) {
+        if (paid.lookAlikes.findImitated(other) !== undefined) reasons.push('address-poisoning')
       }
       if (zeroOut.includes(t) && !signed.has(`${t.blockNumber}:${t.txIndex}`)) reasons.push('zero-value-transfer-from')
     })
