@@ -22,6 +22,15 @@ const Credentials = Type.Object(
   { additionalProperties: false },
 )
 
+const Verification = Type.Object(
+  {
+    email: Type.String({ maxLength: 254 }),
+    code: Type.String({ maxLength: 16 }),
+    signupToken: Type.String({ maxLength: 64, description: 'The signupToken of the sign-up answer' }),
+  },
+  { additionalProperties: false },
+)
+
 const KeySchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.Union([Type.String(), Type.Null()]),
@@ -58,10 +67,18 @@ const describeKey = (key: ApiKeyRecord) => ({
 const bearer = [{ bearerAuth: [] }]
 const tags = ['developer']
 
+type App = Parameters<FastifyPluginAsyncTypebox<DeveloperRoutesOptions>>[0]
+
 /** The developer portal's account and key endpoints (SPEC 4.8, 5; DESIGN §4 "Developer portal"). */
 export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> = async (app, options) => {
   const { requireAccount, onAuthChange, ...deps } = options
+  registerSignUpRoutes(app, deps)
+  registerSessionRoutes(app, deps, requireAccount)
+  registerKeyRoutes(app, deps, requireAccount, onAuthChange)
+}
 
+/** Sign-up, its verification (the first key) and log-in: the endpoints before there is a session. */
+function registerSignUpRoutes(app: App, deps: PortalDeps): void {
   app.post(
     '/developer/signup',
     {
@@ -97,14 +114,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> 
         description:
           'The code of the mail and the `signupToken` of the same sign-up’s answer confirm that sign-up; the full key is in this answer only: store it now. Wrong codes (or a code with another sign-up’s token) are counted per email across sign-ups: after 5, each further 5 start a wait that doubles (15 minutes up to a day).',
         tags,
-        body: Type.Object(
-          {
-            email: Type.String({ maxLength: 254 }),
-            code: Type.String({ maxLength: 16 }),
-            signupToken: Type.String({ maxLength: 64, description: 'The signupToken of the sign-up answer' }),
-          },
-          { additionalProperties: false },
-        ),
+        body: Verification,
         response: { 201: NewKeySchema, ...PROBLEM_RESPONSES },
       },
     },
@@ -133,7 +143,10 @@ export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> 
       return { token, expiresAt: expiresAt.toISOString() }
     },
   )
+}
 
+/** A session's own endpoints: log out, log out everywhere, the account. */
+function registerSessionRoutes(app: App, deps: PortalDeps, requireAccount: DeveloperRoutesOptions['requireAccount']): void {
   app.post(
     '/developer/logout',
     {
@@ -179,7 +192,15 @@ export const developerRoutes: FastifyPluginAsyncTypebox<DeveloperRoutesOptions> 
     },
     async (request) => describeAccount(accountOf(request)),
   )
+}
 
+/** The account's API keys: list, create, revoke (the revocation told to `onAuthChange` before the answer). */
+function registerKeyRoutes(
+  app: App,
+  deps: PortalDeps,
+  requireAccount: DeveloperRoutesOptions['requireAccount'],
+  onAuthChange: DeveloperRoutesOptions['onAuthChange'],
+): void {
   app.get(
     '/developer/keys',
     {
