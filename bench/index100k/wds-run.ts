@@ -194,7 +194,7 @@ async function postmasterPid(dataDir: string): Promise<number> {
 export async function runWds(
   anvil: Anvil,
   meta: History100kMeta,
-  { name, market, logger }: { name: string; market: MarketLoad; logger: Logger },
+  { name, market, readAll, logger }: { name: string; market: MarketLoad; readAll: boolean; logger: Logger },
 ) {
   await rm(DATA_DIR, { recursive: true, force: true })
   await mkdir(DATA_DIR, { recursive: true })
@@ -218,8 +218,10 @@ export async function runWds(
     const indexerStarted = started === undefined ? listeningAt : Date.parse(started.time)
     const indexedFrom = Math.min(indexerStarted, listeningAt)
     const indexingSeconds = (servedAt - indexedFrom) / 1000
-    const records = await countServed(url, key, meta.wallet)
-    if (records !== meta.walletTransfers) throw new Error(`the API served ${records} records, not ${meta.walletTransfers}`)
+    // untimed: every page, once a round (about 100 requests of 1,000 records, each spam-checked)
+    const records = readAll ? await countServed(url, key, meta.wallet) : null
+    if (records !== null && records !== meta.walletTransfers)
+      throw new Error(`the API served ${records} records, not ${meta.walletTransfers}`)
     const indexesBuiltAt = Date.parse(indexesBuilt.time)
     return {
       listeningMs: listeningAt - wds.spawnedAt,
