@@ -4,6 +4,7 @@ import { sha256, sha512 } from '@noble/hashes/sha2.js'
 import { base58 } from '@scure/base'
 import type { SolanaTransaction } from '../../src/chains/explorers/solana.ts'
 import type { ExplorerAnswer, ExplorerCall } from './explorer-server.ts'
+import { createMintAccounts, type MintLabels, mintsOf } from './solana-mints.ts'
 
 export const SOLANA_FIXTURES = join(import.meta.dirname, '../fixtures/staketaxcsv/SOL')
 export const SPL_TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
@@ -225,10 +226,13 @@ export function solanaRpc({
   transactions,
   head = 400_000_000,
   lamports = new Map<string, bigint>(),
+  mintLabels = new Map<string, MintLabels>(),
 }: {
   transactions: Map<string, SolanaTransaction>
   head?: number
   lamports?: Map<string, bigint>
+  /** The names and symbols the chain holds for mints; a mint not here has none. */
+  mintLabels?: Map<string, MintLabels>
 }) {
   const ledger = new Map<string, Entry>()
   const byAddress = new Map<string, Entry[]>()
@@ -246,6 +250,8 @@ export function solanaRpc({
   }
   for (const tx of transactions.values()) add(tx)
   sort()
+
+  const mintAccount = createMintAccounts(mintLabels)
 
   /** The SPL token accounts the ledger leaves open, with their state after the newest transaction. */
   function openTokenAccounts(owner: string, filter: { programId?: string; mint?: string }) {
@@ -383,6 +389,16 @@ export function solanaRpc({
           if (programId !== SPL_TOKEN && programId !== TOKEN_2022)
             return invalidParams('Invalid param: unrecognized Token program id')
           return { body: recordedTokenAccounts(owner, programId) ?? openTokenAccounts(owner, { programId }) }
+        }
+        case 'getMultipleAccounts': {
+          const addresses = params[0]
+          if (!Array.isArray(addresses)) return invalidParams('Invalid params: invalid type: expected a sequence.')
+          if (addresses.length > 100) return invalidParams('Too many inputs provided; max 100')
+          const named = addresses.map((a) => parseError(a, 32)).find((w) => w !== undefined)
+          if (named !== undefined) return invalidParams(`Invalid param: ${named}`)
+          if (config.encoding !== 'jsonParsed') return invalidParams('this stand-in answers jsonParsed only')
+          const mints = mintsOf([...ledger.values()].map((e) => e.tx))
+          return { body: { context: { apiVersion: '2.0.15', slot: head }, value: addresses.map((a) => mintAccount(a, mints)) } }
         }
         default:
           return { status: 200, body: { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } } }

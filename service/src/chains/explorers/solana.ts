@@ -1,12 +1,12 @@
 import type { Token, Transfer } from '../../domain/records.ts'
 import type { JsonRpcClient } from '../../lib/json-rpc.ts'
 import type { ExplorerPage, ExplorerPosition, ExplorerSource } from './explorer-source.ts'
-import { groupByBlock } from './explorer-source.ts'
 import { addTo, type Movement, pairChanges, toTransfer, touches, txIndexFromHash } from './movements.ts'
+import { groupByBlock, mapConcurrently } from './pages.ts'
+import { createMintLabels } from './solana-metadata.ts'
 import {
   type AddressProgress,
   backfillDone,
-  mapConcurrently,
   type Progress,
   readNewer,
   readOlderPage,
@@ -199,6 +199,8 @@ export function createSolanaSource({ rpc, chain = 'solana' }: { rpc: JsonRpcClie
       { limit: SIGNATURES_PER_PAGE, commitment: COMMITMENT, ...cursor },
     ])
   const paging = { limit: SIGNATURES_PER_PAGE, concurrency: CONCURRENT_TRANSACTIONS }
+  /** Mints' names and symbols (Metaplex or Token-2022's extension): the spam reasons compare them. */
+  const withLabels = createMintLabels(rpc, COMMITMENT)
 
   /** The wallet's open token accounts, SPL Token's then Token-2022's. */
   async function tokenAccounts(owner: string): Promise<TokenAccount[]> {
@@ -236,7 +238,7 @@ export function createSolanaSource({ rpc, chain = 'solana' }: { rpc: JsonRpcClie
         transfers: walletTransfers(tx, address),
       }
     })
-    return { blocks: groupByBlock(records), tokens: [...tokens.values()], accounts }
+    return { blocks: groupByBlock(records), tokens: await withLabels([...tokens.values()]), accounts }
   }
 
   return {
@@ -292,7 +294,9 @@ export function createSolanaSource({ rpc, chain = 'solana' }: { rpc: JsonRpcClie
           { contractAddress: null, type: 'native', amount: BigInt(balance.value) },
           ...[...byMint].map(([mint, { amount }]) => ({ contractAddress: mint, type: 'spl', amount })),
         ],
-        tokens: [...byMint].map(([mint, { decimals }]) => ({ contractAddress: mint, name: null, symbol: null, decimals })),
+        tokens: await withLabels(
+          [...byMint].map(([mint, { decimals }]) => ({ contractAddress: mint, name: null, symbol: null, decimals })),
+        ),
       }
     },
   }
