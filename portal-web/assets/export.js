@@ -87,7 +87,7 @@ function queryFields(options) {
     addressesField(),
     h(
       'div',
-      { class: 'row' },
+      { class: 'row spaced' },
       choice({
         label: 'Chain',
         name: 'chain',
@@ -99,7 +99,7 @@ function queryFields(options) {
     ),
     h(
       'div',
-      { class: 'row' },
+      { class: 'row spaced' },
       field({ label: 'From (UTC)', name: 'fromDate', type: 'date' }),
       field({ label: 'To (UTC, included)', name: 'toDate', type: 'date' }),
     ),
