@@ -243,7 +243,7 @@ export async function copyLines(client: pg.PoolClient, sql: string, lines: Itera
   await copyChunks(client, sql, chunksOf(lines))
 }
 
-/** Sends `chunks` as they come to `sql` (a `COPY … FROM STDIN`, binary chunks from copy-binary.ts with `FORMAT binary`) on `client`. */
+/** Sends `chunks` as they come to `sql` (a `COPY … FROM STDIN`, binary chunks from row-encoding.ts's BinaryCopyRows with `FORMAT binary`) on `client`. */
 export async function copyChunks(client: pg.PoolClient, sql: string, chunks: Iterable<string | Buffer>): Promise<void> {
   await pipeline(Readable.from(chunks), client.query(copyFrom(sql)))
 }

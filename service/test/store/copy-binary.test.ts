@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { BinaryCopyRows } from '../../src/store/copy-binary.ts'
 import { copyChunks, withTransaction } from '../../src/store/db.ts'
 import { pack } from '../../src/store/packed-text.ts'
+import { BinaryCopyRows } from '../../src/store/row-encoding.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
 
 /**

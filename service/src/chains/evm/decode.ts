@@ -1,8 +1,7 @@
 import { decodeAbiParameters } from 'viem/utils'
 import type { Transfer } from '../../domain/records.ts'
-import { feeOf, isDeposit } from './fees.ts'
+import { UpstreamError } from '../../lib/errors.ts'
 import { type EvmChainProfile, PLAIN } from './profiles/index.ts'
-import { bigQuantity, quantity } from './quantities.ts'
 import type { CallFrame, Hex, ParityTrace, RpcBlock, RpcLog, RpcReceipt, RpcTransaction } from './rpc-types.ts'
 
 /** keccak256 of the event signatures. */
@@ -11,13 +10,61 @@ export const TRANSFER_SINGLE_TOPIC = '0xc3d58168c5ae7397731d063d5bbf3d6578544273
 export const TRANSFER_BATCH_TOPIC = '0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb'
 export const TOKEN_TOPICS = [TRANSFER_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_BATCH_TOPIC] as const
 
+/** A JSON-RPC quantity that fits a number (block numbers, indexes). */
+export function quantity(hex: Hex | string): number {
+  const n = Number.parseInt(hex, 16)
+  if (!Number.isSafeInteger(n) || !/^0x[0-9a-fA-F]+$/.test(hex))
+    throw new UpstreamError(`not a quantity: ${hex}`, { failure: 'malformed' })
+  return n
+}
+
+export function bigQuantity(hex: Hex | string | null | undefined): bigint {
+  if (hex === undefined || hex === null || hex === '0x') return 0n
+  if (!/^0x[0-9a-fA-F]+$/.test(hex)) throw new UpstreamError(`not a quantity: ${hex}`, { failure: 'malformed' })
+  return BigInt(hex)
+}
+
+/** The Isthmus operator fee scalar's denominator (docs.optimism.io operator fee; viem estimateOperatorFee). */
+const OPERATOR_FEE_SCALAR_DENOMINATOR = 1_000_000n
+
+/** Whether the chain's profile makes this transaction a deposit: it mints `mint` and buys no gas. */
+export function isDeposit(profile: EvmChainProfile, tx: RpcTransaction, receipt: RpcReceipt): boolean {
+  const type = (tx.type ?? receipt.type)?.toLowerCase()
+  return profile.depositTxType !== undefined && type === profile.depositTxType
+}
+
+const ZERO_ADDRESS = /^0x0{40}$/i
+
+/** CIP-64: a `feeCurrency` naming a token (absent, null or the zero address: the coin itself). */
+function paysInToken(tx: RpcTransaction): boolean {
+  return typeof tx.feeCurrency === 'string' && !ZERO_ADDRESS.test(tx.feeCurrency)
+}
+
+/**
+ * What the sender paid for one transaction, by the chain's profile: gasUsed × effectiveGasPrice (the
+ * gas price before London), plus the L1 data fee, the operator fee and the blob fee where the chain
+ * charges them. Deposits pay nothing, nor in the coin does a Celo transaction paying in a fee currency.
+ */
+export function feeOf(profile: EvmChainProfile, tx: RpcTransaction, receipt: RpcReceipt): bigint {
+  if (isDeposit(profile, tx, receipt)) return 0n
+  if (profile.fee.feeCurrency && paysInToken(tx)) return 0n
+  const gasUsed = bigQuantity(receipt.gasUsed)
+  let fee = gasUsed * bigQuantity(receipt.effectiveGasPrice ?? tx.gasPrice)
+  if (profile.fee.l1Fee) fee += bigQuantity(receipt.l1Fee)
+  if (profile.fee.operatorFee && receipt.operatorFeeScalar != null) {
+    fee +=
+      (gasUsed * bigQuantity(receipt.operatorFeeScalar)) / OPERATOR_FEE_SCALAR_DENOMINATOR +
+      bigQuantity(receipt.operatorFeeConstant)
+  }
+  if (profile.fee.blobGas) fee += bigQuantity(receipt.blobGasUsed) * bigQuantity(receipt.blobGasPrice)
+  return fee
+}
+
 /**
  * `seq` orders the transfers of one transaction: its fee, its own value, the value moved by its
  * internal calls (depth-first, the order of trace_block), then its token transfers by log index
  * and batch element.
  */
-export { bigQuantity, quantity }
-
 const SEQ_FEE = 0
 /** A deposit's mint takes the fee's place: a deposit pays none. */
 const SEQ_DEPOSIT = 0
@@ -118,7 +165,7 @@ export function decodeTokenTransfers(log: RpcLog): Transfer[] {
 
 /**
  * The transaction's own value (when it succeeded and is not zero) and its fee, as the chain's profile
- * computes it (fees.ts). A fee of zero (system and deposit transactions) makes no row. A deposit's
+ * computes it (feeOf). A fee of zero (system and deposit transactions) makes no row. A deposit's
  * `mint` is a `deposit` record to its sender, from no one, kept when the deposit reverts (OPS
  * deposits.md). `reverted`: its trace says the top-level call failed, the only way to know before
  * Byzantium, whose receipts have no status.

@@ -1,7 +1,6 @@
 import type { Transfer } from '../../domain/records.ts'
-import { TRANSFER_TOPIC } from './decode.ts'
+import { bigQuantity, quantity, TRANSFER_TOPIC } from './decode.ts'
 import type { NativeLedger } from './profiles/index.ts'
-import { bigQuantity, quantity } from './quantities.ts'
 import type { RpcLog } from './rpc-types.ts'
 
 /**

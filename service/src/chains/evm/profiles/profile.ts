@@ -6,7 +6,7 @@
  */
 export type EvmChainProfile = {
   readonly chain: string
-  /** What a transaction's fee adds up (see fees.ts): gasUsed × effectiveGasPrice, then these. */
+  /** What a transaction's fee adds up (see decode.ts's feeOf): gasUsed × effectiveGasPrice, then these. */
   readonly fee: {
     /** The receipt's `l1Fee` (OP-stack, Scroll); false where L1 cost is already in gasUsed (Arbitrum, Mantle). */
     readonly l1Fee: boolean

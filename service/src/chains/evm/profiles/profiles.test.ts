@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { CHAINS } from '../../../config/chains.ts'
 import type { Transfer } from '../../../domain/records.ts'
-import { applyNativeAliases, decodeTransactionTransfers } from '../decode.ts'
-import { feeOf } from '../fees.ts'
+import { applyNativeAliases, decodeTransactionTransfers, feeOf } from '../decode.ts'
 import type { RpcReceipt, RpcTransaction } from '../rpc-types.ts'
 import { PROFILED_CHAINS, profileOf, unattributedIn } from './index.ts'
 
