@@ -4,7 +4,7 @@ import { type Static, Type } from 'typebox'
 import { SetupError } from '../lib/errors.ts'
 import { LOG_FORMATS } from '../lib/logger.ts'
 import { BITCOIN_NETWORK_NAMES, useBitcoinNetwork } from './addresses/bitcoin.ts'
-import { CHAINS, type ChainInfo, findChain, toEnvSuffix } from './chains.ts'
+import { parseInteger, readChainSettings } from './chain-settings.ts'
 
 const url = (protocols: readonly string[]) =>
   Type.String({ pattern: `^(?:${protocols.join('|')})://[^\\s]+$`, description: `a ${protocols.join('/')} URL` })
@@ -156,16 +156,6 @@ const SETTINGS = {
   hdGapLimit: { env: 'WDS_HD_GAP_LIMIT', kind: 'integer', default: 20 },
 } as const satisfies Record<Exclude<keyof Config, 'chains'>, { env: string; kind: string; default?: unknown }>
 
-/** Per-chain settings: `<prefix><CHAIN>`, e.g. `WDS_RPC_POLYGON_ZKEVM`. */
-const CHAIN_SETTINGS = [
-  { prefix: 'WDS_START_BLOCK_', field: 'startBlock', source: 'rpc' },
-  { prefix: 'WDS_RPC_', field: 'urls', source: 'rpc' },
-  { prefix: 'WDS_EXPLORER_', field: 'urls', source: 'explorer' },
-] as const
-
-/** An explorer's (or its node's) own request rate: `WDS_EXPLORER_<CHAIN>[_RPC]_CALLS_PER_MINUTE`. */
-const RATE_SUFFIX = '_CALLS_PER_MINUTE'
-
 /** Settings whose value is never echoed in an error message. */
 const SECRETS = /\/(jwtSecret|apiKey|coingeckoApiKey|stripeSecretKey|stripeWebhookSecret|metricsToken)$/
 
@@ -190,6 +180,28 @@ export type ConfigSources = {
 /** Reads, checks and freezes the configuration. Throws ConfigError listing every problem. */
 export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Config> {
   const problems: string[] = []
+  /** Where each value came from: the JSON pointer into the config → the variable that set it. */
+  const envNameOf = new Map<string, string>()
+  const values = mergeSources(env, file, problems)
+  const raw = readSettings(values, envNameOf)
+  const serviceWide = new Set<string>(Object.values(SETTINGS).map((setting) => setting.env))
+  raw.chains = readChainSettings(values, serviceWide, envNameOf, problems)
+  problems.push(...checkStripe(raw), ...schemaProblems(raw, envNameOf))
+  if (problems.length > 0) throw new ConfigError(problems)
+
+  const config = raw as Config
+  config.dataDir = isAbsolute(config.dataDir) ? config.dataDir : resolve(cwd, config.dataDir)
+  // the registry's Bitcoin address format is the configured network's: a process serves one network
+  useBitcoinNetwork(config.bitcoinNetwork)
+  return deepFreeze(config)
+}
+
+/** The settings by variable name: wds.config.json's, then the environment's over them (empty values left out). */
+function mergeSources(
+  env: ConfigSources['env'],
+  file: NonNullable<ConfigSources['file']>,
+  problems: string[],
+): Map<string, string> {
   const values = new Map<string, string>()
   for (const [name, value] of Object.entries(file)) {
     if (value === undefined || value === null) continue
@@ -197,9 +209,12 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
     else values.set(name, String(value))
   }
   for (const [name, value] of Object.entries(env)) if (value !== undefined && value !== '') values.set(name, value)
+  return values
+}
 
+/** The service-wide settings (SETTINGS) as the schema's fields, defaults filled in, not yet checked. */
+function readSettings(values: Map<string, string>, envNameOf: Map<string, string>): Record<string, unknown> {
   const raw: Record<string, unknown> = {}
-  const envNameOf = new Map<string, string>()
   for (const [key, setting] of Object.entries(SETTINGS)) {
     envNameOf.set(`/${key}`, setting.env)
     const value = values.get(setting.env)
@@ -217,99 +232,27 @@ export function loadConfig({ env, file = {}, cwd }: ConfigSources): Readonly<Con
               .filter((item) => item !== '')
           : value
   }
+  return raw
+}
 
-  const chains: Record<string, Record<string, unknown>> = {}
-  const knownNames = new Set<string>(Object.values(SETTINGS).map((s) => s.env))
-  for (const [name, value] of values) {
-    if (!name.startsWith('WDS_') || knownNames.has(name)) continue
-    const isRate = name.startsWith('WDS_EXPLORER_') && name.endsWith(RATE_SUFFIX)
-    const base = isRate ? name.slice(0, -RATE_SUFFIX.length) : name
-    const isKey = !isRate && (name.startsWith('WDS_EXPLORER_') || name.startsWith('WDS_RPC_')) && name.endsWith('_KEY')
-    const isNode = base.startsWith('WDS_EXPLORER_') && base.endsWith('_RPC')
-    const settingName = isKey ? name.slice(0, -'_KEY'.length) : isNode ? base.slice(0, -'_RPC'.length) : base
-    const setting = CHAIN_SETTINGS.find((s) => settingName.startsWith(s.prefix))
-    if (setting === undefined) {
-      problems.push(`${name}: unknown setting (see docs/configuration.md)`)
-      continue
-    }
-    const suffix = settingName.slice(setting.prefix.length)
-    const chain: ChainInfo | undefined = CHAINS.find((c) => toEnvSuffix(c.slug) === suffix)
-    if (chain === undefined) {
-      const known = CHAINS.map((c) => toEnvSuffix(c.slug)).join(', ')
-      problems.push(`${name}: unknown chain "${suffix}"; the chains are ${known}`)
-      continue
-    }
-    if (chain.source !== setting.source) {
-      const wanted = chain.source === 'rpc' ? 'its node RPC: set WDS_RPC_' : 'an explorer API: set WDS_EXPLORER_'
-      problems.push(`${name}: ${chain.slug} is read through ${wanted}${suffix} instead`)
-      continue
-    }
-    if (isNode && chain.explorerNode === undefined) {
-      problems.push(`${name}: unknown setting: ${chain.slug} is read from its explorer alone (WDS_EXPLORER_${suffix})`)
-      continue
-    }
-    const entry = chains[chain.slug] ?? {}
-    chains[chain.slug] = entry
-    const field = isRate
-      ? isNode
-        ? 'nodeCallsPerMinute'
-        : 'callsPerMinute'
-      : isKey
-        ? 'apiKey'
-        : isNode
-          ? 'nodeUrls'
-          : setting.field
-    entry[field] =
-      field === 'urls' || field === 'nodeUrls'
-        ? value.split(',').map((u) => u.trim())
-        : field === 'startBlock' || isRate
-          ? parseInteger(value)
-          : value
-    envNameOf.set(`/chains/${chain.slug}/${field}`, name)
-  }
-  for (const [slug, entry] of Object.entries(chains)) {
-    entry.startBlock ??= 0
-    const problem = webSocketProblem(findChain(slug) as ChainInfo, Array.isArray(entry.urls) ? (entry.urls as string[]) : [])
-    if (problem !== undefined) {
-      problems.push(`${envNameOf.get(`/chains/${slug}/urls`)}: ${problem}`)
-      delete chains[slug]
-      continue
-    }
-    if (entry.urls === undefined) {
-      const prefix = findChain(slug)?.source === 'explorer' ? 'WDS_EXPLORER_' : 'WDS_RPC_'
-      problems.push(`${prefix}${toEnvSuffix(slug)}: required when other settings of ${slug} are given`)
-      delete chains[slug]
-      continue
-    }
-    const node = findChain(slug)?.explorerNode
-    if (node !== undefined && entry.nodeUrls === undefined) {
-      problems.push(`WDS_EXPLORER_${toEnvSuffix(slug)}_RPC: required with WDS_EXPLORER_${toEnvSuffix(slug)}: ${node}`)
-      delete chains[slug]
-    }
-  }
-  raw.chains = chains
-  if (raw.stripeSecretKey !== undefined) {
-    const missing = ['stripeWebhookSecret', 'stripePriceStd', 'stripePricePro'].filter((field) => raw[field] === undefined)
-    const envOf = SETTINGS as Record<string, { env: string }>
-    if (missing.length > 0) {
-      problems.push(`STRIPE_SECRET_KEY: Stripe billing also needs ${missing.map((field) => envOf[field]?.env).join(', ')}`)
-    }
-  }
+/** Stripe billing needs its webhook secret and both prices along with the secret key. */
+function checkStripe(raw: Record<string, unknown>): string[] {
+  if (raw.stripeSecretKey === undefined) return []
+  const missing = ['stripeWebhookSecret', 'stripePriceStd', 'stripePricePro'].filter((field) => raw[field] === undefined)
+  const envOf = SETTINGS as Record<string, { env: string }>
+  if (missing.length === 0) return []
+  return [`STRIPE_SECRET_KEY: Stripe billing also needs ${missing.map((field) => envOf[field]?.env).join(', ')}`]
+}
 
-  for (const error of configErrors(raw)) {
+/** The schema's complaints about `raw`, each naming the variable that set the value (secrets by length only). */
+function schemaProblems(raw: Record<string, unknown>, envNameOf: Map<string, string>): string[] {
+  return configErrors(raw).map((error) => {
     const schema = error.parentSchema as { description?: string } | undefined
     const message = schema?.description === undefined ? error.message : `must be ${schema.description}`
     const value = valueAt(raw, error.instancePath)
     const got = SECRETS.test(error.instancePath) ? `${String(value).length} characters` : JSON.stringify(value)
-    problems.push(`${findEnvName(envNameOf, error.instancePath)}: ${message} (got ${got})`)
-  }
-  if (problems.length > 0) throw new ConfigError(problems)
-
-  const config = raw as Config
-  config.dataDir = isAbsolute(config.dataDir) ? config.dataDir : resolve(cwd, config.dataDir)
-  // the registry's Bitcoin address format is the configured network's: a process serves one network
-  useBitcoinNetwork(config.bitcoinNetwork)
-  return deepFreeze(config)
+    return `${findEnvName(envNameOf, error.instancePath)}: ${message} (got ${got})`
+  })
 }
 
 /**
@@ -329,29 +272,6 @@ function valueAt(root: unknown, pointer: string): unknown {
     value = (value as Record<string, unknown>)[token.replaceAll('~1', '/').replaceAll('~0', '~')]
   }
   return value
-}
-
-/**
- * Why these URLs of a chain cannot be used, if they cannot: WebSocket URLs are EVM nodes' (JSON-RPC
- * and `newHeads` on one socket); Bitcoin Core's RPC, Tron's HTTP API and explorers are HTTP only. A
- * list is all one or the other: requests go over the socket, so a mixed list has no one transport.
- */
-function webSocketProblem(chain: ChainInfo, urls: readonly string[]): string | undefined {
-  const sockets = urls.filter((u) => /^wss?:\/\//i.test(u)).length
-  if (sockets === 0) return undefined
-  if (chain.family !== 'evm' || chain.source !== 'rpc') {
-    const what = chain.source === 'explorer' ? 'an explorer API' : `${chain.name}'s node`
-    return `WebSocket URLs (ws://, wss://) are for EVM nodes; ${what} is read over HTTP: give its http(s) URL`
-  }
-  if (sockets < urls.length) {
-    return 'give WebSocket URLs (ws://, wss://) or HTTP(S) URLs, not both: requests go over the socket when there is one'
-  }
-  return undefined
-}
-
-/** A strict integer parse: "08080" and "8080" are fine, "8080abc", "" and "1e3" are not. */
-function parseInteger(value: string): number | string {
-  return /^\s*-?\d+\s*$/.test(value) ? Number(value) : value
 }
 
 function findEnvName(envNameOf: ReadonlyMap<string, string>, instancePath: string): string {
