@@ -1,11 +1,11 @@
 import { canonicalMoveAddress } from '../../config/addresses/move.ts'
-import type { BlockRef, RecordType, Token, Transfer } from '../../domain/records.ts'
+import type { BlockRef, RecordType, Transfer } from '../../domain/records.ts'
 import { UpstreamError } from '../../lib/errors.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
 import { amountOf } from '../tron/node-types.ts'
-import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
-import { groupByBlock } from './explorer-source.ts'
+import type { ExplorerSource } from './explorer-source.ts'
 import { addTo, type Movement, pairChanges, toTransfer, touches } from './movements.ts'
+import { createTokenCache, explorerPage, mapConcurrently, tokensMoved } from './pages.ts'
 
 /*
  * Aptos through the Aptos Labs API: its fullnode REST (`/`, the ledger info for the head;
@@ -229,23 +229,13 @@ export function createAptosSource({ http, chain = 'aptos' }: { http: HttpClient;
     }
   }
 
-  async function readTransactions(versions: readonly string[]): Promise<AptosTransaction[]> {
-    const out: AptosTransaction[] = new Array(versions.length)
-    let next = 0
-    const worker = async () => {
-      while (next < versions.length) {
-        const i = next++
-        out[i] = await http.json<AptosTransaction>({ path: `/transactions/by_version/${versions[i]}` })
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(CONCURRENT_TRANSACTIONS, versions.length) }, worker))
-    return out
-  }
+  const readTransactions = (versions: readonly string[]) =>
+    mapConcurrently(versions, CONCURRENT_TRANSACTIONS, (version) =>
+      http.json<AptosTransaction>({ path: `/transactions/by_version/${version}` }),
+    )
 
-  const known = new Map<string, Token>()
-  async function tokensOf(keys: Iterable<string>): Promise<Token[]> {
-    const missing = [...new Set(keys)].filter((key) => !known.has(key))
-    if (missing.length > 0) {
+  const tokensOf = createTokenCache({
+    async all(missing) {
       const { fungible_asset_metadata: metadata } = await graphql<{
         fungible_asset_metadata: { asset_type: string; name?: string | null; symbol?: string | null; decimals?: number | null }[]
       }>(
@@ -255,18 +245,12 @@ export function createAptosSource({ http, chain = 'aptos' }: { http: HttpClient;
         }`,
         { assetTypes: missing },
       )
-      for (const key of missing) {
+      return missing.map((key) => {
         const meta = metadata.find((m) => assetKey(m.asset_type) === key)
-        known.set(key, {
-          contractAddress: key,
-          name: meta?.name ?? null,
-          symbol: meta?.symbol ?? null,
-          decimals: meta?.decimals ?? null,
-        })
-      }
-    }
-    return [...new Set(keys)].map((key) => known.get(key) as Token)
-  }
+        return { contractAddress: key, name: meta?.name ?? null, symbol: meta?.symbol ?? null, decimals: meta?.decimals ?? null }
+      })
+    },
+  })
 
   return {
     chain,
@@ -301,16 +285,8 @@ export function createAptosSource({ http, chain = 'aptos' }: { http: HttpClient;
             transfers: walletTransfers(tx, own, blockNumber, address),
           }
         })
-        const assets = new Set(
-          records.flatMap((r) => r.transfers.flatMap((t) => (t.contractAddress === null ? [] : [t.contractAddress]))),
-        )
         position.after = versions.at(-1) ?? position.after
-        yield {
-          blocks: groupByBlock(records),
-          tokens: await tokensOf(assets),
-          position: { ...position },
-          complete,
-        } satisfies ExplorerPage
+        yield explorerPage(records, await tokensOf(tokensMoved(records)), { ...position }, complete)
         if (complete) return
       }
     },

@@ -3,8 +3,8 @@ import type { Token, Transfer } from '../../domain/records.ts'
 import { type UtxoAmount, utxoRecords } from '../../domain/utxo-records.ts'
 import { UpstreamError } from '../../lib/errors.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
-import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
-import { groupByBlock } from './explorer-source.ts'
+import type { ExplorerSource } from './explorer-source.ts'
+import { createTokenCache, explorerPage, mapConcurrently, tokensMoved } from './pages.ts'
 
 /*
  * Cardano through Blockfrost: `/addresses/{a}/transactions` (or `/accounts/{stake}/transactions` for
@@ -191,34 +191,12 @@ export function createCardanoSource({ http, chain = 'cardano' }: { http: HttpCli
     return { tx, utxos, withdrawals }
   }
 
-  async function readTransactions(hashes: readonly string[]): Promise<CardanoTransaction[]> {
-    const out: CardanoTransaction[] = new Array(hashes.length)
-    let next = 0
-    const worker = async () => {
-      while (next < hashes.length) {
-        const i = next++
-        out[i] = await readTransaction(hashes[i] as string)
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(CONCURRENT_TRANSACTIONS, hashes.length) }, worker))
-    return out
-  }
+  const readTransactions = (hashes: readonly string[]) => mapConcurrently(hashes, CONCURRENT_TRANSACTIONS, readTransaction)
 
-  const known = new Map<string, Token>()
-  async function tokensOf(units: Iterable<string>): Promise<Token[]> {
-    const tokens: Token[] = []
-    for (const unit of units) {
-      let token = known.get(unit)
-      if (token === undefined) {
-        token = assetToken(
-          await orNotFound(http.json<Parameters<typeof assetToken>[0]>({ path: `/assets/${unit}` }), { asset: unit }),
-        )
-        known.set(unit, token)
-      }
-      tokens.push(token)
-    }
-    return tokens
-  }
+  const tokensOf = createTokenCache({
+    each: async (unit) =>
+      assetToken(await orNotFound(http.json<Parameters<typeof assetToken>[0]>({ path: `/assets/${unit}` }), { asset: unit })),
+  })
 
   return {
     chain,
@@ -241,16 +219,8 @@ export function createCardanoSource({ http, chain = 'cardano' }: { http: HttpCli
           block: { number: t.tx.block_height, hash: '', timestamp: t.tx.block_time },
           transfers: walletTransfers(t, wallet),
         }))
-        const units = new Set(
-          records.flatMap((r) => r.transfers.flatMap((x) => (x.contractAddress === null ? [] : [x.contractAddress]))),
-        )
         const complete = list.length < TXS_PER_PAGE
-        yield {
-          blocks: groupByBlock(records),
-          tokens: await tokensOf(units),
-          position: { ...position },
-          complete,
-        } satisfies ExplorerPage
+        yield explorerPage(records, await tokensOf(tokensMoved(records)), { ...position }, complete)
         if (complete) return
       }
     },

@@ -1,11 +1,10 @@
-import type { RecordType, Token, Transfer } from '../../domain/records.ts'
-import { WdsError } from '../../lib/errors.ts'
+import type { RecordType, Transfer } from '../../domain/records.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
 import { createJsonRpcClient } from '../../lib/json-rpc.ts'
 import { bankMoves, type CoinMove, type CosmosEvent, messageEvents, stakingPools } from './cosmos-events.ts'
-import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
-import { groupByBlock } from './explorer-source.ts'
+import { type ExplorerPage, type ExplorerSource, nodeCalls } from './explorer-source.ts'
 import { type Movement, toTransfer, touches, txIndexFromHash } from './movements.ts'
+import { type BlockRecords, explorerPage, tokensMoved, unlabelled } from './pages.ts'
 
 /*
  * A Cosmos SDK chain through its LCD/REST API: `/cosmos/tx/v1beta1/txs` searched by
@@ -156,15 +155,7 @@ export function createCosmosSource({
 }): ExplorerSource {
   const pools = stakingPools(prefix)
   const rpc = node === undefined ? undefined : createJsonRpcClient(node)
-  const call = <T>(method: string, params: unknown): Promise<T> => {
-    if (rpc === undefined)
-      return Promise.reject(
-        new WdsError('chain_unavailable', `${chain} is read with its CometBFT RPC beside the LCD: set WDS_EXPLORER_COSMOS_RPC`, {
-          param: 'chain',
-        }),
-      )
-    return rpc.request<T>(method, params)
-  }
+  const call = nodeCalls(rpc, `${chain} is read with its CometBFT RPC beside the LCD: set WDS_EXPLORER_COSMOS_RPC`)
 
   const search = (address: string, side: Side, page: number) =>
     http.json<{ tx_responses?: CosmosTxResponse[] | null; total?: string; pagination?: { total?: string } | null }>({
@@ -178,38 +169,28 @@ export function createCosmosSource({
     })
 
   function toPage(address: string, txs: readonly CosmosTxResponse[], position: CosmosPosition, complete: boolean): ExplorerPage {
-    const tokens = new Map<string, Token>()
-    const records = txs.map((tx) => {
-      const transfers = walletTransfers(tx, address, nativeDenom, pools)
-      for (const t of transfers) {
-        if (t.contractAddress !== null)
-          tokens.set(t.contractAddress, { contractAddress: t.contractAddress, name: null, symbol: null, decimals: null })
-      }
-      return { block: { number: Number(tx.height), hash: '', timestamp: Math.floor(Date.parse(tx.timestamp) / 1000) }, transfers }
-    })
-    return { blocks: groupByBlock(records), tokens: [...tokens.values()], position, complete }
+    const records = txs.map((tx) => ({
+      block: { number: Number(tx.height), hash: '', timestamp: Math.floor(Date.parse(tx.timestamp) / 1000) },
+      transfers: walletTransfers(tx, address, nativeDenom, pools),
+    }))
+    return explorerPage(records, unlabelled(tokensMoved(records)), position, complete)
   }
 
   /** The wallet's records of blocks found by `block_search` (each block's own events, from `block_results`). */
   async function readBlocks(address: string, found: BlockSearch['blocks']) {
-    const tokens = new Map<string, Token>()
-    const blocks = []
+    const records: BlockRecords[] = []
     for (const { block_id, block } of found) {
       const results = await call<CosmosBlockResults>('block_results', { height: block.header.height })
       const at = { blockNumber: Number(block.header.height), txIndex: BLOCK_EVENTS_TX_INDEX, txHash: block_id.hash }
       const transfers = blockMovements(results, nativeDenom, pools)
         .map((movement, seq) => toTransfer(at, seq, movement))
         .filter(touches(address))
-      for (const t of transfers) {
-        if (t.contractAddress !== null)
-          tokens.set(t.contractAddress, { contractAddress: t.contractAddress, name: null, symbol: null, decimals: null })
-      }
-      blocks.push({
+      records.push({
         block: { number: at.blockNumber, hash: block_id.hash, timestamp: Math.floor(Date.parse(block.header.time) / 1000) },
         transfers,
       })
     }
-    return { blocks: groupByBlock(blocks), tokens: [...tokens.values()] }
+    return records
   }
 
   return {
@@ -256,7 +237,8 @@ export function createCosmosSource({
         const fresh = found.blocks.slice(skip)
         position.blocks += fresh.length
         const last = found.blocks.length < BLOCKS_PER_PAGE || position.blocks >= Number(found.total_count)
-        yield { ...(await readBlocks(address, fresh)), position: { ...position }, complete: last }
+        const records = await readBlocks(address, fresh)
+        yield explorerPage(records, unlabelled(tokensMoved(records)), { ...position }, last)
         if (last) break
       }
     },

@@ -1,4 +1,6 @@
 import type { BlockRef, ChainBlock, Token } from '../../domain/records.ts'
+import { WdsError } from '../../lib/errors.ts'
+import type { JsonRpcClient } from '../../lib/json-rpc.ts'
 
 /**
  * An "Explorer API" chain (SPEC 2.5): WDS does not index it block by block but reads one wallet's
@@ -48,24 +50,13 @@ export type ExplorerBalances = {
   readonly tokens: readonly Token[]
 }
 
-/** Groups records by block, oldest block first, as the store wants them. */
-export function groupByBlock(
-  records: readonly { block: Omit<BlockRef, 'parentHash'> & { parentHash?: string }; transfers: ChainBlock['transfers'] }[],
-): ChainBlock[] {
-  const byNumber = new Map<number, ChainBlock & { transfers: ChainBlock['transfers'][number][] }>()
-  for (const { block, transfers } of records) {
-    const existing = byNumber.get(block.number)
-    if (existing === undefined) {
-      byNumber.set(block.number, {
-        number: block.number,
-        hash: block.hash,
-        parentHash: block.parentHash ?? '',
-        timestamp: block.timestamp,
-        transfers: [...transfers],
-      })
-    } else {
-      existing.transfers.push(...transfers)
-    }
-  }
-  return [...byNumber.values()].sort((a, b) => a.number - b.number)
+/**
+ * Calls to the node read beside the explorer (`WDS_EXPLORER_<CHAIN>_RPC`), when one is configured;
+ * without one, each call fails with chain_unavailable saying `missing` (what to set).
+ */
+export function nodeCalls(rpc: JsonRpcClient | undefined, missing: string) {
+  return <T>(method: string, params: unknown): Promise<T> =>
+    rpc === undefined
+      ? Promise.reject(new WdsError('chain_unavailable', missing, { param: 'chain' }))
+      : rpc.request<T>(method, params)
 }

@@ -1,11 +1,11 @@
 import type { BlockRef, Token, Transfer } from '../../domain/records.ts'
-import { UpstreamError, WdsError } from '../../lib/errors.ts'
+import { UpstreamError } from '../../lib/errors.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
 import { createJsonRpcClient, type JsonRpcAnswerError, JsonRpcError } from '../../lib/json-rpc.ts'
 import { amountOf } from '../tron/node-types.ts'
-import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
-import { groupByBlock } from './explorer-source.ts'
+import { type ExplorerSource, nodeCalls } from './explorer-source.ts'
 import { type Movement, toTransfer, touches, txIndexFromHash } from './movements.ts'
+import { explorerPage, mapConcurrently } from './pages.ts'
 
 /*
  * NEAR through NearBlocks and a NEAR RPC node beside it. NearBlocks lists the account's transactions
@@ -204,15 +204,7 @@ export function createNearSource({
 }): ExplorerSource {
   const rpc =
     node === undefined ? undefined : createJsonRpcClient(node, { toError: (answer, method) => nearError(answer, method) })
-  const call = <T>(method: string, params: unknown): Promise<T> => {
-    if (rpc === undefined)
-      return Promise.reject(
-        new WdsError('chain_unavailable', `${chain} is read with a NEAR RPC node beside NearBlocks: set WDS_EXPLORER_NEAR_RPC`, {
-          param: 'chain',
-        }),
-      )
-    return rpc.request<T>(method, params)
-  }
+  const call = nodeCalls(rpc, `${chain} is read with a NEAR RPC node beside NearBlocks: set WDS_EXPLORER_NEAR_RPC`)
 
   async function head(): Promise<BlockRef> {
     const block = await call<{ header: { height: number; hash: string; prev_hash: string; timestamp_nanosec: string } }>(
@@ -239,19 +231,10 @@ export function createNearSource({
       },
     )
 
-  async function readTransactions(rows: readonly NearBlocksTxn[]): Promise<NearTxStatus[]> {
-    const out: NearTxStatus[] = new Array(rows.length)
-    let next = 0
-    const worker = async () => {
-      while (next < rows.length) {
-        const i = next++
-        const row = rows[i] as NearBlocksTxn
-        out[i] = await call<NearTxStatus>('tx', [row.transaction_hash, row.signer_account_id])
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(CONCURRENT_TRANSACTIONS, rows.length) }, worker))
-    return out
-  }
+  const readTransactions = (rows: readonly NearBlocksTxn[]) =>
+    mapConcurrently(rows, CONCURRENT_TRANSACTIONS, (row) =>
+      call<NearTxStatus>('tx', [row.transaction_hash, row.signer_account_id]),
+    )
 
   /** The rows up to the first not final one, without splitting the last transaction of a full page. */
   function finalRows<T extends { transaction_hash: string; block: { block_height: number | string } }>(
@@ -290,7 +273,7 @@ export function createNearSource({
           transfers: walletTransfers(txs[i] as NearTxStatus, { blockNumber: Number(row.block.block_height) }, account),
         }))
         position.txns = nextCursor(page, rows, (row) => row.id) ?? position.txns
-        yield { blocks: groupByBlock(records), tokens: [], position: { ...position }, complete: false } satisfies ExplorerPage
+        yield explorerPage(records, [], { ...position }, false)
         if (last) break
       }
 
@@ -318,7 +301,7 @@ export function createNearSource({
           })
         }
         position.ft = nextCursor(page, rows, (row) => row.event_index) ?? position.ft
-        yield { blocks: groupByBlock(records), tokens: [...tokens.values()], position: { ...position }, complete: last }
+        yield explorerPage(records, [...tokens.values()], { ...position }, last)
         if (last) break
       }
     },

@@ -2,8 +2,8 @@ import type { Transfer } from '../../domain/records.ts'
 import { MalformedAnswerError, UpstreamError } from '../../lib/errors.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
 import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
-import { groupByBlock } from './explorer-source.ts'
 import { txIndexFromHash } from './movements.ts'
+import { explorerPage } from './pages.ts'
 
 /*
  * Polkadot through Subscan: `POST /api/v2/scan/transfers` (newest first, `page` from 0, `row` ≤ 100),
@@ -136,7 +136,7 @@ export function createPolkadotSource({ http, chain = 'polkadot' }: { http: HttpC
       },
       transfers: walletTransfers(group, address),
     }))
-    return { blocks: groupByBlock(records), tokens: [], position, complete: position.done }
+    return explorerPage(records, [], position, position.done)
   }
 
   return {

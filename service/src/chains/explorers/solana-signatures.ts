@@ -1,3 +1,5 @@
+import { mapConcurrently } from './pages.ts'
+
 /*
  * The signatures of a Solana wallet's history are those of several addresses: the wallet's own and
  * each of its token accounts' (a token transfer names the token accounts and the sender's authority,
@@ -22,20 +24,6 @@ export type AddressProgress = {
 export type Progress = { readonly [address: string]: AddressProgress }
 
 export type FetchSignatures = (address: string, cursor: { before?: string; until?: string }) => Promise<SignatureInfo[]>
-
-/** Maps `items` with at most `concurrency` calls of `fn` at a time, keeping their order. */
-export async function mapConcurrently<T, R>(items: readonly T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i] as T)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker))
-  return out
-}
 
 /** The addresses not yet in `progress` added to it, to be read from their newest transaction. */
 export function withAddresses(progress: Progress, addresses: Iterable<string>): Progress {

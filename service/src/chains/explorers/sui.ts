@@ -1,9 +1,9 @@
 import { canonicalMoveAddress } from '../../config/addresses/move.ts'
-import type { Token, Transfer } from '../../domain/records.ts'
+import type { Transfer } from '../../domain/records.ts'
 import type { JsonRpcClient } from '../../lib/json-rpc.ts'
-import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
-import { groupByBlock } from './explorer-source.ts'
+import type { ExplorerSource } from './explorer-source.ts'
 import { addTo, type Movement, pairChanges, toTransfer, touches, txIndexFromHash } from './movements.ts'
+import { createTokenCache, explorerPage, tokensMoved } from './pages.ts'
 
 /*
  * Sui through its JSON-RPC: `suix_queryTransactionBlocks` filtered by `FromAddress` and by
@@ -97,37 +97,26 @@ export function createSuiSource({ rpc, chain = 'sui' }: { rpc: JsonRpcClient; ch
       false,
     ])
 
-  const known = new Map<string, Token>()
-  async function tokensOf(coinTypes: Iterable<string>): Promise<Token[]> {
-    const tokens: Token[] = []
-    for (const coinType of coinTypes) {
-      let token = known.get(coinType)
-      if (token === undefined) {
-        const meta = await rpc.request<{ name?: string; symbol?: string; decimals?: number } | null>('suix_getCoinMetadata', [
-          coinType,
-        ])
-        token = {
-          contractAddress: coinType,
-          name: meta?.name ?? null,
-          symbol: meta?.symbol ?? null,
-          decimals: meta?.decimals ?? null,
-        }
-        known.set(coinType, token)
+  const tokensOf = createTokenCache({
+    async each(coinType) {
+      const meta = await rpc.request<{ name?: string; symbol?: string; decimals?: number } | null>('suix_getCoinMetadata', [
+        coinType,
+      ])
+      return {
+        contractAddress: coinType,
+        name: meta?.name ?? null,
+        symbol: meta?.symbol ?? null,
+        decimals: meta?.decimals ?? null,
       }
-      tokens.push(token)
-    }
-    return tokens
-  }
+    },
+  })
 
   async function toPage(address: string, txs: readonly SuiTransaction[], position: SuiPosition, complete: boolean) {
     const records = txs.map((tx) => ({
       block: { number: Number(tx.checkpoint ?? 0), hash: '', timestamp: Math.floor(Number(tx.timestampMs ?? 0) / 1000) },
       transfers: walletTransfers(tx, address),
     }))
-    const coins = new Set(
-      records.flatMap((r) => r.transfers.flatMap((t) => (t.contractAddress === null ? [] : [t.contractAddress]))),
-    )
-    return { blocks: groupByBlock(records), tokens: await tokensOf(coins), position, complete } satisfies ExplorerPage
+    return explorerPage(records, await tokensOf(tokensMoved(records)), position, complete)
   }
 
   return {

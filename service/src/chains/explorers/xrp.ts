@@ -2,8 +2,8 @@ import type { Token, Transfer } from '../../domain/records.ts'
 import { MalformedAnswerError, UpstreamError } from '../../lib/errors.ts'
 import type { HttpClient } from '../../lib/http-client.ts'
 import type { ExplorerPage, ExplorerSource } from './explorer-source.ts'
-import { groupByBlock } from './explorer-source.ts'
 import { type Movement, toTransfer, touches } from './movements.ts'
+import { explorerPage } from './pages.ts'
 
 /*
  * The XRP Ledger through rippled's JSON-RPC: `account_tx` (API v2, newest first, `marker` cursor),
@@ -165,7 +165,7 @@ export function createXrpSource({ http, chain = 'xrp' }: { http: HttpClient; cha
         }
         return { block: { number: entryLedger(entry), hash: '', timestamp: entryTime(entry) }, transfers }
       })
-    return { blocks: groupByBlock(records), tokens: [...tokens.values()], position, complete: position.done }
+    return explorerPage(records, [...tokens.values()], position, position.done)
   }
 
   const positionOf = (entry: XrpEntry | undefined) =>
