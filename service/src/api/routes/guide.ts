@@ -173,23 +173,17 @@ const inline = (text: string) =>
     .join('')
 
 export function renderGuide(base: string, errors: ErrorRow[]): string {
-  const curl = (example: GuideExample) => `curl -H "X-API-Key: $WDS_API_KEY" "${base}${example.request}"`
-  const sections = GUIDE_EXAMPLES.map(
-    (example) => `
-<section class="endpoint" id="${escapeHtml(slug(example.path))}" data-path="${escapeHtml(example.path)}">
-  <h3><code>GET ${escapeHtml(example.path)}</code>: ${escapeHtml(example.title)}</h3>
-  <p>${escapeHtml(example.explain)}</p>
-  <pre data-example="${escapeHtml(example.request)}">${escapeHtml(curl(example))}</pre>
-  <p class="muted">Answers (abridged):</p>
-  <pre>${escapeHtml(example.answer)}</pre>
-</section>`,
-  ).join('')
-  const errorRows = errors
-    .map(
-      (e) =>
-        `<tr id="error-${e.code}"><td><code>${e.code}</code></td><td class="num">${escapeHtml(e.status)}</td><td>${inline(e.when)}</td><td>${inline(e.example)}</td></tr>`,
-    )
-    .join('\n')
+  return `${renderTop()}${renderStart(base)}
+<h2 id="endpoints">The endpoints</h2>
+${renderExamples(base)}
+${renderLimitsAndErrors(errors)}</main>
+</body>
+</html>
+`
+}
+
+/** The page's head, its navigation and the table of contents. */
+function renderTop(): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -220,7 +214,12 @@ export function renderGuide(base: string, errors: ErrorRow[]): string {
   <li><a href="#limits">Rate limits</a></li>
   <li><a href="#errors">Errors</a></li>
 </ul></nav>
+`
+}
 
+/** How to get a key and make a first request against `base`. */
+function renderStart(base: string): string {
+  return `
 <h2 id="start">Get a key and make a first request</h2>
 <ol>
   <li>Open the <a href="/portal/signup">developer portal</a>, sign up with your email, and enter the 6-digit code we mail you. Your first key is shown once: copy it.
@@ -233,10 +232,34 @@ export function renderGuide(base: string, errors: ErrorRow[]): string {
 <p>Amounts are exact decimal strings (never floats); timestamps are ISO 8601 in UTC; addresses come back in their chain’s canonical form (EVM: lower-case).
 The examples use a well-known Ethereum address; on your deployment a chain answers once it has a data source (see the <a href="/status">status page</a>).
 The full reference, with every parameter, is at <a href="/docs">/docs</a>.</p>
+`
+}
 
-<h2 id="endpoints">The endpoints</h2>
-${sections}
+/** Each worked example: what it is for, its curl command against `base`, its answer. */
+function renderExamples(base: string): string {
+  const curl = (example: GuideExample) => `curl -H "X-API-Key: $WDS_API_KEY" "${base}${example.request}"`
+  const sections = GUIDE_EXAMPLES.map(
+    (example) => `
+<section class="endpoint" id="${escapeHtml(slug(example.path))}" data-path="${escapeHtml(example.path)}">
+  <h3><code>GET ${escapeHtml(example.path)}</code>: ${escapeHtml(example.title)}</h3>
+  <p>${escapeHtml(example.explain)}</p>
+  <pre data-example="${escapeHtml(example.request)}">${escapeHtml(curl(example))}</pre>
+  <p class="muted">Answers (abridged):</p>
+  <pre>${escapeHtml(example.answer)}</pre>
+</section>`,
+  ).join('')
+  return sections
+}
 
+/** The rate limits, and the error catalogue from docs/errors.md. */
+function renderLimitsAndErrors(errors: ErrorRow[]): string {
+  const errorRows = errors
+    .map(
+      (e) =>
+        `<tr id="error-${e.code}"><td><code>${e.code}</code></td><td class="num">${escapeHtml(e.status)}</td><td>${inline(e.when)}</td><td>${inline(e.example)}</td></tr>`,
+    )
+    .join('\n')
+  return `
 <h2 id="limits">Rate limits</h2>
 <p>Requests count per account (all its keys together) per UTC minute and UTC day: Free 10 a minute and 1,000 a day, Standard 100 and 50,000, Professional 1,000 and no daily quota.
 Every answer carries <code>RateLimit-Policy</code> and <code>RateLimit</code> (what is left and when it resets) and <code>X-RateLimit-Limit</code>/<code>-Remaining</code>/<code>-Reset</code>.
@@ -255,9 +278,6 @@ ${errorRows}
 </tbody>
 </table>
 </div>
-</main>
-</body>
-</html>
 `
 }
 
