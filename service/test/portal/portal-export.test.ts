@@ -81,7 +81,7 @@ describe('the portal’s Download CSV form', () => {
     const formats = await page
       .getByLabel('Format')
       .locator('option')
-      .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))
+      .evaluateAll((options) => options.map((option) => option.getAttribute('value')))
     expect(formats).toEqual(EXPORT_FORMAT_NAMES)
     expect(await page.getByLabel('Currency').locator('option').count()).toBe(36)
     expect(await seriousAxeViolations(page)).toEqual([])
