@@ -1,14 +1,6 @@
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { connectChainSource } from '../../src/chains/sources.ts'
-import { findChain } from '../../src/config/chains.ts'
-import { createIndexer } from '../../src/ingestion/indexer.ts'
-import { createLogger } from '../../src/lib/logger.ts'
-import { createChainWriter } from '../../src/store/chain-writer.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { koinlyNet, readExport, unitsOf, wdsNet } from '../helpers/exports.ts'
-import { addressOf, type ChainState, ScriptedTronChain } from '../helpers/tron-chain.ts'
-import { startTronNode, type TronNode } from '../helpers/tron-node.ts'
+import { alice, aliceHistory, startIndexedTron, TRON_API_KEY, TRX, type TronApp } from '../helpers/tron-scenario.ts'
 
 /**
  * Exports on Tron: the chain of wallet-transactions-tron.test.ts (java-tron's HTTP shapes, served by a
@@ -19,86 +11,19 @@ import { startTronNode, type TronNode } from '../helpers/tron-node.ts'
  * tron-recorded.test.ts are in blocks far apart, which the indexer does not read into the API.)
  */
 
-const logger = createLogger('silent')
-const tron = findChain('tron') as NonNullable<ReturnType<typeof findChain>>
-const alice = addressOf('alice')
-const bob = addressOf('bob')
-const carol = addressOf('carol')
-const router = addressOf('router')
-const usdt = addressOf('usdt')
-const BTT = '1002000'
-const API_KEY = 'tron-test-key-0123456789'
-const TRX = (n: number) => BigInt(Math.round(n * 1e6))
-
-function scriptChain(): ScriptedTronChain {
-  const account = (trx: number, assets: [string, bigint][] = []) => ({ balance: TRX(trx), frozenV2: 0n, assets: new Map(assets) })
-  const genesis: ChainState = {
-    accounts: new Map([
-      [alice, account(1_000, [[BTT, 50_000_000n]])],
-      [bob, account(500)],
-      [router, account(100, [[BTT, 10_000_000n]])],
-    ]),
-    trc20: new Map([[usdt, { name: 'Tether USD', symbol: 'USDT', decimals: 6, balances: new Map([[alice, 1_000_000_000n]]) }]]),
-  }
-  const chain = new ScriptedTronChain(genesis)
-  chain.assets.set(BTT, { id: BTT, name: 'BitTorrent', abbr: 'BTT', precision: 6 })
-  chain.addBlock([{ kind: 'trx', from: alice, to: bob, amount: TRX(10), fee: 268_000n }])
-  chain.addBlock([{ kind: 'trx', from: bob, to: alice, amount: TRX(2) }])
-  chain.addBlock([{ kind: 'trc10', from: alice, to: carol, token: BTT, amount: 5_000_000n }])
-  chain.addBlock([{ kind: 'trc20', from: alice, contract: usdt, to: bob, amount: 250_500_000n, fee: 13_844_500n }])
-  chain.addBlock([{ kind: 'trc20', from: alice, contract: usdt, to: carol, amount: 1n, fee: 8_000_000n, failed: true }])
-  chain.addBlock([
-    {
-      kind: 'call',
-      from: alice,
-      contract: router,
-      callValue: TRX(20),
-      fee: 5_000_000n,
-      internal: [
-        { to: bob, amount: TRX(7) },
-        { to: alice, amount: 3_000_000n, token: BTT },
-      ],
-    },
-  ])
-  chain.addBlock([{ kind: 'withdrawReward', owner: alice, amount: 12_345_678n }])
-  chain.addBlock([{ kind: 'trc20', from: bob, contract: usdt, to: alice, amount: 1n, fee: 6_000_000n }])
-  chain.addBlock([{ kind: 'trx', from: alice, to: alice, amount: TRX(1), fee: 100_000n }])
-  return chain
-}
-
-let node: TronNode
-let t: TestApp
-let baseUrl: string
-let key: string
+let tron: TronApp
 
 async function get(path: string) {
-  const response = await fetch(`${baseUrl}${path}`, { headers: { 'x-api-key': key } })
+  const response = await fetch(`${tron.baseUrl}${path}`, { headers: { 'x-api-key': tron.key } })
   return { status: response.status, text: await response.text() }
 }
 
 beforeAll(async () => {
-  node = await startTronNode(scriptChain())
-  const connect = () => connectChainSource(tron, { urls: [node.url], apiKey: API_KEY, logger, rpc: { retryBaseMs: 1 } })
-  t = await createTestApp({ chains: { tron: { urls: [node.url], startBlock: 0, apiKey: API_KEY } } }, { findSource: connect })
-  const source = await connect()
-  if (source === undefined) throw new Error('no Tron source')
-  await createIndexer({
-    chain: 'tron',
-    source,
-    store: createChainWriter(t.db),
-    logger,
-    startBlock: 0,
-    rangeSize: 4,
-    stopAtHead: true,
-  }).run(new AbortController().signal)
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-  key = (await t.createKey('tron-export@example.com', 'pro')).key
+  tron = await startIndexedTron(aliceHistory(), 'tron-export@example.com', { apiKey: TRON_API_KEY })
 }, 120_000)
 
 afterAll(async () => {
-  await t?.close()
-  await node?.close()
+  await tron?.close()
 })
 
 /** Alice's genesis balances, raw, by the asset names the files use. */

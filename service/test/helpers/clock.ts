@@ -36,3 +36,23 @@ export function createManualClock(startMs: number): ManualClock {
     },
   }
 }
+
+export type CountingClock = ManualClock & {
+  /** How many waits (timers) have been set on the clock so far. */
+  waits(): number
+}
+
+/** A manual clock that counts the waits set on it, so that a test moves it only once the code waits. */
+export function createCountingClock(startMs: number): CountingClock {
+  const clock = createManualClock(startMs)
+  let waits = 0
+  return {
+    now: clock.now,
+    setTimeout(run, delayMs) {
+      waits++
+      return clock.setTimeout(run, delayMs)
+    },
+    advance: clock.advance,
+    waits: () => waits,
+  }
+}

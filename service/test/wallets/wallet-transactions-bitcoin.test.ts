@@ -1,12 +1,8 @@
-import type { AddressInfo } from 'node:net'
 import { HDKey } from '@scure/bip32'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { connectChainSource } from '../../src/chains/sources.ts'
 import { BITCOIN_NETWORKS, parseHdWallet, useBitcoinNetwork } from '../../src/config/addresses/bitcoin.ts'
-import { findChain } from '../../src/config/chains.ts'
-import { createLogger } from '../../src/lib/logger.ts'
-import { startIndexing } from '../../src/main/indexing.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import type { TestApp } from '../helpers/app.ts'
+import { playAddressHistory, REGTEST_NETWORK, startIndexedRegtest } from '../helpers/bitcoin-regtest.ts'
 import { type Litecoind, startLitecoind } from '../helpers/litecoind.ts'
 import { checkNet, type Entry, sumNets } from '../helpers/transactions.ts'
 
@@ -16,9 +12,6 @@ import { checkNet, type Entry, sumNets } from '../helpers/transactions.ts'
  * to itself, spends its outputs to itself alone, and mines a block (a coinbase). The same category
  * code names them, from the records and the registry's facts about the chain (change is no movement).
  */
-
-const logger = createLogger('silent')
-const NETWORK = 'litecoin-regtest'
 
 let node: Litecoind
 let t: TestApp
@@ -33,25 +26,6 @@ async function get(path: string) {
   const response = await fetch(`${baseUrl}${path}`, { headers: { 'x-api-key': key } })
   return { status: response.status, body: (await response.json()) as ReturnType<typeof JSON.parse> }
 }
-
-type Coin = { txid: string; vout: number; amount: number; address: string }
-
-/** Spends every coin of the wallet's address to `outputs` (amounts in coins), signed by its node wallet; the txid once mined. */
-async function spendAll(outputs: (total: number) => Record<string, number>, miner: string): Promise<string> {
-  const coins = (await node.call<Coin[]>('listunspent', [0], 'alice')).filter((c) => c.address === wallet)
-  const total = coins.reduce((sum, c) => sum + c.amount, 0)
-  const raw = await node.call<string>('createrawtransaction', [
-    coins.map((c) => ({ txid: c.txid, vout: c.vout })),
-    outputs(total),
-  ])
-  const signed = await node.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [raw], 'alice')
-  if (!signed.complete) throw new Error('not signed')
-  const txid = await node.call<string>('sendrawtransaction', [signed.hex])
-  await node.mine(1, miner)
-  return txid
-}
-
-const round = (coins: number) => Number(coins.toFixed(8))
 
 /**
  * A BIP 84 wallet of our own key (as bitcoin-regtest.test.ts makes one): funded at two receive
@@ -82,7 +56,7 @@ async function playHdWallet(miner: string, bob: string) {
     'hd',
   )
   if (!imported.every((r) => r.success)) throw new Error('importmulti failed')
-  const parsed = parseHdWallet(hd.descriptor, BITCOIN_NETWORKS[NETWORK])
+  const parsed = parseHdWallet(hd.descriptor, BITCOIN_NETWORKS[REGTEST_NETWORK])
   if (parsed === undefined) throw new Error('not a descriptor')
   const funded = await node.call<string>(
     'sendmany',
@@ -104,46 +78,19 @@ async function playHdWallet(miner: string, bob: string) {
 }
 
 beforeAll(async () => {
-  useBitcoinNetwork(NETWORK)
+  useBitcoinNetwork(REGTEST_NETWORK)
   node = await startLitecoind()
-  for (const name of ['miner', 'alice', 'bob']) await node.call('createwallet', [name])
-  const miner = await node.call<string>('getnewaddress', ['', 'bech32'], 'miner')
-  await node.mine(101, miner)
-  wallet = await node.call<string>('getnewaddress', ['', 'bech32'], 'alice')
-  const bob = await node.call<string>('getnewaddress', ['', 'bech32'], 'bob')
-
-  const received = await node.call<string>('sendtoaddress', [wallet, 5], 'miner')
-  await node.mine(1, miner)
-  expected.set(received, 'receive.only-in')
+  const history = await playAddressHistory(node)
+  wallet = history.wallet
+  expected.set(history.received, 'receive.only-in')
   // pays bob, the change back to the same address (no movement)
-  expected.set(await spendAll((total) => ({ [bob]: 1, [wallet]: round(total - 1 - 0.0002) }), miner), 'send.only-out')
+  expected.set(history.payment, 'send.only-out')
   // every output to itself: only the fee leaves it
-  expected.set(await spendAll((total) => ({ [wallet]: round(total - 0.0001) }), miner), 'self.consolidation')
+  expected.set(history.consolidation, 'self.consolidation')
   // a coinbase to the wallet
-  const [block] = await node.mine(1, wallet)
-  expected.set((await node.call<{ tx: string[] }>('getblock', [block, 1])).tx[0] as string, 'reward.record')
-  await playHdWallet(miner, bob)
-
-  t = await createTestApp(
-    { chains: { bitcoin: { urls: [node.url], startBlock: 0 } } },
-    {
-      findSource: () =>
-        connectChainSource(findChain('bitcoin') as NonNullable<ReturnType<typeof findChain>>, {
-          urls: [node.url],
-          logger,
-          bitcoinNetwork: NETWORK,
-        }),
-    },
-  )
-  await startIndexing({
-    config: { chains: { bitcoin: { urls: [node.url], startBlock: 0 } }, bitcoinNetwork: NETWORK },
-    db: t.db,
-    logger,
-    stopAtHead: true,
-  }).done
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-  key = (await t.createKey('bitcoin-transactions@example.com', 'pro')).key
+  expected.set(history.coinbase, 'reward.record')
+  await playHdWallet(history.miner, history.bob)
+  ;({ t, baseUrl, key } = await startIndexedRegtest(node, 'bitcoin-transactions@example.com'))
 }, 240_000)
 
 afterAll(async () => {

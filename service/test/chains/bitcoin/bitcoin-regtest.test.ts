@@ -1,14 +1,10 @@
-import type { AddressInfo } from 'node:net'
 import { HDKey } from '@scure/bip32'
 import { p2tr } from '@scure/btc-signer'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { connectChainSource } from '../../../src/chains/sources.ts'
 import { BITCOIN_NETWORKS, parseHdWallet, useBitcoinNetwork } from '../../../src/config/addresses/bitcoin.ts'
-import { findChain } from '../../../src/config/chains.ts'
 import { formatUnits } from '../../../src/lib/decimal.ts'
-import { createLogger } from '../../../src/lib/logger.ts'
-import { startIndexing } from '../../../src/main/indexing.ts'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import type { TestApp } from '../../helpers/app.ts'
+import { indexRegtest, REGTEST_NETWORK, startIndexedRegtest } from '../../helpers/bitcoin-regtest.ts'
 import { type Litecoind, startLitecoind } from '../../helpers/litecoind.ts'
 
 /**
@@ -18,8 +14,7 @@ import { type Litecoind, startLitecoind } from '../../helpers/litecoind.ts'
  * for every address's balance, the wallets' `listtransactions` for what they received and sent.
  */
 
-const logger = createLogger('silent')
-const NETWORK = 'litecoin-regtest'
+const NETWORK = REGTEST_NETWORK
 
 let node: Litecoind
 let t: TestApp
@@ -51,15 +46,7 @@ async function get(path: string) {
 }
 
 /** Indexes the node up to its head through the same wiring as `wds index --once`. */
-async function indexToHead(): Promise<void> {
-  const indexing = startIndexing({
-    config: { chains: { bitcoin: { urls: [node.url], startBlock: 0 } }, bitcoinNetwork: NETWORK },
-    db: t.db,
-    logger,
-    stopAtHead: true,
-  })
-  await indexing.done
-}
+const indexToHead = () => indexRegtest(node, t.db)
 
 const coins = (amount: number | string) => BigInt(Math.round(Number(amount) * 1e8))
 const decimal = (satoshis: bigint) => formatUnits(satoshis, 8)
@@ -201,21 +188,7 @@ beforeAll(async () => {
   tx.hdToItself = await spend(receive(3), 0.3, change(1))
   await node.mine(1, a.miner)
 
-  t = await createTestApp(
-    { chains: { bitcoin: { urls: [node.url], startBlock: 0 } } },
-    {
-      findSource: () =>
-        connectChainSource(findChain('bitcoin') as NonNullable<ReturnType<typeof findChain>>, {
-          urls: [node.url],
-          logger,
-          bitcoinNetwork: NETWORK,
-        }),
-    },
-  )
-  await indexToHead()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-  key = (await t.createKey('bitcoin@example.com', 'pro')).key
+  ;({ t, baseUrl, key } = await startIndexedRegtest(node, 'bitcoin@example.com'))
 }, 240_000)
 
 afterAll(async () => {

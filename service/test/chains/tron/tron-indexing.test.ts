@@ -1,15 +1,27 @@
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { connectChainSource } from '../../../src/chains/sources.ts'
-import { findChain } from '../../../src/config/chains.ts'
 import { recordId } from '../../../src/domain/records.ts'
 import { createIndexer } from '../../../src/ingestion/indexer.ts'
 import { formatUnits } from '../../../src/lib/decimal.ts'
 import { createLogger } from '../../../src/lib/logger.ts'
 import { createChainWriter } from '../../../src/store/chain-writer.ts'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
-import { addressOf, type ChainState, ScriptedTronChain } from '../../helpers/tron-chain.ts'
+import { type ChainState, ScriptedTronChain } from '../../helpers/tron-chain.ts'
 import { startTronNode, type TronNode } from '../../helpers/tron-node.ts'
+import {
+  alice,
+  BTT,
+  bob,
+  carol,
+  connectTron,
+  indexTron,
+  router,
+  startIndexedTron,
+  TRON_API_KEY,
+  TRX,
+  type TronApp,
+  tronGenesis,
+  usdt,
+} from '../../helpers/tron-scenario.ts'
 
 /**
  * Tron through the front door: a scripted chain in java-tron's HTTP shapes, served by a local node,
@@ -19,34 +31,13 @@ import { startTronNode, type TronNode } from '../../helpers/tron-node.ts'
  */
 
 const logger = createLogger('silent')
-const tron = findChain('tron') as NonNullable<ReturnType<typeof findChain>>
-const alice = addressOf('alice')
-const bob = addressOf('bob')
-const carol = addressOf('carol')
-const router = addressOf('router')
-const usdt = addressOf('usdt')
-const BTT = '1002000'
 const BIG = '1004977'
-const API_KEY = 'tron-test-key-0123456789'
-const TRX = (n: number) => BigInt(Math.round(n * 1e6))
 
-function genesisState(): ChainState {
-  const account = (trx: number, assets: [string, bigint][] = []) => ({ balance: TRX(trx), frozenV2: 0n, assets: new Map(assets) })
-  return {
-    accounts: new Map([
-      [
-        alice,
-        account(1_000, [
-          [BTT, 50_000_000n],
-          [BIG, 9_000_000_000_000_000_000n],
-        ]),
-      ],
-      [bob, account(500)],
-      [router, account(100, [[BTT, 10_000_000n]])],
-    ]),
-    trc20: new Map([[usdt, { name: 'Tether USD', symbol: 'USDT', decimals: 6, balances: new Map([[alice, 1_000_000_000n]]) }]]),
-  }
-}
+const genesisState = () =>
+  tronGenesis([
+    [BTT, 50_000_000n],
+    [BIG, 9_000_000_000_000_000_000n],
+  ])
 
 /** Every record kind, failed transactions, internal transfers, staking, rewards; blocks 1-14. */
 function scriptChain(): ScriptedTronChain {
@@ -124,23 +115,12 @@ async function get(path: string) {
   return { status: response.status, body: (await response.json()) as ReturnType<typeof JSON.parse> }
 }
 
-const connect = (url = node.url) => connectChainSource(tron, { urls: [url], apiKey: API_KEY, logger, rpc: { retryBaseMs: 1 } })
+const connect = (url = node.url) => connectTron(url, TRON_API_KEY)
 
 async function indexToHead({ startBlock = 0, storm = 0 } = {}) {
   const source = await connect()
-  if (source === undefined) throw new Error('no Tron source')
   node.failNext(storm)
-  const indexer = createIndexer({
-    chain: 'tron',
-    source,
-    store: createChainWriter(t.db),
-    logger,
-    startBlock,
-    rangeSize: 4,
-    stopAtHead: true,
-  })
-  await indexer.run(new AbortController().signal)
-  return indexer
+  return indexTron(t.db, source, startBlock)
 }
 
 async function balancesAt(address: string, atBlock?: number) {
@@ -156,22 +136,15 @@ async function balancesAt(address: string, atBlock?: number) {
   )
 }
 
+let tron: TronApp
+
 beforeAll(async () => {
-  node = await startTronNode(scriptChain())
-  node.head = 8
-  t = await createTestApp(
-    { chains: { tron: { urls: [node.url], startBlock: 0, apiKey: API_KEY } } },
-    { findSource: async () => connect() },
-  )
-  await indexToHead()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-  key = (await t.createKey('tron@example.com', 'pro')).key
+  tron = await startIndexedTron(scriptChain(), 'tron@example.com', { head: 8, apiKey: TRON_API_KEY })
+  ;({ node, t, baseUrl, key } = tron)
 })
 
 afterAll(async () => {
-  await t?.close()
-  await node?.close()
+  await tron?.close()
 })
 
 describe('Tron indexed from a java-tron node', () => {
@@ -180,7 +153,7 @@ describe('Tron indexed from a java-tron node', () => {
     for (const address of [alice, bob, carol, router]) {
       expect({ address, balances: await balancesAt(address) }).toEqual({ address, balances: nodeView(state, address) })
     }
-    expect(node.lastApiKey).toBe(API_KEY)
+    expect(node.lastApiKey).toBe(TRON_API_KEY)
   })
 
   test('/transfers serves every record kind of the wallet, fees included, with stable ids', async () => {
@@ -304,7 +277,7 @@ describe('Tron indexed from a java-tron node', () => {
 
   test('an index that starts late takes its opening balances from the node (head-only state minus later movements)', async () => {
     const late = await createTestApp(
-      { chains: { tron: { urls: [node.url], startBlock: 6, apiKey: API_KEY } } },
+      { chains: { tron: { urls: [node.url], startBlock: 6, apiKey: TRON_API_KEY } } },
       { findSource: async () => connect() },
     )
     try {

@@ -1,21 +1,26 @@
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { connectChainSource } from '../../../src/chains/sources.ts'
-import { findChain } from '../../../src/config/chains.ts'
 import { NATIVE_ASSET } from '../../../src/domain/records.ts'
-import { createIndexer } from '../../../src/ingestion/indexer.ts'
 import { createOnDemand, PENDING_RETRY_AFTER_SECONDS } from '../../../src/ingestion/on-demand.ts'
-import type { Clock } from '../../../src/lib/clock.ts'
 import { formatUnits } from '../../../src/lib/decimal.ts'
 import type { WdsError } from '../../../src/lib/errors.ts'
-import { createLogger } from '../../../src/lib/logger.ts'
 import { createBalancesStore } from '../../../src/store/balances-store.ts'
-import { createChainWriter } from '../../../src/store/chain-writer.ts'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
-import { createManualClock } from '../../helpers/clock.ts'
+import type { TestApp } from '../../helpers/app.ts'
+import { type CountingClock, createCountingClock } from '../../helpers/clock.ts'
 import { type StallProxy, startStallProxy } from '../../helpers/stall-proxy.ts'
-import { addressOf, type ChainState, ScriptedTronChain } from '../../helpers/tron-chain.ts'
-import { startTronNode, type TronNode } from '../../helpers/tron-node.ts'
+import { type ChainState, ScriptedTronChain } from '../../helpers/tron-chain.ts'
+import type { TronNode } from '../../helpers/tron-node.ts'
+import {
+  alice,
+  bob,
+  carol,
+  connectTron,
+  indexTron,
+  startIndexedTron,
+  TRX,
+  type TronApp,
+  tronAccount,
+  usdt,
+} from '../../helpers/tron-scenario.ts'
 
 /**
  * A Tron node answers balances only at its head, which the indexer may not have stored yet. The first
@@ -25,22 +30,14 @@ import { startTronNode, type TronNode } from '../../helpers/tron-node.ts'
  * injected clock. The node is the java-tron-shaped stand-in of tron-indexing.test.ts.
  */
 
-const logger = createLogger('silent')
-const tron = findChain('tron') as NonNullable<ReturnType<typeof findChain>>
-const alice = addressOf('alice')
-const bob = addressOf('bob')
-const carol = addressOf('carol')
-const usdt = addressOf('usdt')
-const TRX = (n: number) => BigInt(Math.round(n * 1e6))
 const GETACCOUNT = '/wallet/getaccount'
 
 /** Blocks 1-12: TRX and USDT between alice, bob and carol, some in every stretch the tests index. */
 function scriptChain(): ScriptedTronChain {
-  const account = (trx: number) => ({ balance: TRX(trx), frozenV2: 0n, assets: new Map<string, bigint>() })
   const chain = new ScriptedTronChain({
     accounts: new Map([
-      [alice, account(1_000)],
-      [bob, account(500)],
+      [alice, tronAccount(1_000)],
+      [bob, tronAccount(500)],
     ]),
     trc20: new Map([[usdt, { name: 'Tether USD', symbol: 'USDT', decimals: 6, balances: new Map([[alice, 900_000_000n]]) }]]),
   })
@@ -70,21 +67,11 @@ let key: string
 
 const stateAt = (block: number) => node.chain.blocks[block]?.state as ChainState
 const asked = () => node.requests.get(GETACCOUNT) ?? 0
-const connect = (url = node.url) => connectChainSource(tron, { urls: [url], logger, rpc: { retryBaseMs: 1 } })
+const connect = (url = node.url) => connectTron(url)
 
 async function indexTo(head: number) {
   node.head = head
-  const source = await connect()
-  if (source === undefined) throw new Error('no Tron source')
-  await createIndexer({
-    chain: 'tron',
-    source,
-    store: createChainWriter(t.db),
-    logger,
-    startBlock: 0,
-    rangeSize: 4,
-    stopAtHead: true,
-  }).run(new AbortController().signal)
+  await indexTron(t.db, await connect())
 }
 
 async function balances(address: string, query = '?chain=tron') {
@@ -99,18 +86,15 @@ async function balances(address: string, query = '?chain=tron') {
   }
 }
 
+let tron: TronApp
+
 beforeAll(async () => {
-  node = await startTronNode(scriptChain())
-  t = await createTestApp({ chains: { tron: { urls: [node.url], startBlock: 0 } } }, { findSource: async () => connect() })
-  await indexTo(8)
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-  key = (await t.createKey('tron-opening@example.com', 'pro')).key
+  tron = await startIndexedTron(scriptChain(), 'tron-opening@example.com', { head: 8 })
+  ;({ node, t, baseUrl, key } = tron)
 })
 
 afterAll(async () => {
-  await t?.close()
-  await node?.close()
+  await tron?.close()
 })
 
 describe('the first balance of a Tron wallet, whose node is ahead of the indexer', () => {
@@ -158,25 +142,9 @@ describe('the first balance of a Tron wallet, whose node is ahead of the indexer
   })
 })
 
-/** A manual clock that counts the timers set on it, so that a test moves it only once the code waits. */
-function countingClock() {
-  const clock = createManualClock(Date.UTC(2026, 0, 1))
-  let timers = 0
-  const counted: Clock & { advance: typeof clock.advance; timers: () => number } = {
-    now: clock.now,
-    setTimeout(run, delayMs) {
-      timers++
-      return clock.setTimeout(run, delayMs)
-    },
-    advance: clock.advance,
-    timers: () => timers,
-  }
-  return counted
-}
-
 /** Resolves once `clock` has had `count` timers set (the code under test is waiting on it). */
-async function timersSet(clock: ReturnType<typeof countingClock>, count: number) {
-  await expect.poll(() => clock.timers(), { interval: 5, timeout: 20_000 }).toBeGreaterThanOrEqual(count)
+async function timersSet(clock: CountingClock, count: number) {
+  await expect.poll(() => clock.waits(), { interval: 5, timeout: 20_000 }).toBeGreaterThanOrEqual(count)
 }
 
 describe('the time limits, on an injected clock', () => {
@@ -192,7 +160,7 @@ describe('the time limits, on an injected clock', () => {
 
   test('a node that does not answer the balances: upstream_error once the time limit has passed, not before', async () => {
     const source = await connect(proxy.rewrite(node.url))
-    const clock = countingClock()
+    const clock = createCountingClock(Date.UTC(2026, 0, 1))
     const onDemand = createOnDemand({
       store: createBalancesStore(t.db),
       findSource: async () => source,
@@ -216,7 +184,7 @@ describe('the time limits, on an injected clock', () => {
   })
 
   test('a reconciliation waits for the indexer on the clock: it answers once the block is indexed, or upstream_error at the limit', async () => {
-    const clock = countingClock()
+    const clock = createCountingClock(Date.UTC(2026, 0, 1))
     const store = createBalancesStore(t.db)
     const onDemand = createOnDemand({ store, findSource: async () => connect(), timeoutMs: 1_000, clock })
     node.chain.addBlock([{ kind: 'trx', from: alice, to: carol, amount: TRX(2) }])
@@ -245,7 +213,7 @@ describe('the time limits, on an injected clock', () => {
     outcome = undefined
     node.chain.addBlock([])
     node.head = 15 // never indexed
-    let timers = clock.timers() + 1 // the node's time limit
+    let timers = clock.waits() + 1 // the node's time limit
     settle(onDemand.readNodeBalances('tron', carol, [usdt], 0, 14))
     for (let waited = 0; waited <= 1_000; waited += 250) {
       await timersSet(clock, ++timers)
