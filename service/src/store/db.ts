@@ -136,7 +136,7 @@ export function createDb({
  * A statement through node-postgres's callback form, its answer as a promise of our own. Not pg's
  * promise form (`client.query(config)` without a callback): with it every statement's rows outlive
  * the young generation's collections into the old one — 400 statements of 100 rows in a query scope
- * leave 11 MB more in the old space (test/unreachable-database.test.ts), a page of the API some 50 KB
+ * leave 11 MB more in the old space (test/store/unreachable-database.test.ts), a page of the API some 50 KB
  * a request — and the old space's collections then cost a tenth of each request's CPU.
  */
 function queryWithCallback(client: pg.PoolClient, args: unknown[]): Promise<unknown> {
@@ -169,7 +169,7 @@ export const isQueryReadTimeout = (error: unknown) => error instanceof Error && 
  * Not node-postgres's own `query_timeout`: that one wraps each statement's callback, and with it (as
  * with any wrapper of the callback) every statement's rows live on through the young generation's
  * collections into the old one: 400 statements of 100 rows leave 15.5–15.9 MB more in the old space
- * against 0.15–0.5 MB (test/unreachable-database.test.ts).
+ * against 0.15–0.5 MB (test/store/unreachable-database.test.ts).
  */
 function closeOnReadTimeout(client: pg.PoolClient, queryTimeoutMs: number): void {
   const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream

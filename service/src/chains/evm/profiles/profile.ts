@@ -87,7 +87,7 @@ export function unattributedIn(profile: EvmChainProfile, fromBlock: number, toBl
 /**
  * Every chain's gap when its node offers no traces: value a contract sends on (an internal transfer) is
  * seen only in call traces (`trace_block` or the callTracer), so it has no record. Seen on recorded
- * Ethereum block 18,000,000 (test/evm-reconciliation-recorded.test.ts), whose traces were not recorded.
+ * Ethereum block 18,000,000 (test/chains/evm/evm-reconciliation-recorded.test.ts), whose traces were not recorded.
  */
 export const NO_TRACES: Unattributed = {
   asset: 'native',
