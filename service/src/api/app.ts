@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
-import { type AccessOptions, createAccessControl } from '../access/access-control.ts'
+import type { AccessControl } from '../access/access-control.ts'
 import { redactUrl } from '../access/auth.ts'
-import { createMemoryThrottle, type Throttle } from '../access/throttle.ts'
+import type { Throttle } from '../access/throttle.ts'
 import type { Config } from '../config/config.ts'
-import type { OnDemand } from '../domain/on-demand.ts'
-import { DEFAULT_SPAM_SETTINGS, type SpamSettings } from '../domain/spam/reasons.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { FxBook } from '../market/fx-book.ts'
@@ -15,22 +13,15 @@ import type { PortalLimits } from '../portal/accounts.ts'
 import type { Mailer } from '../portal/mailer.ts'
 import type { StripeBilling } from '../portal/stripe-billing.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
-import type { BalancesStore } from '../store/balances-store.ts'
 import type { BillingStore } from '../store/billing-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
-import { type Db, measureQueryScopeFromNow, queryScopeStartedAt, runInQueryScope } from '../store/db.ts'
+import { type Db, runInQueryScope } from '../store/db.ts'
 import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
-import type { FxRatesStore } from '../store/fx-rates-store.ts'
-import type { OutputsStore } from '../store/outputs-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
-import { createPrimaryReads, type ReadPools, routeReads } from '../store/read-pools.ts'
-import { createSpamOverridesStore } from '../store/spam-overrides-store.ts'
-import { createSpamStore } from '../store/spam-store.ts'
-import { createTransactionFactsStore } from '../store/transaction-facts-store.ts'
-import type { TransfersReader } from '../store/transfers-reader.ts'
+import type { SpamOverridesStore } from '../store/spam-overrides-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import { answerClientError } from './http/client-errors.ts'
-import { createMetrics } from './http/metrics.ts'
+import type { Metrics } from './http/metrics.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { accountOf, createPortalAuth } from './http/portal-auth.ts'
 import { handleError, sendProblem } from './http/problem.ts'
@@ -49,80 +40,68 @@ import { exportRoutes } from './routes/v1/export.ts'
 import { fxRoutes } from './routes/v1/fx.ts'
 import { priceRoutes } from './routes/v1/prices.ts'
 import { reconciliationRoutes } from './routes/v1/reconciliation.ts'
-import { listChainStatuses, statusRoutes } from './routes/v1/status.ts'
+import { statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
 import { webPageRoutes } from './routes/web-pages.ts'
-import { deriveCursorKey } from './wallets/cursor.ts'
-import { createHdWallets } from './wallets/hd-wallets.ts'
-import { createHistoryStatesCache } from './wallets/history-states.ts'
-import { createSpamFlags } from './wallets/spam-flags.ts'
-import { createWalletBalances } from './wallets/wallet-balances.ts'
-import { createWalletExport } from './wallets/wallet-export.ts'
-import { createWalletReconciliation } from './wallets/wallet-reconciliation.ts'
-import { createWalletRecords } from './wallets/wallet-records.ts'
-import { createWalletTransactions } from './wallets/wallet-transactions.ts'
+import type { HdWallets } from './wallets/hd-wallets.ts'
+import type { WalletBalances } from './wallets/wallet-balances.ts'
+import type { WalletExport } from './wallets/wallet-export.ts'
+import type { ChainAvailability } from './wallets/wallet-query.ts'
+import type { WalletReconciliation } from './wallets/wallet-reconciliation.ts'
+import type { WalletRecords } from './wallets/wallet-records.ts'
+import type { WalletTransactions } from './wallets/wallet-transactions.ts'
 
 /** The HTTP-level settings, each with its default when a test leaves it out. */
-type HttpSettings = Pick<Config, 'requestTimeoutMs' | 'accountConcurrency' | 'metricsToken' | 'corsOrigins' | 'poolWaitMs'>
+export type HttpSettings = Pick<Config, 'requestTimeoutMs' | 'accountConcurrency' | 'metricsToken' | 'corsOrigins' | 'poolWaitMs'>
 
-const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, corsOrigins: [], poolWaitMs: 2_000 } as const
+export const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, corsOrigins: [], poolWaitMs: 2_000 } as const
 
-/** BIP 44's gap limit: unused addresses in a row after which an extended key's chain ends. */
-const DEFAULT_HD_GAP_LIMIT = 20
+/** The wallet services the data routes call (api/wallets/). */
+export type WalletServices = {
+  records: WalletRecords
+  transactions: WalletTransactions
+  hdWallets: HdWallets
+  balances: WalletBalances
+  reconciliation: WalletReconciliation
+  export: WalletExport
+}
 
-export type AppDeps = {
-  config: Pick<Config, 'keyPrefix' | 'chains'> &
-    Partial<HttpSettings> &
-    Partial<Pick<Config, 'hdGapLimit'>> & {
-      /** The spam reasons' thresholds (domain/spam); unset: the documented defaults. Tests shorten the look-alike. */
-      spam?: Partial<SpamSettings>
-    }
-  db: Db
-  /**
-   * Where the data API reads (read replicas, else the primary); `stores.chainStates`,
-   * `walletTransfers` and `balances` are expected to read through `reads.db`. Unset: the primary.
-   */
-  reads?: ReadPools
-  /** A direct connection to the primary for LISTEN when `db` goes through a transaction-mode pooler. */
-  direct?: Db
+/** The developer portal's stores and settings. */
+export type PortalServices = {
+  accounts: AccountsStore
+  developers: DeveloperAccountsStore
+  usage: UsageStore
+  plans: PlansStore
+  billing: BillingStore
+  mailer: Mailer
+  jwtSecret: Uint8Array
+  stripe?: StripeBilling | undefined
+  /** Counters of the portal's abuse limits (sign-ups, codes, log-ins, mails): in Redis when REDIS_URL is set. */
+  throttle: Throttle
+  limits?: PortalLimits | undefined
+  now?: (() => Date) | undefined
+}
+
+/** What the app serves, wired by main/wiring.ts: its settings, and the services and stores its routes call. */
+export type AppServices = {
+  http: Partial<HttpSettings> & { keyPrefix: string }
   logger: Logger
-  stores: {
-    accounts: AccountsStore
-    chainStates: ChainStatesStore
-    walletTransfers: TransfersReader
-    balances: BalancesStore
-    outputs: OutputsStore
-    fxRates: FxRatesStore
-    usage: UsageStore
-    developers: DeveloperAccountsStore
-    billing: BillingStore
-    plans: PlansStore
-  }
-  /** Balances before a chain's indexed range, asked of its node (the one route that needs a chain). */
-  onDemand: OnDemand
-  /** Rate-limit counters, clock and usage flushing (access-control.ts). */
-  rateLimits?: AccessOptions
-  /** The FX rates, held in memory. */
+  /** The primary: health checks, the web pages' figures. */
+  db: Db
+  metrics: Metrics
+  availability: ChainAvailability
+  /** The chains' states, read where the data API reads. */
+  chainStates: ChainStatesStore
+  /** API keys, rate limits, metering: the data routes' hooks. */
+  access: AccessControl
+  /** Whether the bundled market data is in; until then FX, prices and `includePrices` answer 503 `warming_up`. */
+  marketReady: () => boolean
+  wallets: WalletServices
+  /** The accounts' spam overrides, on the primary: an override counts from the account's next request. */
+  spamOverrides: SpamOverridesStore
   fxBook: FxBook
-  /** Asset prices by symbol and day, in any supported currency. */
   pricer: Pricer
-  /** The chains whose family this build implements (chains/sources.ts); the others are `unsupported`. */
-  implementedChains: ReadonlySet<string>
-  /** The developer portal: its mail, its JWT secret, and Stripe when configured. */
-  portal: {
-    mailer: Mailer
-    jwtSecret: Uint8Array
-    stripe?: StripeBilling | undefined
-    /** Counters of the portal's abuse limits (sign-ups, codes, log-ins, mails): in Redis when REDIS_URL is set. */
-    throttle?: Throttle
-    limits?: PortalLimits
-    now?: () => Date
-  }
-  /**
-   * Whether the bundled market data is in (a first start loads it in the background, after listening);
-   * until then FX, prices and `includePrices` answer 503 `warming_up`. Unset: always.
-   */
-  marketReady?: () => boolean
+  portal: PortalServices
 }
 
 /** How long a caller is told to wait while the bundled market data loads (it takes a few seconds). */
@@ -140,16 +119,36 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 /** The methods some route of the service answers. */
 const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'])
 
-export async function buildApp(deps: AppDeps) {
-  const { config, db, logger, fxBook, pricer, portal, implementedChains, rateLimits = {} } = deps
-  const onDemand = readingItsWrites(deps.onDemand)
-  const reads = deps.reads ?? createPrimaryReads(db)
-  const stores = { ...deps.stores, chainStates: routeReads(reads, deps.stores.chainStates) }
-  const marketReady = deps.marketReady ?? (() => true)
-  const availability = { configured: new Set(Object.keys(config.chains)), implemented: implementedChains }
-  const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(stores.chainStates, availability, new Date()) })
-  const http = { ...HTTP_DEFAULTS, ...config }
-  const app = Fastify({
+/** The HTTP app: its plugins and hooks, then its routes, each given the services it calls. */
+export async function buildApp(services: AppServices) {
+  const { db, metrics, access, availability } = services
+  const http = { ...HTTP_DEFAULTS, ...services.http }
+  const app = createFastify(services.logger, http)
+  app.setErrorHandler(handleError)
+  answerUnknownRoutes(app)
+  addRequestHooks(app, metrics)
+  addSecurityHeaders(app)
+  addCors(app, http.corsOrigins)
+  cancelQueriesOfAbandonedRequests(app)
+
+  await registerOpenApi(app)
+
+  await app.register(systemRoutes, { db, metrics, metricsToken: http.metricsToken })
+  await app.register(webPageRoutes, { db, metrics, chainStates: services.chainStates, availability })
+  app.addHook('onClose', () => access.close())
+  await app.register(async (v1) => registerDataRoutes(v1, services), { prefix: '/v1' })
+  // The portal: its own credential (a JWT), never an API key, and no data-endpoint rate limits.
+  app.addHook('onClose', () => services.portal.throttle.close())
+  await app.register(async (developer) => registerPortalRoutes(developer, services), { prefix: '/v1' })
+  const { stripe, billing } = services.portal
+  if (stripe !== undefined) await app.register(stripeWebhookRoutes, { stripe, billing, onAuthChange: access.evictAccount })
+  return app
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>
+
+function createFastify(logger: Logger, http: { requestTimeoutMs: number }) {
+  return Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // the whole request must arrive within requestTimeoutMs (408 otherwise); an idle socket goes after a minute
     requestTimeout: http.requestTimeoutMs,
@@ -175,8 +174,10 @@ export async function buildApp(deps: AppDeps) {
       sendProblem(reply, new WdsError('invalid_parameter', error.message, { cause: error, status: 400 }))
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
+}
 
-  app.setErrorHandler(handleError)
+/** 404 for a path no route has, 405 (with Allow) for a method its routes do not answer, OPTIONS answered. */
+function answerUnknownRoutes(app: FastifyInstance): void {
   const routes = collectRoutes(app)
   app.setNotFoundHandler((request, reply) => {
     const path = redactUrl(request.url).split('?')[0] ?? '/'
@@ -204,156 +205,78 @@ export async function buildApp(deps: AppDeps) {
     reply.header('allow', allow)
     throw new WdsError('method_not_allowed', `${request.method} is not allowed on ${path}; it allows ${allow}`)
   })
-  addRequestHooks(app, metrics)
-  addSecurityHeaders(app)
-  addCors(app, http.corsOrigins)
-  cancelQueriesOfAbandonedRequests(app)
+}
 
-  await registerOpenApi(app)
-
-  await app.register(systemRoutes, { db, metrics, metricsToken: http.metricsToken })
-  await app.register(webPageRoutes, { db, metrics, chainStates: stores.chainStates, availability })
-  // measured from the request's arrival: the barrier its key check waited for is enough
-  const statesCache = createHistoryStatesCache(() => access.caughtUp(queryScopeStartedAt()))
-  const access = createAccessControl(
-    {
-      db,
-      listenDb: deps.direct,
-      chainStates: statesCache,
-      logger,
-      accounts: stores.accounts,
-      usage: stores.usage,
-      keyPrefix: config.keyPrefix,
-      registry: metrics.registry,
-    },
-    // the auth-change barrier waits no longer than a request waits for a database connection
-    { maxConcurrentPerAccount: http.accountConcurrency, authBarrierTimeoutMs: http.poolWaitMs, ...rateLimits },
-  )
-  app.addHook('onClose', () => access.close())
-  const cursorKey = deriveCursorKey(portal.jwtSecret)
-  const history = statesCache.wrap(stores.walletTransfers, reads)
-  const spam = createSpamFlags({
-    store: createSpamStore(reads.db),
-    findTokens: (chain, contracts) => history.findTokens(chain, contracts),
-    settings: { ...DEFAULT_SPAM_SETTINGS, ...config.spam },
+/** The data routes under /v1: market data ready, then the key checked and the request counted, then the route. */
+async function registerDataRoutes(v1: FastifyInstance, services: AppServices): Promise<void> {
+  const { access, availability, wallets, marketReady } = services
+  // before the key is checked: a caller learns nothing from it, and no request of theirs is counted
+  v1.addHook('onRequest', async (request) => {
+    if (needsMarketData(request) && !marketReady()) {
+      throw new WdsError(
+        'warming_up',
+        'the bundled FX rates and prices are still loading (first start); try again in a few seconds',
+        {
+          headers: { 'retry-after': String(WARMING_RETRY_AFTER_SECONDS) },
+        },
+      )
+    }
   })
-  const records = routeReads(reads, createWalletRecords({ store: history, pricer, onDemand, cursorKey, reads, spam }))
-  // on the primary: an account's override counts from its next request
-  const spamOverrides = createSpamOverridesStore(db)
+  v1.addHook('onRequest', access.authenticate)
+  v1.addHook('onRequest', access.rateLimit)
   const spamOverridesOf = async (request: FastifyRequest) => {
     const accountId = request.caller?.accountId
     if (accountId === undefined) return new Map<string, boolean>()
-    const overrides = await spamOverrides.listOverrides(accountId)
+    const overrides = await services.spamOverrides.listOverrides(accountId)
     return new Map(overrides.map((o) => [`${o.chain}:${o.contractAddress}`, o.spam]))
   }
-  const hdWallets = createHdWallets({
-    outputs: stores.outputs,
-    history,
-    pricer,
-    gapLimit: config.hdGapLimit ?? DEFAULT_HD_GAP_LIMIT,
-    cursorKey,
-  })
-  const transactions = routeReads(
-    reads,
-    createWalletTransactions({
-      store: history,
-      facts: createTransactionFactsStore(reads.db),
-      pricer,
-      onDemand,
-      hdWallets,
-      cursorKey,
-      reads,
-      spam,
-    }),
-  )
-  const walletBalances = routeReads(
-    reads,
-    createWalletBalances({ balances: stores.balances, history, onDemand, pricer, hdWallets, reads, spam }),
-  )
-  const reconciliation = createWalletReconciliation({ balances: stores.balances, history, onDemand })
-  await app.register(
-    async (v1) => {
-      // before the key is checked: a caller learns nothing from it, and no request of theirs is counted
-      v1.addHook('onRequest', async (request) => {
-        if (needsMarketData(request) && !marketReady()) {
-          throw new WdsError(
-            'warming_up',
-            'the bundled FX rates and prices are still loading (first start); try again in a few seconds',
-            { headers: { 'retry-after': String(WARMING_RETRY_AFTER_SECONDS) } },
-          )
-        }
-      })
-      v1.addHook('onRequest', access.authenticate)
-      v1.addHook('onRequest', access.rateLimit)
-      await v1.register(statusRoutes, { store: stores.chainStates, availability })
-      await v1.register(walletRoutes, { records, transactions, availability, hdWallets, spamOverridesOf })
-      await v1.register(balanceRoutes, { walletBalances, availability, spamOverridesOf })
-      await v1.register(reconciliationRoutes, { reconciliation, availability })
-      await v1.register(exportRoutes, {
-        walletExport: createWalletExport({ transactions }),
-        availability,
-        chargeRequest: access.chargeRequest,
-      })
-      await v1.register(fxRoutes, { fxBook })
-      await v1.register(priceRoutes, { pricer })
-    },
-    { prefix: '/v1' },
-  )
-  // The portal: its own credential (a JWT), never an API key, and no data-endpoint rate limits.
-  const portalThrottle = portal.throttle ?? createMemoryThrottle()
-  app.addHook('onClose', () => portalThrottle.close())
-  const requireAccount = createPortalAuth({
-    developers: stores.developers,
-    jwtSecret: portal.jwtSecret,
-    ...(portal.now === undefined ? {} : { now: portal.now }),
-  })
-  await app.register(
-    async (developer) => {
-      await developer.register(developerRoutes, {
-        developers: stores.developers,
-        accounts: stores.accounts,
-        mailer: portal.mailer,
-        keyPrefix: config.keyPrefix,
-        jwtSecret: portal.jwtSecret,
-        throttle: portalThrottle,
-        ...(portal.limits === undefined ? {} : { limits: portal.limits }),
-        ...(portal.now === undefined ? {} : { now: portal.now }),
-        requireAccount,
-        onAuthChange: access.evictAccount,
-      })
-      await developer.register(spamOverrideRoutes, { store: spamOverrides, requireAccount, accountOf })
-      await developer.register(developerUsageRoutes, {
-        store: stores.usage,
-        requireAccount,
-        accountOf,
-        plans: stores.plans,
-        currentCounts: access.currentCounts,
-        limitsOf: access.limitsOf,
-        flushUsage: access.flushUsage,
-      })
-      await developer.register(developerBillingRoutes, {
-        billing: stores.billing,
-        plans: stores.plans,
-        stripe: portal.stripe,
-        requireAccount,
-        accountOf,
-        flushUsage: access.flushUsage,
-        onAuthChange: access.evictAccount,
-      })
-    },
-    { prefix: '/v1' },
-  )
-  if (portal.stripe !== undefined) {
-    await app.register(stripeWebhookRoutes, {
-      stripe: portal.stripe,
-      billing: stores.billing,
-      onAuthChange: access.evictAccount,
-    })
-  }
-  return app
+  const { records, transactions, hdWallets } = wallets
+  await v1.register(statusRoutes, { store: services.chainStates, availability })
+  await v1.register(walletRoutes, { records, transactions, availability, hdWallets, spamOverridesOf })
+  await v1.register(balanceRoutes, { walletBalances: wallets.balances, availability, spamOverridesOf })
+  await v1.register(reconciliationRoutes, { reconciliation: wallets.reconciliation, availability })
+  await v1.register(exportRoutes, { walletExport: wallets.export, availability, chargeRequest: access.chargeRequest })
+  await v1.register(fxRoutes, { fxBook: services.fxBook })
+  await v1.register(priceRoutes, { pricer: services.pricer })
 }
 
-export type App = Awaited<ReturnType<typeof buildApp>>
+/** The developer portal's routes under /v1/developer: a Bearer JWT, never an API key. */
+async function registerPortalRoutes(developer: FastifyInstance, services: AppServices): Promise<void> {
+  const { access, portal } = services
+  const clock = portal.now === undefined ? {} : { now: portal.now }
+  const requireAccount = createPortalAuth({ developers: portal.developers, jwtSecret: portal.jwtSecret, ...clock })
+  await developer.register(developerRoutes, {
+    developers: portal.developers,
+    accounts: portal.accounts,
+    mailer: portal.mailer,
+    keyPrefix: services.http.keyPrefix,
+    jwtSecret: portal.jwtSecret,
+    throttle: portal.throttle,
+    ...(portal.limits === undefined ? {} : { limits: portal.limits }),
+    ...clock,
+    requireAccount,
+    onAuthChange: access.evictAccount,
+  })
+  await developer.register(spamOverrideRoutes, { store: services.spamOverrides, requireAccount, accountOf })
+  await developer.register(developerUsageRoutes, {
+    store: portal.usage,
+    requireAccount,
+    accountOf,
+    plans: portal.plans,
+    currentCounts: access.currentCounts,
+    limitsOf: access.limitsOf,
+    flushUsage: access.flushUsage,
+  })
+  await developer.register(developerBillingRoutes, {
+    billing: portal.billing,
+    plans: portal.plans,
+    stripe: portal.stripe,
+    requireAccount,
+    accountOf,
+    flushUsage: access.flushUsage,
+    onAuthChange: access.evictAccount,
+  })
+}
 
 /** Every route's path pattern and methods, as they are added: what a 405's Allow header lists. */
 function collectRoutes(app: FastifyInstance) {
@@ -371,29 +294,6 @@ function collectRoutes(app: FastifyInstance) {
       const methods = new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods))
       return [...methods].sort()
     },
-  }
-}
-
-/**
- * `onDemand` whose calls, once settled, count the request as begun anew (store/db.ts): what they wrote
- * (an explorer wallet's rows, its chain's state) is then read back, not the chains' states held from
- * before, which the barrier the request's key waited for would otherwise vouch for.
- */
-function readingItsWrites(onDemand: OnDemand): OnDemand {
-  const settled =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await call(...args)
-      } finally {
-        measureQueryScopeFromNow()
-      }
-    }
-  return {
-    openingBalances: settled((...args) => onDemand.openingBalances(...args)),
-    syncWallet: settled((...args) => onDemand.syncWallet(...args)),
-    readBalances: settled((...args) => onDemand.readBalances(...args)),
-    readNodeBalances: settled((...args) => onDemand.readNodeBalances(...args)),
   }
 }
 

@@ -2,35 +2,20 @@ import type { Server } from 'node:http'
 import { createMemoryCounters, type RateLimitCounters } from '../access/counters.ts'
 import { createRedisCounters } from '../access/redis-counters.ts'
 import { createMemoryThrottle, createRedisThrottle, type Throttle } from '../access/throttle.ts'
-import { buildApp } from '../api/app.ts'
 import { CHAINS } from '../config/chains.ts'
 import type { Config } from '../config/config.ts'
-import { createOnDemand } from '../ingestion/on-demand.ts'
 import { type Clock, systemClock } from '../lib/clock.ts'
 import { WdsError } from '../lib/errors.ts'
 import { findPortProblem } from '../lib/free-port.ts'
 import type { Logger } from '../lib/logger.ts'
 import { loadBundledFxRates } from '../market/bundled-fx-rates.ts'
 import { loadBundledPrices } from '../market/bundled-prices.ts'
-import { createFxBook } from '../market/fx-book.ts'
 import { scheduleDaily } from '../market/market-sync.ts'
-import { createPricer } from '../market/pricer.ts'
-import { createMailer } from '../portal/mailer.ts'
-import { createStripeBilling, type StripeBilling } from '../portal/stripe-billing.ts'
 import { loadJwtSecret } from '../portal/tokens.ts'
-import { createAccountsStore } from '../store/accounts-store.ts'
 import { createAssetPricesStore } from '../store/asset-prices-store.ts'
-import { createBalancesStore } from '../store/balances-store.ts'
-import { createBillingStore } from '../store/billing-store.ts'
-import { createChainStatesStore } from '../store/chain-states-store.ts'
-import { createDeveloperAccountsStore } from '../store/developer-accounts-store.ts'
-import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
-import { createOutputsStore } from '../store/outputs-store.ts'
-import { createPlansStore } from '../store/plans-store.ts'
-import { createTransfersReader } from '../store/transfers-reader.ts'
 import { createUsageStore } from '../store/usage-store.ts'
-import { type Database, openDatabase, preparesStatements } from './database.ts'
+import { type Database, openDatabase } from './database.ts'
 import { connectToMain, isHttpWorker, startHttpWorkers } from './http-workers.ts'
 import {
   createExplorerFinder,
@@ -41,8 +26,9 @@ import {
   startIndexing,
   unimplementedChains,
 } from './indexing.ts'
-import { canIndexOnThread, startIndexingThread } from './indexing-thread.ts'
+import { canIndexOnThread, type IndexingThread, startIndexingThread } from './indexing-thread.ts'
 import { backfillsDone, runMarketSync } from './market.ts'
+import { createServiceApp } from './wiring.ts'
 
 const SHUTDOWN_TIMEOUT_MS = 15_000
 
@@ -114,90 +100,141 @@ export async function startService(
     await thread?.stop()
     throw error
   }
-  // FX and prices answer offline: the bundled ECB history and daily prices go in on first start (empty
-  // tables), in the background so that the service listens at once; market answers wait for them. With
-  // chains to backfill the load waits for their first backfills (its CPU and inserts would slow them on a
-  // small machine), or for the first request that needs market data (docs/scaling.md).
-  let marketReady = false
-  /** Told when market data changes: the app's pricer, or the workers' (each has its own). */
-  let marketChanged = () => {}
-  let marketLoad: Promise<void> | undefined
-  const bundledLoadWait = new AbortController()
-  const loadMarket = () => {
-    bundledLoadWait.abort()
-    marketLoad ??= loadBundledMarket()
-    return marketLoad
+  const market = startBundledMarketLoad(database, logger, chains)
+  // the secret is made on the first start, before any worker reads it (cursors signed by one are read by another)
+  const jwtSecret = await loadJwtSecret(config)
+  let served: { url: string; close: () => Promise<void> }
+  try {
+    served =
+      config.httpWorkers > 1
+        ? await forkWorkers(config, logger, database, market)
+        : await listenHere(config, logger, database, { clock, jwtSecret, market })
+  } catch (error) {
+    await thread?.stop()
+    await market.stop()
+    await database.close()
+    throw error
   }
-  const loadBundledMarket = async () => {
+  thread?.index(database.url)
+  const background = startBackgroundWork(config, logger, role, { database, thread, clock, market })
+  /** Stops everything in order, once: the HTTP side (its connections and listeners), the sync, the indexers, the database. */
+  let stopped: Promise<void> | undefined
+  const stopAll = () => {
+    stopped ??= (async () => {
+      await served.close()
+      await background.stop()
+      await market.stop()
+      await database.close()
+    })()
+    return stopped
+  }
+  return { ...announce(config, logger, role, served.url, database), stop: stopAll }
+}
+
+type MarketLoad = ReturnType<typeof startBundledMarketLoad>
+
+/**
+ * FX and prices answer offline: the bundled ECB history and daily prices go in on first start (empty
+ * tables), in the background so that the service listens at once; market answers wait for them. With
+ * chains to backfill the load waits for their first backfills (its CPU and inserts would slow them on a
+ * small machine), or for the first request that needs market data (docs/scaling.md).
+ */
+function startBundledMarketLoad(database: Database, logger: Logger, chains: string[]) {
+  let ready = false
+  /** Told when market data changes: the app's pricer, or the workers' (each has its own). */
+  let changed = () => {}
+  let load: Promise<void> | undefined
+  const wait = new AbortController()
+  const loadBundled = async () => {
     try {
       await loadBundledFxRates(createFxRatesStore(database.db), logger)
       await loadBundledPrices(createAssetPricesStore(database.db), logger)
     } catch (error) {
       logger.error({ err: error }, 'could not load the bundled market data; FX and prices answer from what is stored')
     } finally {
-      marketReady = true
-      marketChanged()
+      ready = true
+      changed()
     }
+  }
+  const start = () => {
+    wait.abort()
+    load ??= loadBundled()
+    return load
   }
   // aborted: the load started on a request, or the service is stopping
-  backfillsDone(database.db, chains, bundledLoadWait.signal)
+  backfillsDone(database.db, chains, wait.signal)
     .catch((error: unknown) => logger.warn({ err: error }, 'could not tell whether the first backfills are done'))
     .then(() => {
-      if (!bundledLoadWait.signal.aborted) void loadMarket()
+      if (!wait.signal.aborted) void start()
     })
-  // the secret is made on the first start, before any worker reads it (cursors signed by one are read by another)
-  const jwtSecret = await loadJwtSecret(config)
+  return {
+    /** Asked only for requests that need market data: the first one starts the load. */
+    readyOnRequest(): boolean {
+      if (!ready) void start()
+      return ready
+    },
+    /** `listener` is told of every change from now on, and at once when the data is in already. */
+    onChange(listener: () => void): void {
+      changed = listener
+      if (ready) listener()
+    },
+    changed: () => changed(),
+    async stop(): Promise<void> {
+      wait.abort()
+      await load
+    },
+  }
+}
 
-  let served: { url: string; close: () => Promise<void> }
+async function listenHere(
+  config: Readonly<Config>,
+  logger: Logger,
+  database: Database,
+  { clock, jwtSecret, market }: { clock: Clock; jwtSecret: Uint8Array; market: MarketLoad },
+) {
+  const { app, pricer, close } = await createServiceApp(config, logger, database, {
+    clock,
+    jwtSecret,
+    marketReady: market.readyOnRequest,
+    ...(config.redisUrl === undefined ? {} : await redisLimits(config.redisUrl, logger)),
+  })
+  market.onChange(() => pricer.invalidate())
   try {
-    served = config.httpWorkers > 1 ? await forkWorkers() : await listenHere()
+    await app.listen({ port: config.port, host: config.host })
   } catch (error) {
-    await thread?.stop()
-    bundledLoadWait.abort()
-    await marketLoad
-    await database.close()
-    throw error
+    // Taken between the check above and now: stop what started, cleanly, then say what to do.
+    await close()
+    const code = (error as NodeJS.ErrnoException).code
+    throw code === 'EADDRINUSE' || code === 'EACCES' ? portError(config, code, error) : error
   }
+  return { url: listeningUrl(config, app.server.address()), close }
+}
 
-  async function listenHere() {
-    const { app, pricer, close } = await createServiceApp(config, logger, database, {
-      clock,
-      jwtSecret,
-      // asked only for requests that need market data: the first one starts the load
-      marketReady: () => {
-        if (!marketReady) void loadMarket()
-        return marketReady
-      },
-      ...(config.redisUrl === undefined ? {} : await redisLimits(config.redisUrl, logger)),
-    })
-    marketChanged = () => pricer.invalidate()
-    if (marketReady) pricer.invalidate()
-    try {
-      await app.listen({ port: config.port, host: config.host })
-    } catch (error) {
-      // Taken between the check above and now: stop what started, cleanly, then say what to do.
-      await close()
-      const code = (error as NodeJS.ErrnoException).code
-      throw code === 'EADDRINUSE' || code === 'EACCES' ? portError(config, code, error) : error
-    }
-    return { url: listeningUrl(config, app.server.address()), close }
-  }
+async function forkWorkers(config: Readonly<Config>, logger: Logger, database: Database, market: MarketLoad) {
+  const workers = await startHttpWorkers({
+    count: config.httpWorkers,
+    counters: createMemoryCounters({
+      readDayCount: (accountId, day) => createUsageStore(database.api).countDay(accountId, day),
+    }),
+    throttle: createMemoryThrottle(),
+    logger,
+  })
+  market.onChange(() => workers.marketData())
+  return { url: workers.url, close: () => workers.stop() }
+}
 
-  async function forkWorkers() {
-    const workers = await startHttpWorkers({
-      count: config.httpWorkers,
-      counters: createMemoryCounters({
-        readDayCount: (accountId, day) => createUsageStore(database.api).countDay(accountId, day),
-      }),
-      throttle: createMemoryThrottle(),
-      logger,
-    })
-    marketChanged = () => workers.marketData()
-    if (marketReady) marketChanged()
-    return { url: workers.url, close: () => workers.stop() }
-  }
-
-  thread?.index(database.url)
+/** The indexers (`start` only: on their thread, or here) and the daily market-data sync; `stop` ends both. */
+function startBackgroundWork(
+  config: Readonly<Config>,
+  logger: Logger,
+  role: ServiceRole,
+  {
+    database,
+    thread,
+    clock,
+    market,
+  }: { database: Database; thread: IndexingThread | undefined; clock: Clock; market: MarketLoad },
+) {
   const indexing =
     role !== 'start'
       ? undefined
@@ -218,26 +255,21 @@ export async function startService(
           clock,
           sync: async (signal) => {
             await runMarketSync({ config, db: database.db, logger, signal })
-            marketChanged()
+            market.changed()
           },
         })
       : undefined
-
-  /** Stops everything in order, once: the HTTP side (its connections and listeners), the sync, the indexers, the database. */
-  let stopped: Promise<void> | undefined
-  const stopAll = () => {
-    stopped ??= (async () => {
-      await served.close()
+  return {
+    async stop(): Promise<void> {
       marketSync.abort()
       await marketSchedule
       await indexing?.stop()
-      bundledLoadWait.abort()
-      await marketLoad
-      await database.close()
-    })()
-    return stopped
+    },
   }
-  const { url } = served
+}
+
+/** Logs where the service listens and which chains it serves; what the banner says. */
+function announce(config: Readonly<Config>, logger: Logger, role: ServiceRole, url: string, database: Database) {
   // in registry order; a source given to a chain whose family is not implemented is not a data source
   const inRegistryOrder = (slugs: string[]) => CHAINS.map((chain) => chain.slug).filter((slug) => slugs.includes(slug))
   const configured = inRegistryOrder(indexableChains(config))
@@ -257,7 +289,7 @@ export async function startService(
   if (unsupported.length > 0) {
     logger.warn({ chains: unsupported }, 'sources given to chains this version does not implement yet are not used')
   }
-  return { url, database: database.description, configured, unsupported, stop: stopAll }
+  return { url, database: database.description, configured, unsupported }
 }
 
 /**
@@ -306,70 +338,6 @@ async function redisLimits(url: string, logger: Logger): Promise<SharedLimits> {
   return { counters: await createRedisCounters({ url, logger }), throttle: await createRedisThrottle({ url, logger }) }
 }
 
-/**
- * The API over an open database: its stores, pricing, on-demand sources and portal. `counters` and
- * `throttle`: where requests are counted (by default in this process's memory). `close` closes the app
- * and what its chain sources hold open, not the database.
- */
-async function createServiceApp(
-  config: Readonly<Config>,
-  logger: Logger,
-  database: Database,
-  options: { clock: Clock; jwtSecret: Uint8Array; marketReady: () => boolean } & Partial<SharedLimits>,
-) {
-  // The API's own pool on the primary, bounded (database.ts); its reads go to `reads` (replicas, else it).
-  const apiDb = database.api
-  const balances = createBalancesStore(apiDb)
-  const fxRates = createFxRatesStore(apiDb)
-  const fxBook = createFxBook(fxRates)
-  const pricer = createPricer({ prices: createAssetPricesStore(apiDb), fxBook })
-  const { reads } = database
-  /** Aborted on close: closes what the API's chain sources hold open (a node's WebSocket). */
-  const sourcesOpen = new AbortController()
-  const app = await buildApp({
-    config,
-    db: apiDb,
-    reads,
-    direct: database.direct,
-    logger,
-    stores: {
-      accounts: createAccountsStore(apiDb),
-      chainStates: createChainStatesStore(reads.db, apiDb),
-      walletTransfers: createTransfersReader(reads.db, { prepare: preparesStatements(config) }),
-      balances: createBalancesStore(reads.db),
-      outputs: createOutputsStore(reads.db),
-      fxRates,
-      usage: createUsageStore(apiDb),
-      developers: createDeveloperAccountsStore(apiDb),
-      billing: createBillingStore(apiDb),
-      plans: createPlansStore(apiDb),
-    },
-    // without shared counters, access control keeps them in this process (seeded from usage_daily)
-    rateLimits:
-      options.counters === undefined ? { now: options.clock.now } : { now: options.clock.now, counters: options.counters },
-    implementedChains: implementedChains(),
-    onDemand: createOnDemand({
-      store: balances,
-      findSource: createSourceFinder(config, logger, sourcesOpen.signal),
-      explorers: { store: createExplorerWalletsStore(database.db), findExplorer: createExplorerFinder(config, logger), logger },
-    }),
-    fxBook,
-    pricer,
-    marketReady: options.marketReady,
-    portal: {
-      mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
-      jwtSecret: options.jwtSecret,
-      stripe: await createStripeFromConfig(config),
-      throttle: options.throttle ?? createMemoryThrottle(),
-    },
-  })
-  const close = async () => {
-    await app.close()
-    sourcesOpen.abort()
-  }
-  return { app, pricer, close }
-}
-
 /** The URL a listening server answers on, as the banner and the log show it. */
 function listeningUrl(config: Pick<Config, 'host' | 'port'>, address: ReturnType<Server['address']>): string {
   const port = typeof address === 'object' && address !== null ? address.port : config.port
@@ -407,24 +375,4 @@ function portError(config: Pick<Config, 'host' | 'port'>, problem: string, cause
         ? `${where} needs privileges this process lacks; set PORT to a port above 1023`
         : `cannot listen on ${where} (${problem}); check PORT and HOST`
   return new WdsError('internal', detail, cause === undefined ? {} : { cause })
-}
-
-/** Stripe billing when STRIPE_SECRET_KEY is set (the configuration checks its companions are too). */
-export async function createStripeFromConfig(config: Readonly<Config>): Promise<StripeBilling | undefined> {
-  const { stripeSecretKey, stripeWebhookSecret, stripePriceStd, stripePricePro } = config
-  if (
-    stripeSecretKey === undefined ||
-    stripeWebhookSecret === undefined ||
-    stripePriceStd === undefined ||
-    stripePricePro === undefined
-  ) {
-    return undefined
-  }
-  return createStripeBilling({
-    secretKey: stripeSecretKey,
-    webhookSecret: stripeWebhookSecret,
-    prices: { std: stripePriceStd, pro: stripePricePro },
-    publicUrl: config.publicUrl,
-    apiUrl: config.stripeApiUrl,
-  })
 }

@@ -3,35 +3,23 @@ import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { isDeepStrictEqual } from 'node:util'
 import { createKey } from '../../src/access/keys.ts'
-import { type App, type AppDeps, buildApp } from '../../src/api/app.ts'
+import type { App } from '../../src/api/app.ts'
 import { compileFromSchemas, RECORD_PAGES } from '../../src/api/http/serializers.ts'
 import type { Tier } from '../../src/domain/tiers.ts'
 import type { ExplorerFinder } from '../../src/ingestion/explorer-sync.ts'
 import { createOnDemand, type SourceFinder } from '../../src/ingestion/on-demand.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { implementedChains } from '../../src/main/indexing.ts'
-import { createFxBook } from '../../src/market/fx-book.ts'
-import { createPricer } from '../../src/market/pricer.ts'
+import { type ApiDeps, createApp, createStores } from '../../src/main/wiring.ts'
 import { createMailer } from '../../src/portal/mailer.ts'
 import type { StripeBilling } from '../../src/portal/stripe-billing.ts'
-import { createAccountsStore } from '../../src/store/accounts-store.ts'
-import { createAssetPricesStore } from '../../src/store/asset-prices-store.ts'
-import { createBalancesStore } from '../../src/store/balances-store.ts'
-import { createBillingStore } from '../../src/store/billing-store.ts'
-import { createChainStatesStore } from '../../src/store/chain-states-store.ts'
 import { type CreateDbOptions, createDb } from '../../src/store/db.ts'
-import { createDeveloperAccountsStore } from '../../src/store/developer-accounts-store.ts'
 import { createExplorerWalletsStore } from '../../src/store/explorer-wallets-store.ts'
-import { createFxRatesStore } from '../../src/store/fx-rates-store.ts'
-import { createOutputsStore } from '../../src/store/outputs-store.ts'
-import { createPlansStore } from '../../src/store/plans-store.ts'
-import { createTransfersReader } from '../../src/store/transfers-reader.ts'
-import { createUsageStore } from '../../src/store/usage-store.ts'
 import { createTestDatabase } from './database.ts'
 
 /** The real app on a database of its own, with its log lines kept for assertions. */
 export async function createTestApp(
-  config: Partial<AppDeps['config']> = {},
+  config: Partial<ApiDeps['config']> = {},
   {
     findSource = async () => undefined,
     explorers,
@@ -47,14 +35,14 @@ export async function createTestApp(
     findSource?: SourceFinder
     /** The explorer sources of "Explorer API" chains, with the on-demand budget and freshness. */
     explorers?: { findExplorer: ExplorerFinder; budgetMs?: number; freshForMs?: number }
-    rateLimits?: AppDeps['rateLimits']
+    rateLimits?: ApiDeps['rateLimits']
     /** Where the portal's mail goes; unset: to the log. */
     smtpUrl?: string
     stripe?: StripeBilling
     /** Whether the bundled market data is in (unset: always). */
     marketReady?: () => boolean
     /** The portal's abuse-limit counters, limits and clock; unset: in memory, PORTAL_LIMITS, the real clock. */
-    portal?: Pick<AppDeps['portal'], 'throttle' | 'limits' | 'now'>
+    portal?: Pick<ApiDeps['portal'], 'throttle' | 'limits' | 'now'>
     /** The statement timeout and pool wait of the app's pool (the service's API pool has both). */
     bounds?: Pick<CreateDbOptions, 'statementTimeoutMs' | 'poolWaitMs'>
     /** Another test app's database, shared (a second replica, whose connections say `wds-test-replica`); unset: a database of its own. */
@@ -77,23 +65,10 @@ export async function createTestApp(
       done()
     },
   })
-  const stores = {
-    accounts: createAccountsStore(database.db),
-    chainStates: createChainStatesStore(database.db),
-    walletTransfers: createTransfersReader(database.db, { prepare: true }),
-    balances: createBalancesStore(database.db),
-    outputs: createOutputsStore(database.db),
-    fxRates: createFxRatesStore(database.db),
-    usage: createUsageStore(database.db),
-    assetPrices: createAssetPricesStore(database.db),
-    developers: createDeveloperAccountsStore(database.db),
-    billing: createBillingStore(database.db),
-    plans: createPlansStore(database.db),
-  }
+  const stores = createStores(database.db, database.db, { prepare: true })
   const logger = createLogger('info', sink)
   const keyPrefix = config.keyPrefix ?? 'wds'
-  const fxBook = createFxBook(stores.fxRates)
-  const app = await buildApp({
+  const { app } = await createApp({
     config: { ...config, keyPrefix, chains: config.chains ?? {} },
     db: database.db,
     logger,
@@ -106,8 +81,6 @@ export async function createTestApp(
     }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
     ...(marketReady === undefined ? {} : { marketReady }),
-    fxBook,
-    pricer: createPricer({ prices: stores.assetPrices, fxBook }),
     portal: { mailer: createMailer({ smtpUrl, from: 'WDS <no-reply@wds.test>', logger }), jwtSecret, stripe, ...portal },
   })
   holdRecordPagesToSchemas(app)
