@@ -36,7 +36,17 @@ function cloneState(state: ChainState): ChainState {
 export type ScriptTx =
   | { kind: 'trx'; from: string; to: string; amount: bigint; fee?: bigint }
   | { kind: 'trc10'; from: string; to: string; token: string; amount: bigint; fee?: bigint }
-  | { kind: 'trc20'; from: string; contract: string; to: string; amount: bigint; fee?: bigint; failed?: boolean }
+  | {
+      kind: 'trc20'
+      from: string
+      contract: string
+      to: string
+      amount: bigint
+      fee?: bigint
+      failed?: boolean
+      /** Who signs and pays: a `transferFrom(from, to, amount)` call (anyone may move 0), not `from`'s `transfer`. */
+      spender?: string
+    }
   | {
       /** A contract call carrying TRX, whose contract pays some of it on, in TRX and TRC-10 (internal transactions). */
       kind: 'call'
@@ -142,7 +152,12 @@ export class ScriptedTronChain {
         account(to).assets.set(token, (account(to).assets.get(token) ?? 0n) + amount)
       }
     }
-    const owner = tx.kind === 'trx' || tx.kind === 'trc10' || tx.kind === 'trc20' || tx.kind === 'call' ? tx.from : tx.owner
+    const owner =
+      tx.kind === 'trc20' && tx.spender !== undefined
+        ? tx.spender
+        : tx.kind === 'trx' || tx.kind === 'trc10' || tx.kind === 'trc20' || tx.kind === 'call'
+          ? tx.from
+          : tx.owner
     const fee = tx.fee ?? 0n
     const failed = 'failed' in tx && tx.failed === true
     account(owner).balance -= fee
@@ -168,8 +183,11 @@ export class ScriptedTronChain {
       case 'trc20': {
         type = 'TriggerSmartContract'
         value = {
-          data: `a9059cbb${word(tx.to)}${word(tx.amount)}`,
-          owner_address: hexOf(tx.from),
+          data:
+            tx.spender === undefined
+              ? `a9059cbb${word(tx.to)}${word(tx.amount)}`
+              : `23b872dd${word(tx.from)}${word(tx.to)}${word(tx.amount)}`,
+          owner_address: hexOf(owner),
           contract_address: hexOf(tx.contract),
         }
         receipt.energy_usage_total = 29631
