@@ -161,6 +161,110 @@ async function runBoth(meta: History100kMeta, roundNumber: number, order: readon
   return { deferred: runs.get('deferred') as WdsRun, atStart: runs.get('at-start') as WdsRun }
 }
 
+const range = (values: readonly number[]) => [Math.min(...values), Math.max(...values)]
+
+/** One way of loading the market data over the rounds: medians and ranges. */
+function marketRuns(runs: readonly WdsRun[], ratios: readonly number[]) {
+  const cpu = (part: string) => runs.map((r) => r.cpuSecondsWhileIndexing[part] ?? 0)
+  return {
+    indexingSecondsMedian: median(runs.map((r) => r.indexingSeconds)),
+    indexingSecondsRange: range(runs.map((r) => r.indexingSeconds)),
+    ratioMedian: median(ratios),
+    wdsCpuSecondsMedian: round(median(cpu('wds'))),
+    wdsPostgresCpuSecondsMedian: round(median(cpu('wdsPostgres'))),
+    anvilCpuSecondsMedian: round(median(cpu('anvil'))),
+    otherCpuSecondsMedian: round(median(cpu('other'))),
+    loadStartedAfterHistoryIndexesMsRange: range(runs.map((r) => r.marketLoad.startedAfterIndexesBuiltMs)),
+    runsWithTheLoadInsideIndexing: runs.filter((r) => r.marketLoad.overlapsIndexing).length,
+  }
+}
+
+/** The medians and ranges of the rounds so far. */
+function summarize(rounds: readonly Round[]) {
+  const ratios = rounds.map((r) => r.ratio)
+  const overDeferred = rounds.map((r) => r.marketAtStartOverDeferred)
+  const summary = {
+    listeningMsMedian: median(rounds.map((r) => r.wds.listeningMs)),
+    indexingSecondsMedian: median(rounds.map((r) => r.wds.indexingSeconds)),
+    transfersPerSecondMedian: median(rounds.map((r) => r.wds.transfersPerSecond)),
+    bareLogsPerSecondMedian: median(rounds.map((r) => r.bare.logsPerSecond)),
+    ratioMedian: median(ratios),
+    ratioRange: range(ratios),
+    yardstickRatioMedian: median(rounds.map((r) => r.yardstick.ratio)),
+    wdsToYardstickMedian: median(rounds.map((r) => round(r.wds.transfersPerSecond / r.yardstick.transfersPerSecond, 3))),
+    meetsRatioTarget: median(ratios) >= TARGET_RATIO,
+    meetsStartupTarget: median(rounds.map((r) => r.wds.listeningMs)) <= TARGET_FRESH_LISTENING_MS,
+    marketLoad: {
+      deferred: marketRuns(
+        rounds.map((r) => r.wds),
+        ratios,
+      ),
+      atStart: marketRuns(
+        rounds.map((r) => r.wdsMarketAtStart),
+        rounds.map((r) => r.ratioMarketAtStart),
+      ),
+      atStartOverDeferredMedian: median(overDeferred),
+      atStartOverDeferredRange: range(overDeferred),
+      wdsCpuSecondsAtStartLessDeferredMedian: round(
+        median(
+          rounds.map((r) => (r.wdsMarketAtStart.cpuSecondsWhileIndexing.wds ?? 0) - (r.wds.cpuSecondsWhileIndexing.wds ?? 0)),
+        ),
+      ),
+    },
+  }
+  return summary
+}
+
+/** The results so far, written after every round (a later round's failure on a loaded machine keeps them). */
+async function writeResults(rounds: readonly Round[]) {
+  const summary = summarize(rounds)
+  await mkdir(join(root, 'bench', 'results'), { recursive: true })
+  await writeFile(
+    OUT,
+    `${JSON.stringify(
+      {
+        benchmark: 'index100k',
+        measuredAt: new Date().toISOString(),
+        machine: {
+          cpus: cpus().length,
+          loadAverage1mBefore: round(loadBefore ?? 0),
+          loadAverage1mAfter: round(loadavg()[0] ?? 0),
+        },
+        versions: {
+          node: process.version,
+          commit: git('rev-parse', '--short', 'HEAD'),
+          changed: git('status', '--porcelain', '--', 'service/src'),
+        },
+        targets: {
+          ratio: `indexing (start-up excluded, history indexes and statistics included) ≥ ${TARGET_RATIO} × the bare eth_getLogs rate`,
+          listening: `within ${TARGET_FRESH_LISTENING_MS} ms of a fresh data dir`,
+        },
+        setup: {
+          chain: { key: meta.key, blocks: meta.head, walletTransfers: meta.walletTransfers, transfersPerBlock: 100 },
+          bare: `eth_getLogs of the wallet's Transfer logs (as sender, as recipient), ${BARE_RANGE_BLOCKS}-block ranges, ${BARE_RANGES_IN_FLIGHT} in flight`,
+          yardstick: `bench:ingest's bare eth_getLogs → decode → COPY pipeline, ${BARE_RANGE_BLOCKS}-block ranges, ${BARE_RANGES_IN_FLIGHT} in flight, into a fresh database of the bench's own embedded PostgreSQL; its address indexes built and the table analysed at the end (counted)`,
+          wds: 'wds start, fresh data dir, WDS_RPC_ETHEREUM = the anvil node, WDS_MARKET_SYNC_AT=off; the bundled market data loads once the first backfill is done (the service as it is)',
+          wdsMarketAtStart:
+            'the same, with the bundled market data’s load started the moment the service listens by the first request that needs it (a key-less GET /v1/fx/currencies, answered 503 warming_up): as every start loaded it before the deferral; alternated with wds round by round; its pages are not read afterwards',
+          cpu: 'cpuSecondsWhileIndexing: wds is the service’s process tree, its PostgreSQL included; wdsPostgres is that PostgreSQL alone (part of wds)',
+          indexingFrom: 'the indexer’s "indexer started" log line, or listening when earlier',
+          indexingTo:
+            'the first 200 answer of /v1/wallets/{wallet}/erc20-transfers?chain=ethereum, asked once the indexer logs its history indexes and statistics built',
+        },
+        summary,
+        rounds,
+      },
+      null,
+      2,
+    )}\n`,
+  )
+  try {
+    const biome = createRequire(import.meta.url).resolve('@biomejs/biome/bin/biome')
+    execFileSync(process.execPath, [biome, 'format', '--write', OUT], { stdio: 'ignore' })
+  } catch {}
+  return summary
+}
+
 const rounds: Round[] = []
 try {
   await verifyServedChain(anvil.url, meta)
@@ -186,104 +290,18 @@ try {
         `transfers/s (${yardstick.seconds} s); wds ${deferred.transfersPerSecond} transfers/s: ratio ${rounds.at(-1)?.ratio}, ` +
         `market at start ${atStart.transfersPerSecond} transfers/s: ratio ${rounds.at(-1)?.ratioMarketAtStart}`,
     )
+    await writeResults(rounds)
   }
 } finally {
   await postgres.stop()
   await anvil.close()
 }
 
-const range = (values: readonly number[]) => [Math.min(...values), Math.max(...values)]
-
-/** One way of loading the market data over the rounds: medians and ranges. */
-function marketRuns(runs: readonly WdsRun[], ratios: readonly number[]) {
-  const cpu = (part: string) => runs.map((r) => r.cpuSecondsWhileIndexing[part] ?? 0)
-  return {
-    indexingSecondsMedian: median(runs.map((r) => r.indexingSeconds)),
-    indexingSecondsRange: range(runs.map((r) => r.indexingSeconds)),
-    ratioMedian: median(ratios),
-    wdsCpuSecondsMedian: round(median(cpu('wds'))),
-    wdsPostgresCpuSecondsMedian: round(median(cpu('wdsPostgres'))),
-    anvilCpuSecondsMedian: round(median(cpu('anvil'))),
-    otherCpuSecondsMedian: round(median(cpu('other'))),
-    loadStartedAfterHistoryIndexesMsRange: range(runs.map((r) => r.marketLoad.startedAfterIndexesBuiltMs)),
-    runsWithTheLoadInsideIndexing: runs.filter((r) => r.marketLoad.overlapsIndexing).length,
-  }
-}
-
-const ratios = rounds.map((r) => r.ratio)
-const overDeferred = rounds.map((r) => r.marketAtStartOverDeferred)
-const summary = {
-  listeningMsMedian: median(rounds.map((r) => r.wds.listeningMs)),
-  indexingSecondsMedian: median(rounds.map((r) => r.wds.indexingSeconds)),
-  transfersPerSecondMedian: median(rounds.map((r) => r.wds.transfersPerSecond)),
-  bareLogsPerSecondMedian: median(rounds.map((r) => r.bare.logsPerSecond)),
-  ratioMedian: median(ratios),
-  ratioRange: range(ratios),
-  yardstickRatioMedian: median(rounds.map((r) => r.yardstick.ratio)),
-  wdsToYardstickMedian: median(rounds.map((r) => round(r.wds.transfersPerSecond / r.yardstick.transfersPerSecond, 3))),
-  meetsRatioTarget: median(ratios) >= TARGET_RATIO,
-  meetsStartupTarget: median(rounds.map((r) => r.wds.listeningMs)) <= TARGET_FRESH_LISTENING_MS,
-  marketLoad: {
-    deferred: marketRuns(
-      rounds.map((r) => r.wds),
-      ratios,
-    ),
-    atStart: marketRuns(
-      rounds.map((r) => r.wdsMarketAtStart),
-      rounds.map((r) => r.ratioMarketAtStart),
-    ),
-    atStartOverDeferredMedian: median(overDeferred),
-    atStartOverDeferredRange: range(overDeferred),
-    wdsCpuSecondsAtStartLessDeferredMedian: round(
-      median(rounds.map((r) => (r.wdsMarketAtStart.cpuSecondsWhileIndexing.wds ?? 0) - (r.wds.cpuSecondsWhileIndexing.wds ?? 0))),
-    ),
-  },
-}
-const { marketLoad, ...figures } = summary
+const { marketLoad, ...figures } = await writeResults(rounds)
 console.table(figures)
 console.table({ deferred: marketLoad.deferred, atStart: marketLoad.atStart })
 console.log(
   `market data at start / deferred, indexing seconds: median ${marketLoad.atStartOverDeferredMedian} ` +
     `(${marketLoad.atStartOverDeferredRange.join('–')}); wds CPU +${marketLoad.wdsCpuSecondsAtStartLessDeferredMedian} s`,
 )
-await mkdir(join(root, 'bench', 'results'), { recursive: true })
-await writeFile(
-  OUT,
-  `${JSON.stringify(
-    {
-      benchmark: 'index100k',
-      measuredAt: new Date().toISOString(),
-      machine: { cpus: cpus().length, loadAverage1mBefore: round(loadBefore ?? 0), loadAverage1mAfter: round(loadavg()[0] ?? 0) },
-      versions: {
-        node: process.version,
-        commit: git('rev-parse', '--short', 'HEAD'),
-        changed: git('status', '--porcelain', '--', 'service/src'),
-      },
-      targets: {
-        ratio: `indexing (start-up excluded, history indexes and statistics included) ≥ ${TARGET_RATIO} × the bare eth_getLogs rate`,
-        listening: `within ${TARGET_FRESH_LISTENING_MS} ms of a fresh data dir`,
-      },
-      setup: {
-        chain: { key: meta.key, blocks: meta.head, walletTransfers: meta.walletTransfers, transfersPerBlock: 100 },
-        bare: `eth_getLogs of the wallet's Transfer logs (as sender, as recipient), ${BARE_RANGE_BLOCKS}-block ranges, ${BARE_RANGES_IN_FLIGHT} in flight`,
-        yardstick: `bench:ingest's bare eth_getLogs → decode → COPY pipeline, ${BARE_RANGE_BLOCKS}-block ranges, ${BARE_RANGES_IN_FLIGHT} in flight, into a fresh database of the bench's own embedded PostgreSQL; its address indexes built and the table analysed at the end (counted)`,
-        wds: 'wds start, fresh data dir, WDS_RPC_ETHEREUM = the anvil node, WDS_MARKET_SYNC_AT=off; the bundled market data loads once the first backfill is done (the service as it is)',
-        wdsMarketAtStart:
-          'the same, with the bundled market data’s load started the moment the service listens by the first request that needs it (a key-less GET /v1/fx/currencies, answered 503 warming_up): as every start loaded it before the deferral; alternated with wds round by round; its pages are not read afterwards',
-        cpu: 'cpuSecondsWhileIndexing: wds is the service’s process tree, its PostgreSQL included; wdsPostgres is that PostgreSQL alone (part of wds)',
-        indexingFrom: 'the indexer’s "indexer started" log line, or listening when earlier',
-        indexingTo:
-          'the first 200 answer of /v1/wallets/{wallet}/erc20-transfers?chain=ethereum, asked once the indexer logs its history indexes and statistics built',
-      },
-      summary,
-      rounds,
-    },
-    null,
-    2,
-  )}\n`,
-)
-try {
-  const biome = createRequire(import.meta.url).resolve('@biomejs/biome/bin/biome')
-  execFileSync(process.execPath, [biome, 'format', '--write', OUT], { stdio: 'ignore' })
-} catch {}
 console.log(`wrote ${OUT}`)

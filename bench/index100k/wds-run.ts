@@ -123,6 +123,24 @@ async function waitLine(find: () => LogLine | undefined, what: string): Promise<
   }
 }
 
+/** Answers that say "not yet" (the history not served yet; no pool connection free in time, on a loaded machine). */
+const NOT_YET = new Set(['chain_unavailable', 'overloaded'])
+
+/** GET of the wallet's ERC-20 page `query` until it is served (200), asking again after each "not yet" answer. */
+async function getPage(url: string, key: string, wallet: string, query: string) {
+  const started = performance.now()
+  for (;;) {
+    const response = await fetch(`${url}/v1/wallets/${wallet}/erc20-transfers?chain=ethereum${query}`, {
+      headers: { 'x-api-key': key },
+    })
+    const body = (await response.json()) as { code?: string; transfers: unknown[]; cursor: string | null }
+    if (response.status === 200) return body
+    if (!NOT_YET.has(body.code ?? '')) throw new Error(`/erc20-transfers answered ${response.status}: ${JSON.stringify(body)}`)
+    if (performance.now() - started > GIVE_UP_MS) throw new Error(`the wallet's history was not served within ${GIVE_UP_MS} ms`)
+    await sleep(LOG_POLL_MS)
+  }
+}
+
 /**
  * Waits for the indexer's "wallet-history indexes built" line (logged once the indexes and their
  * statistics are in), then asks the wallet's first ERC-20 page until it is served (200): when that
@@ -131,18 +149,8 @@ async function waitLine(find: () => LogLine | undefined, what: string): Promise<
  */
 async function waitServed(url: string, key: string, wallet: string, findLine: (msg: string) => LogLine | undefined) {
   const indexesBuilt = await waitLine(() => findLine(INDEXES_BUILT), INDEXES_BUILT)
-  const started = performance.now()
-  for (;;) {
-    const response = await fetch(`${url}/v1/wallets/${wallet}/erc20-transfers?chain=ethereum&limit=1`, {
-      headers: { 'x-api-key': key },
-    })
-    const body = (await response.json()) as { code?: string }
-    if (response.status === 200) return { servedAt: Date.now(), indexesBuilt }
-    if (body.code !== 'chain_unavailable')
-      throw new Error(`/erc20-transfers answered ${response.status}: ${JSON.stringify(body)}`)
-    if (performance.now() - started > GIVE_UP_MS) throw new Error(`the wallet's history was not served within ${GIVE_UP_MS} ms`)
-    await sleep(LOG_POLL_MS)
-  }
+  await getPage(url, key, wallet, '&limit=1')
+  return { servedAt: Date.now(), indexesBuilt }
 }
 
 /** Every page of the wallet's ERC-20 history, 1,000 records a page: how many records. */
@@ -150,14 +158,9 @@ async function countServed(url: string, key: string, wallet: string): Promise<nu
   let records = 0
   let cursor: string | null = null
   do {
-    const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`
-    const response = await fetch(`${url}/v1/wallets/${wallet}/erc20-transfers?chain=ethereum&limit=1000${query}`, {
-      headers: { 'x-api-key': key },
-    })
-    const body = (await response.json()) as { transfers: unknown[]; cursor: string | null }
-    if (response.status !== 200) throw new Error(`a page answered ${response.status}: ${JSON.stringify(body)}`)
-    records += body.transfers.length
-    cursor = body.cursor
+    const page = await getPage(url, key, wallet, `&limit=1000${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`)
+    records += page.transfers.length
+    cursor = page.cursor
   } while (cursor !== null)
   return records
 }
