@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
-import { CHAINS } from '../../../config/chains.ts'
+import { type Static, Type } from 'typebox'
+import { CHAINS, type ChainInfo, type HdWallet } from '../../../config/chains.ts'
 import { WdsError } from '../../../lib/errors.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { getCurrencyParam } from '../../wallets/currencies.ts'
@@ -120,6 +120,101 @@ const NftTransfersQuery = Type.Object(
   { additionalProperties: false },
 )
 
+type ListQuery = Static<typeof TransfersQuery> | Static<typeof TransactionsQuery>
+
+/** The wallet a list endpoint's path names: an extended key or descriptor (HD), else an address on `scope`. */
+type ListedWallet =
+  | { hd: { chain: ChainInfo; wallet: HdWallet } }
+  | { address: string; scope: readonly ChainInfo[]; named: ChainInfo | undefined }
+
+/** `/transfers`' and `/transactions`' wallet: its chain (named, or every configured one of its format) and address, checked. */
+function listedWallet(text: string, chain: string | undefined, availability: ChainAvailability): ListedWallet {
+  const named = chain === undefined ? undefined : getChainParam(chain)
+  const hd = findHdWallet(text, named, availability)
+  if (hd !== undefined) {
+    requireConfigured(hd.chain, availability)
+    return { hd }
+  }
+  const scope = named === undefined ? CHAINS : [named]
+  return { address: normalizeAddress(text, scope), scope, named }
+}
+
+/** The chains an address's list is read on: the named one (it must be served), else every served chain of its format. */
+function chainsOf(
+  text: string,
+  { address, named }: { address: string; named: ChainInfo | undefined },
+  availability: ChainAvailability,
+) {
+  if (named !== undefined) requireConfigured(named, availability)
+  return {
+    address,
+    chains: named === undefined ? chainsForAddress(text, availability) : [named],
+    named: named !== undefined,
+    unservedChains: named === undefined ? explainNoChains(text, availability) : [],
+  }
+}
+
+/** The list endpoints' common page parameters, checked: block and date range, direction, prices, spam, page. */
+function listPage(q: ListQuery) {
+  checkBlockRange(q.fromBlock, q.toBlock)
+  const dates = parseDateRange(q.fromDate, q.toDate)
+  const currency = getCurrencyParam(q.currency)
+  const { direction, fromBlock, toBlock, includePrices, excludeSpam, limit, cursor } = q
+  return { direction, fromBlock, toBlock, ...dates, includePrices, currency, excludeSpam, limit, cursor }
+}
+
+const TRANSFERS_ROUTE = {
+  schema: {
+    summary: "A wallet's transfers",
+    description:
+      'Native, internal, token and NFT transfers and the fees the wallet paid, newest first, paginated by cursor. Every record has a stable `id`. Without `chain`, every configured chain whose address format matches is searched and the records are merged.',
+    tags: ['wallets'],
+    security: [{ apiKey: [] }],
+    params: Address,
+    querystring: TransfersQuery,
+    response: { 200: Type.Ref('TransferList'), ...PROBLEM_RESPONSES },
+  },
+}
+
+const TRANSACTIONS_ROUTE = {
+  schema: {
+    summary: "A wallet's transactions, categorised",
+    description:
+      'One entry per transaction that moved something of the wallet, newest first: its category and the rule that named it, whether the wallet initiated it, its status, the fee, the movements (as /transfers serves them) and the net change per asset. A page never splits a transaction; `limit` counts transactions. Parameters as on /transfers.',
+    tags: ['wallets'],
+    security: [{ apiKey: [] }],
+    params: Address,
+    querystring: TransactionsQuery,
+    response: { 200: Type.Ref('TransactionList'), ...PROBLEM_RESPONSES },
+  },
+}
+
+const ERC20_TRANSFERS_ROUTE = {
+  schema: {
+    summary: "A wallet's ERC-20 transfers",
+    description:
+      'ERC-20 transfers (TRC-20 on Tron) from or to the wallet on one chain, newest first; values have exactly the token’s decimals, `valueRaw` is the integer amount in base units. With `includePrices=true`, price and value fields as on /transfers.',
+    tags: ['wallets'],
+    security: [{ apiKey: [] }],
+    params: Address,
+    querystring: Erc20TransfersQuery,
+    response: { 200: Type.Ref('Erc20TransferList'), ...PROBLEM_RESPONSES },
+  },
+}
+
+const NFT_TRANSFERS_ROUTE = {
+  schema: {
+    summary: "A wallet's NFT transfers",
+    description:
+      'ERC-721 and ERC-1155 transfers from or to the wallet on one chain, newest first: one record per Transfer log and per element of a TransferBatch. Not priced: an NFT has no daily market price, so `includePrices` and `currency` are refused here with that reason.',
+    tags: ['wallets'],
+    security: [{ apiKey: [] }],
+    params: Address,
+    querystring: NftTransfersQuery,
+    response: { 200: Type.Ref('NftTransferList'), ...PROBLEM_RESPONSES },
+  },
+}
+
 /** A wallet's transfers: each handler validates its parameters and asks the records service for the page. */
 export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (
   app,
@@ -147,166 +242,55 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
     return { address, chain, contractAddress, ...dates, excludeSpam: query.excludeSpam, limit: query.limit, cursor: query.cursor }
   }
 
-  app.get(
-    '/wallets/:address/transfers',
-    {
-      schema: {
-        summary: "A wallet's transfers",
-        description:
-          'Native, internal, token and NFT transfers and the fees the wallet paid, newest first, paginated by cursor. Every record has a stable `id`. Without `chain`, every configured chain whose address format matches is searched and the records are merged.',
-        tags: ['wallets'],
-        security: [{ apiKey: [] }],
-        params: Address,
-        querystring: TransfersQuery,
-        response: { 200: Type.Ref('TransferList'), ...PROBLEM_RESPONSES },
-      },
-    },
-    async (request) => {
-      const q = request.query
-      const named = q.chain === undefined ? undefined : getChainParam(q.chain)
-      const hd = findHdWallet(request.params.address, named, availability)
-      if (hd !== undefined) {
-        requireConfigured(hd.chain, availability)
-        return hdWallets.readTransfers(hd, q)
-      }
-      const scope = named === undefined ? CHAINS : [named]
-      const address = normalizeAddress(request.params.address, scope)
-      checkBlockRange(q.fromBlock, q.toBlock)
-      const dates = parseDateRange(q.fromDate, q.toDate)
-      const asset =
-        q.asset === undefined
-          ? undefined
-          : q.asset.toLowerCase() === 'native'
-            ? 'native'
-            : normalizeAddress(q.asset, scope, 'asset')
-      const currency = getCurrencyParam(q.currency)
-      if (named !== undefined) requireConfigured(named, availability)
-      return records.listTransfers({
-        address,
-        chains: named === undefined ? chainsForAddress(request.params.address, availability) : [named],
-        named: named !== undefined,
-        unservedChains: named === undefined ? explainNoChains(request.params.address, availability) : [],
-        direction: q.direction,
-        fromBlock: q.fromBlock,
-        toBlock: q.toBlock,
-        ...dates,
-        asset,
-        includeFees: q.includeFees,
-        includePrices: q.includePrices,
-        currency,
-        excludeSpam: q.excludeSpam,
-        spamOverrides: await spamOverridesOf(request),
-        limit: q.limit,
-        cursor: q.cursor,
-      })
-    },
-  )
+  app.get('/wallets/:address/transfers', TRANSFERS_ROUTE, async (request) => {
+    const q = request.query
+    const wallet = listedWallet(request.params.address, q.chain, availability)
+    if ('hd' in wallet) return hdWallets.readTransfers(wallet.hd, q)
+    const page = listPage(q)
+    const asset =
+      q.asset === undefined
+        ? undefined
+        : q.asset.toLowerCase() === 'native'
+          ? 'native'
+          : normalizeAddress(q.asset, wallet.scope, 'asset')
+    return records.listTransfers({
+      ...chainsOf(request.params.address, wallet, availability),
+      ...page,
+      asset,
+      includeFees: q.includeFees,
+      spamOverrides: await spamOverridesOf(request),
+    })
+  })
 
-  app.get(
-    '/wallets/:address/transactions',
-    {
-      schema: {
-        summary: "A wallet's transactions, categorised",
-        description:
-          'One entry per transaction that moved something of the wallet, newest first: its category and the rule that named it, whether the wallet initiated it, its status, the fee, the movements (as /transfers serves them) and the net change per asset. A page never splits a transaction; `limit` counts transactions. Parameters as on /transfers.',
-        tags: ['wallets'],
-        security: [{ apiKey: [] }],
-        params: Address,
-        querystring: TransactionsQuery,
-        response: { 200: Type.Ref('TransactionList'), ...PROBLEM_RESPONSES },
-      },
-    },
-    async (request) => {
-      const q = request.query
-      const named = q.chain === undefined ? undefined : getChainParam(q.chain)
-      checkBlockRange(q.fromBlock, q.toBlock)
-      const dates = parseDateRange(q.fromDate, q.toDate)
-      const currency = getCurrencyParam(q.currency)
-      const hd = findHdWallet(request.params.address, named, availability)
-      if (hd !== undefined) {
-        requireConfigured(hd.chain, availability)
-        const { direction, fromBlock, toBlock, includePrices, limit, cursor } = q
-        return transactions.listHdTransactions(hd, {
-          direction,
-          fromBlock,
-          toBlock,
-          ...dates,
-          includePrices,
-          currency,
-          limit,
-          cursor,
-          excludeSpam: q.excludeSpam,
-          spamOverrides: await spamOverridesOf(request),
-        })
-      }
-      const address = normalizeAddress(request.params.address, named === undefined ? CHAINS : [named])
-      if (named !== undefined) requireConfigured(named, availability)
-      return transactions.listTransactions({
-        address,
-        chains: named === undefined ? chainsForAddress(request.params.address, availability) : [named],
-        named: named !== undefined,
-        unservedChains: named === undefined ? explainNoChains(request.params.address, availability) : [],
-        direction: q.direction,
-        fromBlock: q.fromBlock,
-        toBlock: q.toBlock,
-        ...dates,
-        includePrices: q.includePrices,
-        currency,
-        excludeSpam: q.excludeSpam,
-        spamOverrides: await spamOverridesOf(request),
-        limit: q.limit,
-        cursor: q.cursor,
-      })
-    },
-  )
+  app.get('/wallets/:address/transactions', TRANSACTIONS_ROUTE, async (request) => {
+    const wallet = listedWallet(request.params.address, request.query.chain, availability)
+    const page = listPage(request.query)
+    if ('hd' in wallet)
+      return transactions.listHdTransactions(wallet.hd, { ...page, spamOverrides: await spamOverridesOf(request) })
+    return transactions.listTransactions({
+      ...chainsOf(request.params.address, wallet, availability),
+      ...page,
+      spamOverrides: await spamOverridesOf(request),
+    })
+  })
 
-  app.get(
-    '/wallets/:address/erc20-transfers',
-    {
-      schema: {
-        summary: "A wallet's ERC-20 transfers",
-        description:
-          'ERC-20 transfers (TRC-20 on Tron) from or to the wallet on one chain, newest first; values have exactly the token’s decimals, `valueRaw` is the integer amount in base units. With `includePrices=true`, price and value fields as on /transfers.',
-        tags: ['wallets'],
-        security: [{ apiKey: [] }],
-        params: Address,
-        querystring: Erc20TransfersQuery,
-        response: { 200: Type.Ref('Erc20TransferList'), ...PROBLEM_RESPONSES },
-      },
-    },
-    async (request) => {
-      const { includePrices, currency } = request.query
-      return records.listErc20Transfers({
-        ...tokenRequest(request.params, request.query),
-        spamOverrides: await spamOverridesOf(request),
-        includePrices,
-        currency: getCurrencyParam(currency),
-      })
-    },
-  )
+  app.get('/wallets/:address/erc20-transfers', ERC20_TRANSFERS_ROUTE, async (request) => {
+    const { includePrices, currency } = request.query
+    return records.listErc20Transfers({
+      ...tokenRequest(request.params, request.query),
+      spamOverrides: await spamOverridesOf(request),
+      includePrices,
+      currency: getCurrencyParam(currency),
+    })
+  })
 
-  app.get(
-    '/wallets/:address/nft-transfers',
-    {
-      schema: {
-        summary: "A wallet's NFT transfers",
-        description:
-          'ERC-721 and ERC-1155 transfers from or to the wallet on one chain, newest first: one record per Transfer log and per element of a TransferBatch. Not priced: an NFT has no daily market price, so `includePrices` and `currency` are refused here with that reason.',
-        tags: ['wallets'],
-        security: [{ apiKey: [] }],
-        params: Address,
-        querystring: NftTransfersQuery,
-        response: { 200: Type.Ref('NftTransferList'), ...PROBLEM_RESPONSES },
-      },
-    },
-    async (request) => {
-      for (const param of ['includePrices', 'currency'] as const) {
-        if (request.query[param] !== undefined) throw new WdsError('invalid_parameter', NFT_NOT_PRICED, { param })
-      }
-      return records.listNftTransfers({
-        ...tokenRequest(request.params, request.query),
-        spamOverrides: await spamOverridesOf(request),
-      })
-    },
-  )
+  app.get('/wallets/:address/nft-transfers', NFT_TRANSFERS_ROUTE, async (request) => {
+    for (const param of ['includePrices', 'currency'] as const) {
+      if (request.query[param] !== undefined) throw new WdsError('invalid_parameter', NFT_NOT_PRICED, { param })
+    }
+    return records.listNftTransfers({
+      ...tokenRequest(request.params, request.query),
+      spamOverrides: await spamOverridesOf(request),
+    })
+  })
 }
