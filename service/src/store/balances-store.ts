@@ -63,7 +63,7 @@ const SUM_MOVEMENTS = `
   )
   SELECT ${hexOf('asset')} AS asset, sum(net)::text AS net FROM movements GROUP BY asset`
 
-// The rows alone over ($3, $4]: a short range above a sum already made (api/balance-memo.ts).
+// The rows alone over ($3, $4]: a short range above a sum already made (api/wallets/balance-memo.ts).
 const SUM_ROWS = `
   SELECT ${hexOf('asset')} AS asset, sum(net)::text AS net FROM (
     SELECT ${ASSET} AS asset, value AS net FROM transfers
