@@ -7,7 +7,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 from urllib.parse import quote
 
-from ._core import RequestSpec
+from ._core import Query, RequestSpec
 from ._export import Destination, ExportFormat
 from .models import (
     Account,
@@ -41,9 +41,29 @@ def _path(*parts: str) -> str:
     return "/" + "/".join(quote(p, safe="") for p in parts)
 
 
+Auth = Literal["key", "token", "none"]
+
+
 class _Resource:
+    """The request plumbing every endpoint method shares: each method names its path, parameters and
+    answer model, and one of these sends it through the client's transport."""
+
     def __init__(self, transport: "_Transport") -> None:
         self._t = transport
+
+    def _get(self, path: str, model: type, query: Optional[Query] = None, *, auth: Auth = "key") -> Any:
+        return self._t._request(RequestSpec("GET", path, query, auth=auth), model)
+
+    def _post(self, path: str, body: Any, model: type, *, auth: Auth = "token", idempotent: bool = False) -> Any:
+        """A POST, not retried unless ``idempotent`` (repeating it would do it twice)."""
+        return self._t._request(RequestSpec("POST", path, body=body, auth=auth, idempotent=idempotent), model)
+
+    def _delete(self, path: str, model: type, *, auth: Auth = "token") -> Any:
+        return self._t._request(RequestSpec("DELETE", path, auth=auth), model)
+
+
+def _wallet(address: str, endpoint: str) -> str:
+    return _path("v1", "wallets", address, endpoint)
 
 
 class Wallets(_Resource):
@@ -75,7 +95,7 @@ class Wallets(_Resource):
             "asset": asset, "direction": direction, "includeFees": include_fees, "includePrices": include_prices,
             "currency": currency, "excludeSpam": exclude_spam, "limit": limit,
         }  # fmt: skip
-        return self._t._list(_path("v1", "wallets", address, "transfers"), query, cursor, TransferList)
+        return self._t._list(_wallet(address, "transfers"), query, cursor, TransferList)
 
     def transactions(
         self,
@@ -104,7 +124,7 @@ class Wallets(_Resource):
             "direction": direction, "includePrices": include_prices, "currency": currency,
             "excludeSpam": exclude_spam, "limit": limit,
         }  # fmt: skip
-        return self._t._list(_path("v1", "wallets", address, "transactions"), query, cursor, TransactionList)
+        return self._t._list(_wallet(address, "transactions"), query, cursor, TransactionList)
 
     def erc20_transfers(
         self,
@@ -121,7 +141,7 @@ class Wallets(_Resource):
         """ERC-20 transfers only (``token_symbol``): ``client.wallets.erc20_transfers(addr, chain="ethereum")``"""
         query = {"chain": chain, "contractAddress": contract_address, "fromDate": from_date, "toDate": to_date,
                  "excludeSpam": exclude_spam, "limit": limit}  # fmt: skip
-        return self._t._list(_path("v1", "wallets", address, "erc20-transfers"), query, cursor, Erc20TransferList)
+        return self._t._list(_wallet(address, "erc20-transfers"), query, cursor, Erc20TransferList)
 
     def nft_transfers(
         self,
@@ -138,7 +158,7 @@ class Wallets(_Resource):
         """ERC-721/1155 transfers, one record per token moved: ``client.wallets.nft_transfers(addr)``"""
         query = {"chain": chain, "contractAddress": contract_address, "fromDate": from_date, "toDate": to_date,
                  "excludeSpam": exclude_spam, "limit": limit}  # fmt: skip
-        return self._t._list(_path("v1", "wallets", address, "nft-transfers"), query, cursor, NftTransferList)
+        return self._t._list(_wallet(address, "nft-transfers"), query, cursor, NftTransferList)
 
     def balances(
         self,
@@ -154,7 +174,7 @@ class Wallets(_Resource):
         """Balances now, or at a block or date: ``client.wallets.balances(addr, chain="ethereum", at_date="2024-12-31")``"""
         query = {"chain": chain, "includePrices": include_prices, "currency": currency, "atBlock": at_block, "atDate": at_date,
                  "excludeSpam": exclude_spam}  # fmt: skip
-        return self._t._request(RequestSpec("GET", _path("v1", "wallets", address, "balances"), query), BalanceList)
+        return self._get(_wallet(address, "balances"), BalanceList, query)
 
     def export(
         self,
@@ -176,52 +196,52 @@ class Wallets(_Resource):
         """
         query = {"format": format, "chain": chain, "fromBlock": from_block, "toBlock": to_block, "fromDate": from_date,
                  "toDate": to_date, "currency": currency, "includeSpam": include_spam}  # fmt: skip
-        return self._t._stream(RequestSpec("GET", _path("v1", "wallets", address, "export"), query), destination)
+        return self._t._stream(RequestSpec("GET", _wallet(address, "export"), query), destination)
 
 
 class Status(_Resource):
     def chains(self) -> Any:
         """Every chain's indexing state: ``client.status.chains().chains``"""
-        return self._t._request(RequestSpec("GET", "/v1/status/chains"), ChainStatusList)
+        return self._get("/v1/status/chains", ChainStatusList)
 
 
 class Fx(_Resource):
     def rate(self, *, from_: str, to: str, date: Day) -> Any:
         """Units of ``to`` for one ``from_``: ``client.fx.rate(from_="EUR", to="USD", date="2024-03-01").rate``"""
-        return self._t._request(RequestSpec("GET", "/v1/fx/rate", {"from": from_, "to": to, "date": date}), FxRate)
+        return self._get("/v1/fx/rate", FxRate, {"from": from_, "to": to, "date": date})
 
     def monthly_average(self, *, currency: str, year: int, month: int, to: Optional[str] = None) -> Any:
         """The mean of a month's daily rates: ``client.fx.monthly_average(currency="EUR", year=2024, month=2)``"""
         query = {"currency": currency, "year": year, "month": month, "to": to}
-        return self._t._request(RequestSpec("GET", "/v1/fx/monthly-average", query), FxMonthlyAverage)
+        return self._get("/v1/fx/monthly-average", FxMonthlyAverage, query)
 
     def currencies(self) -> Any:
         """The supported fiat currencies: ``[c.code for c in client.fx.currencies().currencies]``"""
-        return self._t._request(RequestSpec("GET", "/v1/fx/currencies"), FxCurrencyList)
+        return self._get("/v1/fx/currencies", FxCurrencyList)
 
 
 class Prices(_Resource):
     def get(self, symbol: str, *, date: Day, currency: Optional[str] = None) -> Any:
         """A daily close: ``client.prices.get("BTC", date="2024-01-31", currency="EUR").price``"""
-        return self._t._request(RequestSpec("GET", _path("v1", "prices", symbol), {"date": date, "currency": currency}), Price)
+        return self._get(_path("v1", "prices", symbol), Price, {"date": date, "currency": currency})
 
     def list(self) -> Any:
         """The assets with prices, and each one's sources and dates."""
-        return self._t._request(RequestSpec("GET", "/v1/prices"), PricedAssetList)
+        return self._get("/v1/prices", PricedAssetList)
 
 
 class Keys(_Resource):
     def list(self) -> Any:
-        return self._t._request(RequestSpec("GET", "/v1/developer/keys", auth="token"), ApiKeyList)
+        return self._get("/v1/developer/keys", ApiKeyList, auth="token")
 
     def create(self, *, name: Optional[str] = None) -> Any:
         """A new key; ``key`` is shown this once. Not retried (a retry could make two keys)."""
         body = {} if name is None else {"name": name}
-        return self._t._request(RequestSpec("POST", "/v1/developer/keys", body=body, auth="token", idempotent=False), ApiKey)
+        return self._post("/v1/developer/keys", body, ApiKey)
 
     def revoke(self, key_id: str) -> Any:
         """Revokes a key at once and for good (harmless to repeat, so retried)."""
-        return self._t._request(RequestSpec("DELETE", _path("v1", "developer", "keys", key_id), auth="token"), ApiKey)
+        return self._delete(_path("v1", "developer", "keys", key_id), ApiKey)
 
 
 class Developer(_Resource):
@@ -234,8 +254,7 @@ class Developer(_Resource):
     def signup(self, *, email: str, password: str) -> Any:
         """Mails a 6-digit code to ``email`` and answers the sign-up's ``signup_token``, which ``verify``
         needs with that code. Not retried: each call sends a new code."""
-        spec = RequestSpec("POST", "/v1/developer/signup", body={"email": email, "password": password}, auth="none", idempotent=False)
-        return self._t._request(spec, SignupResult)
+        return self._post("/v1/developer/signup", {"email": email, "password": password}, SignupResult, auth="none")
 
     def verify(self, *, email: str, code: str, signup_token: str) -> Any:
         """Verifies the mailed code of the sign-up whose ``signup_token`` is given; returns the account's
@@ -247,24 +266,22 @@ class Developer(_Resource):
             key = client.developer.verify(email=email, code="042917", signup_token=signup.signup_token).key
         """
         body = {"email": email, "code": code, "signupToken": signup_token}
-        spec = RequestSpec("POST", "/v1/developer/verify", body=body, auth="none", idempotent=False)
-        return self._t._request(spec, ApiKey)
+        return self._post("/v1/developer/verify", body, ApiKey, auth="none")
 
     def login(self, *, email: str, password: str) -> Any:
         """A 24-hour session token. Retried like a GET: logging in twice is harmless."""
-        spec = RequestSpec("POST", "/v1/developer/login", body={"email": email, "password": password}, auth="none")
-        return self._t._request(spec, Session)
+        body = {"email": email, "password": password}
+        return self._post("/v1/developer/login", body, Session, auth="none", idempotent=True)
 
     def account(self) -> Any:
-        return self._t._request(RequestSpec("GET", "/v1/developer/account", auth="token"), Account)
+        return self._get("/v1/developer/account", Account, auth="token")
 
     def usage(self, *, from_: Optional[Day] = None, to: Optional[Day] = None) -> Any:
-        return self._t._request(RequestSpec("GET", "/v1/developer/usage", {"from": from_, "to": to}, auth="token"), Usage)
+        return self._get("/v1/developer/usage", Usage, {"from": from_, "to": to}, auth="token")
 
     def billing(self) -> Any:
-        return self._t._request(RequestSpec("GET", "/v1/developer/billing", auth="token"), Billing)
+        return self._get("/v1/developer/billing", Billing, auth="token")
 
     def change_plan(self, *, tier: str) -> Any:
         """Changes the plan where the deployment allows it. Not retried."""
-        spec = RequestSpec("POST", "/v1/developer/billing/plan", body={"tier": tier}, auth="token", idempotent=False)
-        return self._t._request(spec, PlanChange)
+        return self._post("/v1/developer/billing/plan", {"tier": tier}, PlanChange)
