@@ -64,6 +64,9 @@ export type RetryLimits = {
   failFastUnreachable?: boolean
 }
 
+/** An attempt's failure: `detail` after what was asked, with the facts of the failure. */
+type Fail = (detail: string, facts: Omit<UpstreamErrorOptions, 'request'>) => UpstreamError
+
 export const DEFAULT_RETRY_LIMITS: RetryLimits = { maxAttempts: 4, maxRetryAfterMs: 32_000 }
 
 /** The one place that decides whether a failed request is sent again; `attempt` counts those made (1 = the first). */
@@ -205,8 +208,19 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
     const url = joinUrl(base, request)
     const method = request.method ?? (request.body === undefined ? 'GET' : 'POST')
     const what = `${method} ${clean(redactPath(url.pathname))}`
-    const fail = (detail: string, facts: Omit<UpstreamErrorOptions, 'request'>) =>
-      new UpstreamError(clean(`${what} ${detail}`), { request: what, ...facts })
+    const fail: Fail = (detail, facts) => new UpstreamError(clean(`${what} ${detail}`), { request: what, ...facts })
+    const { response, text } = await fetchText(base, url, method, request, fail)
+    return readAnswer(response, text, read, fail)
+  }
+
+  /** One request's answer, its whole text read within `timeoutMs`; the timeout or a network failure as an UpstreamError. */
+  async function fetchText(
+    base: string,
+    url: URL,
+    method: string,
+    request: HttpRequest,
+    fail: Fail,
+  ): Promise<{ response: Response; text: string }> {
     // One controller per attempt, aborted by its timeout or by the client's signal; the listener on the
     // long-lived client signal is removed when the attempt ends (AbortSignal.any would keep them around).
     const controller = new AbortController()
@@ -218,60 +232,65 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
     const onAbort = () => controller.abort()
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      let response: Response
-      let text: string
-      try {
-        response = await fetch(url, {
-          method,
-          headers: {
-            accept: 'application/json',
-            ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-            ...authorizationHeader(base),
-            ...options.headers,
-            ...request.headers,
-          },
-          ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-          signal: controller.signal,
-        })
-        text = await response.text()
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason
-        if (timedOut) throw fail(`got no answer within ${timeoutMs} ms`, { failure: 'timeout', cause: error })
-        const reason = describeFetchError(error)
-        throw fail(`failed: ${reason}`, { failure: 'network', unreachable: UNREACHABLE.has(reason), cause: error })
-      }
-      let body: unknown
-      let parsed = true
-      try {
-        body = (options.parse ?? JSON.parse)(text)
-      } catch {
-        parsed = false
-      }
-      if (!response.ok) {
-        // the source's own error in its protocol (bitcoind answers RPC errors with HTTP 500) wins when read recognises it
-        if (parsed && read !== undefined) read(body, response.status)
-        const excerpt = clean(text.replace(/\s+/g, ' ').trim()).slice(0, 300)
-        const retryAfterMs = parseRetryAfterMs(response.headers.get('retry-after'), now())
-        throw fail(`answered HTTP ${response.status} ${response.statusText}${excerpt === '' ? '' : `: ${excerpt}`}`, {
-          failure: 'status',
-          upstreamStatus: response.status,
-          ...(options.busyStatuses?.includes(response.status) ? { busy: true } : {}),
-          statusText: response.statusText,
-          ...(excerpt === '' ? {} : { body: excerpt }),
-          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        })
-      }
-      if (!parsed) {
-        throw fail(`answered ${response.status} with a body that is not JSON (${text.length} bytes)`, {
-          failure: 'malformed',
-          upstreamStatus: response.status,
-        })
-      }
-      return read === undefined ? (body as T) : read(body, response.status)
+      const response = await fetch(url, {
+        method,
+        headers: {
+          accept: 'application/json',
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...authorizationHeader(base),
+          ...options.headers,
+          ...request.headers,
+        },
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+        signal: controller.signal,
+      })
+      return { response, text: await response.text() }
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason
+      if (timedOut) throw fail(`got no answer within ${timeoutMs} ms`, { failure: 'timeout', cause: error })
+      const reason = describeFetchError(error)
+      throw fail(`failed: ${reason}`, { failure: 'network', unreachable: UNREACHABLE.has(reason), cause: error })
     } finally {
       clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
     }
+  }
+
+  /** The answer parsed and read; an error status or a body that is not JSON as an UpstreamError. */
+  function readAnswer<T>(
+    response: Response,
+    text: string,
+    read: ((body: unknown, status: number) => T) | undefined,
+    fail: Fail,
+  ): T {
+    let body: unknown
+    let parsed = true
+    try {
+      body = (options.parse ?? JSON.parse)(text)
+    } catch {
+      parsed = false
+    }
+    if (!response.ok) {
+      // the source's own error in its protocol (bitcoind answers RPC errors with HTTP 500) wins when read recognises it
+      if (parsed && read !== undefined) read(body, response.status)
+      const excerpt = clean(text.replace(/\s+/g, ' ').trim()).slice(0, 300)
+      const retryAfterMs = parseRetryAfterMs(response.headers.get('retry-after'), now())
+      throw fail(`answered HTTP ${response.status} ${response.statusText}${excerpt === '' ? '' : `: ${excerpt}`}`, {
+        failure: 'status',
+        upstreamStatus: response.status,
+        ...(options.busyStatuses?.includes(response.status) ? { busy: true } : {}),
+        statusText: response.statusText,
+        ...(excerpt === '' ? {} : { body: excerpt }),
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      })
+    }
+    if (!parsed) {
+      throw fail(`answered ${response.status} with a body that is not JSON (${text.length} bytes)`, {
+        failure: 'malformed',
+        upstreamStatus: response.status,
+      })
+    }
+    return read === undefined ? (body as T) : read(body, response.status)
   }
 
   /** The error a request ends with: a source's own answer as it is, otherwise saying why no more attempts were made. */
