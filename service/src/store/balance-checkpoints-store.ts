@@ -33,20 +33,27 @@ const MOVES = (partition: string, addressFilter: (column: string) => string) => 
      WHERE block_number > $2 AND block_number <= $3 AND ${addressFilter('from_address')} AND (type = ANY($5) OR type = ANY($6))`
 
 /**
+ * A checkpoint's first steps: the moves of the rows in blocks ($2, $3] whose addresses pass
+ * `addressFilter`, their net movement per (address, asset) (`moved`), written at height $3 into `table`.
+ */
+const SUMMED_MOVES = (partition: string, addressFilter: (column: string) => string, table: string) => `
+  WITH moves AS (${MOVES(partition, addressFilter)}
+  ), moved AS (
+    SELECT address, asset, sum(delta) AS delta, count(*) AS movements FROM moves GROUP BY address, asset
+  ), written AS (
+    INSERT INTO ${table} (chain, address, asset, block_number, delta)
+    SELECT $1, address, asset, $3, delta FROM moved
+    RETURNING 1
+  )`
+
+/**
  * A full balance checkpoint (migration 0021) at height $3 of chain $1: each (address, asset) moved in
  * blocks ($2, $3] ($2: the previous full checkpoint, or the opening block $4) with its net movement
  * there, and the addresses that moved at least $7 times there, tracked until the next full checkpoint.
  * One statement over the partition's rows of those blocks (its block-range BRIN index finds them).
  */
 const WRITE_FULL_CHECKPOINT = (partition: string) => `
-  WITH moves AS (${MOVES(partition, (column) => `${column} IS NOT NULL`)}
-  ), moved AS (
-    SELECT address, asset, sum(delta) AS delta, count(*) AS movements FROM moves GROUP BY address, asset
-  ), written AS (
-    INSERT INTO balance_checkpoints (chain, address, asset, block_number, delta)
-    SELECT $1, address, asset, $3, delta FROM moved
-    RETURNING 1
-  ), tracked AS (
+  ${SUMMED_MOVES(partition, (column) => `${column} IS NOT NULL`, 'balance_checkpoints')}, tracked AS (
     SELECT address FROM moved GROUP BY address HAVING sum(movements) >= $7
   )
   INSERT INTO balance_checkpoint_heights (chain, block_number, after_block, full_checkpoint, tracked, movements, keys_written)
@@ -59,14 +66,7 @@ const WRITE_FULL_CHECKPOINT = (partition: string) => `
  * previous checkpoint) of each key of the tracked addresses $7, and nobody else's.
  */
 const WRITE_HOT_CHECKPOINT = (partition: string) => `
-  WITH moves AS (${MOVES(partition, (column) => `${column} = ANY($7)`)}
-  ), moved AS (
-    SELECT address, asset, sum(delta) AS delta, count(*) AS movements FROM moves GROUP BY address, asset
-  ), written AS (
-    INSERT INTO balance_hot_checkpoints (chain, address, asset, block_number, delta)
-    SELECT $1, address, asset, $3, delta FROM moved
-    RETURNING 1
-  )
+  ${SUMMED_MOVES(partition, (column) => `${column} = ANY($7)`, 'balance_hot_checkpoints')}
   INSERT INTO balance_checkpoint_heights (chain, block_number, after_block, full_checkpoint, movements, keys_written)
   SELECT $1, $3, $4, false, (SELECT coalesce(sum(movements), 0) FROM moved), (SELECT count(*) FROM written)
   RETURNING movements, keys_written`

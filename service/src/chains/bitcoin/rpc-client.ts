@@ -1,5 +1,5 @@
 import { UpstreamError } from '../../lib/errors.ts'
-import { createHttpClient } from '../../lib/http-client.ts'
+import { createHttpClient, type HttpClientOptions } from '../../lib/http-client.ts'
 import { createJsonRpcClient, JsonRpcError } from '../../lib/json-rpc.ts'
 import type { Logger } from '../../lib/logger.ts'
 
@@ -20,14 +20,12 @@ export const RPC_INVALID_PARAMETER = -8
 /** The node is starting (loading the block index, verifying blocks): ask again. */
 const RPC_IN_WARMUP = -28
 
-export type BitcoinRpcOptions = {
-  urls: readonly string[]
+/** The HTTP client's options the node's client passes on (lib/http-client.ts). */
+export type BitcoinRpcOptions = Pick<
+  HttpClientOptions,
+  'urls' | 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'retryMaxMs' | 'signal'
+> & {
   logger: Logger
-  timeoutMs?: number
-  maxAttempts?: number
-  retryBaseMs?: number
-  retryMaxMs?: number
-  signal?: AbortSignal
 }
 
 export type BitcoinRpc = {

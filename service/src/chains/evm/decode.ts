@@ -180,21 +180,8 @@ export function decodeTransactionTransfers(
   const txIndex = quantity(tx.transactionIndex)
   const txHash = lower(tx.hash)
   const from = lower(tx.from)
-  const row = (seq: number, type: 'fee' | 'native' | 'deposit', to: string | null, value: bigint): Transfer => ({
-    blockNumber,
-    txIndex,
-    seq,
-    txHash,
-    type,
-    from: type === 'deposit' ? null : from,
-    to,
-    value,
-    contractAddress: null,
-    tokenId: null,
-    logIndex: null,
-    batchIndex: null,
-    operator: null,
-  })
+  const row = (seq: number, type: 'fee' | 'native' | 'deposit', to: string | null, value: bigint): Transfer =>
+    coinTransfer({ blockNumber, txIndex, txHash }, seq, type, { from: type === 'deposit' ? null : from, to, value })
   const rows: Transfer[] = []
   if (isDeposit(profile, tx, receipt)) {
     const mint = bigQuantity(tx.mint)
@@ -278,15 +265,28 @@ function frameMovement(frame: CallFrame): Movement | undefined {
 }
 
 function internalTransfer(tx: TxPosition, position: number, movement: Movement): Transfer {
-  return {
-    blockNumber: tx.blockNumber,
-    txIndex: tx.txIndex,
-    seq: SEQ_INTERNAL_BASE + position,
-    txHash: lower(tx.txHash),
-    type: 'internal',
+  return coinTransfer({ ...tx, txHash: lower(tx.txHash) }, SEQ_INTERNAL_BASE + position, 'internal', {
     from: lower(movement.from),
     to: lower(movement.to),
     value: movement.value,
+  })
+}
+
+/** A record of the chain's coin at `at`: no contract, token id, log or batch index, operator. */
+function coinTransfer(
+  at: TxPosition,
+  seq: number,
+  type: Transfer['type'],
+  move: { from: string | null; to: string | null; value: bigint },
+): Transfer {
+  const { blockNumber, txIndex, txHash } = at
+  return {
+    blockNumber,
+    txIndex,
+    seq,
+    txHash,
+    type,
+    ...move,
     contractAddress: null,
     tokenId: null,
     logIndex: null,
@@ -308,21 +308,8 @@ export function decodeBlockTransfers(block: RpcBlock, rewards: readonly ParityTr
   const blockNumber = quantity(block.number)
   const txIndex = block.transactions.length
   const txHash = lower(block.hash)
-  const row = (seq: number, type: 'reward' | 'withdrawal', to: string, value: bigint): Transfer => ({
-    blockNumber,
-    txIndex,
-    seq,
-    txHash,
-    type,
-    from: null,
-    to: lower(to),
-    value,
-    contractAddress: null,
-    tokenId: null,
-    logIndex: null,
-    batchIndex: null,
-    operator: null,
-  })
+  const row = (seq: number, type: 'reward' | 'withdrawal', to: string, value: bigint): Transfer =>
+    coinTransfer({ blockNumber, txIndex, txHash }, seq, type, { from: null, to: lower(to), value })
   const rows: Transfer[] = []
   if (profile.blockRewards) {
     rewards.forEach((reward, i) => {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import { UpstreamError } from '../../lib/errors.ts'
-import { createHttpClient, type HttpStats } from '../../lib/http-client.ts'
+import { createHttpClient, type HttpClientOptions, type HttpStats } from '../../lib/http-client.ts'
 import { createJsonRpcClient, JsonRpcError } from '../../lib/json-rpc.ts'
 import { createWebSocketClient, isWebSocketUrl, type WebSocketClient } from '../../lib/web-socket-client.ts'
 
@@ -51,15 +51,15 @@ function isNodeBusy(code: number, message: string, method: string | undefined): 
   return true
 }
 
-export type RpcClientOptions = {
-  /** Failover order; a failing URL hands over to the next. All HTTP(S), or all WebSocket (ws://, wss://). */
-  urls: readonly string[]
+/**
+ * The transport's options the node's client passes on (lib/http-client.ts, lib/web-socket-client.ts):
+ * `urls` in failover order, all HTTP(S) or all WebSocket (ws://, wss://).
+ */
+export type RpcClientOptions = Pick<
+  HttpClientOptions,
+  'urls' | 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'retryMaxMs' | 'signal'
+> & {
   logger: Logger
-  timeoutMs?: number
-  maxAttempts?: number
-  retryBaseMs?: number
-  retryMaxMs?: number
-  signal?: AbortSignal
 }
 
 export type RpcClient = {
