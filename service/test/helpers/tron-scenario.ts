@@ -7,7 +7,7 @@ import { createLogger } from '../../src/lib/logger.ts'
 import { createChainWriter } from '../../src/store/chain-writer.ts'
 import type { Db } from '../../src/store/db.ts'
 import { createTestApp, type TestApp } from './app.ts'
-import { type AccountState, addressOf, type ChainState, ScriptedTronChain } from './tron-chain.ts'
+import { type AccountState, addressOf, type ChainState, ScriptedTronChain, type ScriptTx } from './tron-chain.ts'
 import { startTronNode, type TronNode } from './tron-node.ts'
 
 /**
@@ -46,6 +46,18 @@ export function tronGenesis(aliceAssets: [string, bigint][] = [[BTT, 50_000_000n
   }
 }
 
+type InternalPayment = Extract<ScriptTx, { kind: 'call' }>['internal'][number]
+
+/** Alice calls the router with 20 TRX (fee 5 TRX); it pays on 7 TRX to bob and 3 BTT back to her, then `more`. */
+export const routerCall = (more: InternalPayment[] = []): ScriptTx => ({
+  kind: 'call',
+  from: alice,
+  contract: router,
+  callValue: TRX(20),
+  fee: 5_000_000n,
+  internal: [{ to: bob, amount: TRX(7) }, { to: alice, amount: 3_000_000n, token: BTT }, ...more],
+})
+
 /**
  * Alice's history of blocks 1-9: TRX both ways, a TRC-10 and a TRC-20 payment, a failed TRC-20 call, a
  * router call paying on in internal transactions, a withdrawn voting reward, USDT back from bob, a
@@ -59,19 +71,7 @@ export function aliceHistory(): ScriptedTronChain {
   chain.addBlock([{ kind: 'trc10', from: alice, to: carol, token: BTT, amount: 5_000_000n }])
   chain.addBlock([{ kind: 'trc20', from: alice, contract: usdt, to: bob, amount: 250_500_000n, fee: 13_844_500n }])
   chain.addBlock([{ kind: 'trc20', from: alice, contract: usdt, to: carol, amount: 1n, fee: 8_000_000n, failed: true }])
-  chain.addBlock([
-    {
-      kind: 'call',
-      from: alice,
-      contract: router,
-      callValue: TRX(20),
-      fee: 5_000_000n,
-      internal: [
-        { to: bob, amount: TRX(7) },
-        { to: alice, amount: 3_000_000n, token: BTT },
-      ],
-    },
-  ])
+  chain.addBlock([routerCall()])
   chain.addBlock([{ kind: 'withdrawReward', owner: alice, amount: 12_345_678n }])
   chain.addBlock([{ kind: 'trc20', from: bob, contract: usdt, to: alice, amount: 1n, fee: 6_000_000n }])
   chain.addBlock([{ kind: 'trx', from: alice, to: alice, amount: TRX(1), fee: 100_000n }])

@@ -15,6 +15,7 @@ import {
   connectTron,
   indexTron,
   router,
+  routerCall,
   startIndexedTron,
   TRON_API_KEY,
   TRX,
@@ -54,20 +55,7 @@ function scriptChain(): ScriptedTronChain {
   ])
   chain.addBlock([{ kind: 'trc20', from: alice, contract: usdt, to: bob, amount: 250_500_000n, fee: 13_844_500n }])
   chain.addBlock([{ kind: 'trc20', from: alice, contract: usdt, to: carol, amount: 1n, fee: 8_000_000n, failed: true }])
-  chain.addBlock([
-    {
-      kind: 'call',
-      from: alice,
-      contract: router,
-      callValue: TRX(20),
-      fee: 5_000_000n,
-      internal: [
-        { to: bob, amount: TRX(7) },
-        { to: alice, amount: 3_000_000n, token: BTT },
-        { to: carol, amount: TRX(1), rejected: true },
-      ],
-    },
-  ])
+  chain.addBlock([routerCall([{ to: carol, amount: TRX(1), rejected: true }])])
   chain.addBlock([
     {
       kind: 'call',
