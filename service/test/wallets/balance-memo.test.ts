@@ -6,7 +6,7 @@ import { evmSourceFor, indexToHead } from '../helpers/indexing.ts'
 import { playScriptedHistory } from '../helpers/scripted-chain.ts'
 
 /**
- * The balance memo (api/balance-memo.ts) through the HTTP API: a balance asked again is made from the
+ * The balance memo (api/wallets/balance-memo.ts) through the HTTP API: a balance asked again is made from the
  * last one plus the blocks appended since, and never outlives a reorg. Each answer is compared with the
  * node's own eth_getBalance at the same block, and the full sums the store made are counted.
  */

@@ -5,7 +5,7 @@ import { createServedTestApp, type ServedTestApp } from '../helpers/app.ts'
 import { evmSourceFor, indexToHead } from '../helpers/indexing.ts'
 
 /**
- * Date bounds of history pages (api/wallet-history.ts): `fromDate`/`toDate` resolved to blocks are
+ * Date bounds of history pages (api/wallets/wallet-history.ts): `fromDate`/`toDate` resolved to blocks are
  * remembered once a later block is indexed, and never outlive a reorg. One payment a day to a wallet;
  * every answer is compared with the payments of the days asked for, and the store's date lookups
  * (findBlockByTime) are counted.
