@@ -1,6 +1,18 @@
 import type { UnattributedValue } from '../domain/on-demand.ts'
 import type { BlockRef, ChainBlock, OutputRef, OutputValue, Token } from '../domain/records.ts'
 import { WdsError } from '../lib/errors.ts'
+import type { HttpClientOptions } from '../lib/http-client.ts'
+import type { Logger } from '../lib/logger.ts'
+
+/**
+ * What a node's JSON-RPC client takes (chains/evm's, chains/bitcoin's): the transport's URLs in
+ * failover order, its timeout and retries (lib/http-client.ts, or lib/web-socket-client.ts for an
+ * EVM node on ws(s)://), and the logger.
+ */
+export type NodeClientOptions = Pick<
+  HttpClientOptions,
+  'urls' | 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'retryMaxMs' | 'signal'
+> & { logger: Logger }
 
 /**
  * What ingestion needs from a chain, whatever its family: the head, block references for reorg

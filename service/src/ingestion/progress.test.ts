@@ -3,8 +3,8 @@ import { expect, test, vi } from 'vitest'
 import { createLogger } from '../lib/logger.ts'
 import { createProgressReporter } from './progress.ts'
 
-test('log lines carry blocks/s, transfers/s and the ETA to the head', () => {
-  vi.useFakeTimers({ now: 1_000_000 })
+/** A reporter logging every 10 s into `lines`, each log line parsed. */
+function reporterWithLogLines() {
   const lines: Record<string, unknown>[] = []
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -12,7 +12,12 @@ test('log lines carry blocks/s, transfers/s and the ETA to the head', () => {
       done()
     },
   })
-  const progress = createProgressReporter({ logger: createLogger('info', sink), intervalMs: 10_000 })
+  return { lines, progress: createProgressReporter({ logger: createLogger('info', sink), intervalMs: 10_000 }) }
+}
+
+test('log lines carry blocks/s, transfers/s and the ETA to the head', () => {
+  vi.useFakeTimers({ now: 1_000_000 })
+  const { lines, progress } = reporterWithLogLines()
   progress.report({ chain: 'base', indexedBlock: 99, headBlock: 1099, blocks: 100, transfers: 1_000 })
   vi.setSystemTime(1_010_000)
   progress.report({ chain: 'base', indexedBlock: 1099 - 500, headBlock: 1099, blocks: 600, transfers: 6_000 })
@@ -62,14 +67,7 @@ test('on a terminal, a bar per chain with the same figures, redrawn in place', (
 
 test('finish() writes one summary per chain: totals of the run and average rates since the reporter was made', () => {
   vi.useFakeTimers({ now: 1_000_000 })
-  const lines: Record<string, unknown>[] = []
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)))
-      done()
-    },
-  })
-  const progress = createProgressReporter({ logger: createLogger('info', sink), intervalMs: 10_000 })
+  const { lines, progress } = reporterWithLogLines()
   vi.setSystemTime(1_002_000)
   progress.report({ chain: 'base', indexedBlock: 99, headBlock: 199, blocks: 100, transfers: 1_000 })
   vi.setSystemTime(1_004_000)

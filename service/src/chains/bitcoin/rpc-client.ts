@@ -1,7 +1,7 @@
 import { UpstreamError } from '../../lib/errors.ts'
-import { createHttpClient, type HttpClientOptions } from '../../lib/http-client.ts'
+import { createHttpClient } from '../../lib/http-client.ts'
 import { createJsonRpcClient, JsonRpcError } from '../../lib/json-rpc.ts'
-import type { Logger } from '../../lib/logger.ts'
+import type { NodeClientOptions } from '../chain-source.ts'
 
 /**
  * Bitcoin Core's JSON-RPC 1.0 over the one HTTP client (lib/http-client.ts: basic auth from the URL's
@@ -20,13 +20,7 @@ export const RPC_INVALID_PARAMETER = -8
 /** The node is starting (loading the block index, verifying blocks): ask again. */
 const RPC_IN_WARMUP = -28
 
-/** The HTTP client's options the node's client passes on (lib/http-client.ts). */
-export type BitcoinRpcOptions = Pick<
-  HttpClientOptions,
-  'urls' | 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'retryMaxMs' | 'signal'
-> & {
-  logger: Logger
-}
+export type BitcoinRpcOptions = NodeClientOptions
 
 export type BitcoinRpc = {
   request<T>(method: string, params?: unknown[]): Promise<T>

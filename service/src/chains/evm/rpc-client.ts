@@ -1,8 +1,8 @@
-import type { Logger } from 'pino'
 import { UpstreamError } from '../../lib/errors.ts'
-import { createHttpClient, type HttpClientOptions, type HttpStats } from '../../lib/http-client.ts'
+import { createHttpClient, type HttpStats } from '../../lib/http-client.ts'
 import { createJsonRpcClient, JsonRpcError } from '../../lib/json-rpc.ts'
 import { createWebSocketClient, isWebSocketUrl, type WebSocketClient } from '../../lib/web-socket-client.ts'
+import type { NodeClientOptions } from '../chain-source.ts'
 
 export { shouldRetry } from '../../lib/http-client.ts'
 
@@ -51,16 +51,8 @@ function isNodeBusy(code: number, message: string, method: string | undefined): 
   return true
 }
 
-/**
- * The transport's options the node's client passes on (lib/http-client.ts, lib/web-socket-client.ts):
- * `urls` in failover order, all HTTP(S) or all WebSocket (ws://, wss://).
- */
-export type RpcClientOptions = Pick<
-  HttpClientOptions,
-  'urls' | 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'retryMaxMs' | 'signal'
-> & {
-  logger: Logger
-}
+/** `urls`: all HTTP(S), or all WebSocket (ws://, wss://). */
+export type RpcClientOptions = NodeClientOptions
 
 export type RpcClient = {
   request<T>(method: string, params?: unknown[]): Promise<T>
