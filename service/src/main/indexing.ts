@@ -12,7 +12,7 @@ import { backoffMs } from '../lib/retry.ts'
 import { createChainWriter } from '../store/chain-writer.ts'
 import type { Db } from '../store/db.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
-import { tryAcquireLease } from '../store/leases.ts'
+import { type Lease, tryAcquireLease } from '../store/leases.ts'
 import { createOutputsStore } from '../store/outputs-store.ts'
 
 const LEASE_RETRY_MS = 5_000
@@ -88,45 +88,66 @@ export function startIndexing(options: IndexingOptions) {
           await sleep(LEASE_RETRY_MS)
           continue
         }
-        try {
-          const indexer = createIndexer({
-            chain: slug,
-            source: chainSource,
-            store,
-            logger, // the indexer names the chain in each line itself
-            progress,
-            startBlock: source.startBlock,
-            stopAtHead,
-            ...(chainSource.ranges === undefined
-              ? {}
-              : { rangeSize: chainSource.ranges.blocks, rangesInFlight: chainSource.ranges.inFlight }),
-            pollIntervalMs: pollIntervalMs ?? headPollIntervalMs(slug),
-            ...(config.reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks: config.reorgWindowBlocks }),
-          })
-          await indexer.run(AbortSignal.any([controller.signal, lease.lost]))
-        } finally {
-          await lease.release()
-        }
+        await indexUnderLease(slug, chainSource, source.startBlock, lease)
         if (!lease.lost.aborted || controller.signal.aborted) return
         // the lease's connection ended (PostgreSQL restarted): another process may lead now; try again
         log.warn(errorFields(lease.lost.reason), 'lost the indexing lease with its connection; taking it again')
         failures = 0
       } catch (error) {
         if (controller.signal.aborted) return
-        await store.recordError(slug, describeError(error, slug)).catch(() => {})
-        const refused = error instanceof ChainMismatchError
-        // `wds index --once` reports a refusal and ends, rather than waiting for an operator to fix the node
-        if (refused && stopAtHead) {
-          log.error({ error: error.message, urls: source.urls.map((url) => redact(url)) }, REFUSED)
-          return
-        }
-        const delay = backoffMs(failures++, refused ? REFUSAL_BACKOFF : FAILURE_BACKOFF)
-        const retry = { retry_in_ms: Math.round(delay) }
-        if (refused) log.error({ error: error.message, urls: source.urls.map((url) => redact(url)), ...retry }, REFUSED)
-        else log.error({ ...errorFields(error), ...retry }, 'could not start indexing; retrying')
+        const delay = await reportStartFailure(slug, source.urls, error, failures++, log)
+        if (delay === undefined) return
         await sleep(delay)
       }
     }
+  }
+
+  /** Indexes a chain until stopped, its head reached (stopAtHead), or its lease lost; the lease is released after. */
+  const indexUnderLease = async (slug: string, chainSource: ChainSource, startBlock: number, lease: Lease) => {
+    try {
+      const indexer = createIndexer({
+        chain: slug,
+        source: chainSource,
+        store,
+        logger, // the indexer names the chain in each line itself
+        progress,
+        startBlock,
+        stopAtHead,
+        ...(chainSource.ranges === undefined
+          ? {}
+          : { rangeSize: chainSource.ranges.blocks, rangesInFlight: chainSource.ranges.inFlight }),
+        pollIntervalMs: pollIntervalMs ?? headPollIntervalMs(slug),
+        ...(config.reorgWindowBlocks === undefined ? {} : { reorgWindowBlocks: config.reorgWindowBlocks }),
+      })
+      await indexer.run(AbortSignal.any([controller.signal, lease.lost]))
+    } finally {
+      await lease.release()
+    }
+  }
+
+  /**
+   * Records and logs why a chain's indexing could not start or stopped (`failures`: in a row before this
+   * one); the wait before trying again, or undefined when `wds index --once` ends on a node of another chain.
+   */
+  const reportStartFailure = async (
+    slug: string,
+    urls: readonly string[],
+    error: unknown,
+    failures: number,
+    log: Logger,
+  ): Promise<number | undefined> => {
+    await store.recordError(slug, describeError(error, slug)).catch(() => {})
+    const refused = error instanceof ChainMismatchError
+    // `wds index --once` reports a refusal and ends, rather than waiting for an operator to fix the node
+    if (refused && stopAtHead) {
+      log.error({ error: error.message, urls: urls.map((url) => redact(url)) }, REFUSED)
+      return undefined
+    }
+    const delay = backoffMs(failures, refused ? REFUSAL_BACKOFF : FAILURE_BACKOFF)
+    const retry = { retry_in_ms: Math.round(delay) }
+    if (refused) log.error({ error: error.message, urls: urls.map((url) => redact(url)), ...retry }, REFUSED)
+    else log.error({ ...errorFields(error), ...retry }, 'could not start indexing; retrying')
+    return delay
   }
 
   /** An explorer chain is not indexed; its head is followed for the status page, as its wallets are read on demand. */

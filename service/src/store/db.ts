@@ -4,7 +4,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import { InternalError, SetupError } from '../lib/errors.ts'
+import { InternalError, SetupError, WdsError } from '../lib/errors.ts'
 
 // int8 (bigint) columns come back as strings by default; block numbers fit in a JS number and
 // amounts are never read through this parser (they are numeric and read as strings).
@@ -37,14 +37,25 @@ export type CreateDbOptions = {
   onIdleError?: (error: Error) => void
 }
 
-/** No pool connection came free in time: the pool is full of other work. */
-export class PoolWaitTimeoutError extends Error {
+/** No pool connection came free in time: the pool is full of other work; retry in a second. */
+export class PoolWaitTimeoutError extends WdsError {
   override name = 'PoolWaitTimeoutError'
+  constructor(detail: string, options: { cause?: unknown } = {}) {
+    super('overloaded', detail, { ...options, headers: { 'retry-after': '1' } })
+  }
 }
 
 /** The database did not answer a statement within the pool's `queryTimeoutMs`; the connection was closed. */
-export class QueryReadTimeoutError extends Error {
+export class QueryReadTimeoutError extends WdsError {
   override name = 'QueryReadTimeoutError'
+  constructor(detail: string, options: { cause?: unknown } = {}) {
+    super('not_ready', detail, options)
+  }
+}
+
+/** The database's own failures (no connection in time, no answer): a whole request's, never one chain's to skip. */
+export function isDatabaseFailure(error: unknown): boolean {
+  return error instanceof PoolWaitTimeoutError || error instanceof QueryReadTimeoutError
 }
 
 /**

@@ -38,6 +38,18 @@ export function sendProblem(reply: FastifyReply, error: WdsError): FastifyReply 
  * go to the log only.
  */
 export function handleError(error: FastifyError | WdsError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const overload = describeOverload(error)
+  if (overload !== undefined) {
+    request.log.warn({ err: error }, 'request refused: database work bounded')
+    return sendProblem(reply, overload)
+  }
+  // the primary restarting or unreachable (or no answer at all: a network partition): a 503 to retry,
+  // like /ready's, not a 500 (a bug)
+  if (isConnectionFailure(error) || error instanceof QueryReadTimeoutError) {
+    const unavailable = new WdsError('not_ready', 'the database does not answer; retry shortly', { cause: error, status: 503 })
+    request.log.error({ err: unavailable }, 'request failed')
+    return sendProblem(reply, unavailable)
+  }
   if (error instanceof WdsError) {
     // an internal error (a bug, the operator's set-up) is told only to the log, like any unexpected one
     if (error.code === 'internal') return sendGenericProblem(error, request, reply)
@@ -45,11 +57,6 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
     if (error.code === 'chain_unavailable') request.log.info({ code: error.code, detail: error.message }, 'request refused')
     else if (error.status >= 500) request.log.error({ err: error }, 'request failed')
     return sendProblem(reply, error)
-  }
-  const overload = describeOverload(error)
-  if (overload !== undefined) {
-    request.log.warn({ err: error }, 'request refused: database work bounded')
-    return sendProblem(reply, overload)
   }
   const fastifyError = error as FastifyError
   if (fastifyError.validation !== undefined) return sendProblem(reply, fromValidation(fastifyError))
@@ -63,13 +70,6 @@ export function handleError(error: FastifyError | WdsError | Error, request: Fas
   if (status !== undefined && status >= 400 && status < 500) {
     const code: ErrorCode = status === 404 ? 'not_found' : 'invalid_parameter'
     return sendProblem(reply, new WdsError(code, fastifyError.message, { cause: error, status }))
-  }
-  // the primary restarting or unreachable (or no answer at all: a network partition): a 503 to retry,
-  // like /ready's, not a 500 (a bug)
-  if (isConnectionFailure(error) || error instanceof QueryReadTimeoutError) {
-    const unavailable = new WdsError('not_ready', 'the database does not answer; retry shortly', { cause: error, status: 503 })
-    request.log.error({ err: unavailable }, 'request failed')
-    return sendProblem(reply, unavailable)
   }
   return sendGenericProblem(error, request, reply)
 }

@@ -8,6 +8,7 @@ import { WdsError } from '../../lib/errors.ts'
 import type { Pricer } from '../../market/pricer.ts'
 import { roundValue } from '../../market/prices.ts'
 import type { BalancesStore } from '../../store/balances-store.ts'
+import { isDatabaseFailure } from '../../store/db.ts'
 import type { HistoryState, TransfersReader } from '../../store/transfers-reader.ts'
 import { createBalanceMemo } from './balance-memo.ts'
 import { createDateBlocks } from './date-blocks.ts'
@@ -270,7 +271,7 @@ export function createWalletBalances(deps: {
         try {
           results.push(await readChain(chain, states.get(chain.slug), request))
         } catch (error) {
-          if (request.named || !(error instanceof WdsError)) throw error
+          if (request.named || !(error instanceof WdsError) || isDatabaseFailure(error)) throw error
           unavailableChains.push({ chain: chain.slug, code: error.code as UnavailableChain['code'], detail: error.message })
         }
       }),
