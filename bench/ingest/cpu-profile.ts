@@ -21,8 +21,8 @@ type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; 
 const STAGES: [RegExp, string][] = [
   [/^node:inspector/, 'profiler overhead'],
   [/service\/src\/chains\/evm\/(decode|evm-source)\.ts/, 'decode (evm-source, decode)'],
-  // JSON.parse of the answers shows as self time of rpc-client's post (V8 does not sample the built-in apart)
-  [/service\/src\/chains\/evm\/rpc-client\.ts/, 'rpc client (JSON.parse)'],
+  // the node's client and the batched fetching (evm-rpc.ts, which holds what rpc-client.ts did)
+  [/service\/src\/chains\/evm\/evm-rpc\.ts/, 'rpc client (JSON.parse)'],
   [
     /service\/src\/store\/(chain-writer|row-encoding|copy-binary|packed-text|outputs-store)\.ts/,
     'COPY rows (chain-writer, row-encoding)',

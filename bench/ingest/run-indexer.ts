@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
+import { createRpcClient } from '../../service/src/chains/evm/evm-rpc.ts'
 import { createEvmSource } from '../../service/src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../../service/src/chains/evm/rpc-client.ts'
 import { createIndexer } from '../../service/src/ingestion/indexer.ts'
 import { createChainWriter } from '../../service/src/store/chain-writer.ts'
 import type { ChainMeta } from '../generate-chain.ts'

@@ -1,5 +1,5 @@
+import { createRpcClient } from '../../service/src/chains/evm/evm-rpc.ts'
 import { createEvmSource } from '../../service/src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../../service/src/chains/evm/rpc-client.ts'
 import type { ChainBlock } from '../../service/src/domain/records.ts'
 import { createChainWriter } from '../../service/src/store/chain-writer.ts'
 import { cpuBetween, takeCpuSnapshot } from './cpu-usage.ts'

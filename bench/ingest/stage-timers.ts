@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ChainSource } from '../../service/src/chains/chain-source.ts'
-import type { RpcClient } from '../../service/src/chains/evm/rpc-client.ts'
+import type { RpcClient } from '../../service/src/chains/evm/evm-rpc.ts'
 import type { ChainWriter } from '../../service/src/store/chain-writer.ts'
 
 /**

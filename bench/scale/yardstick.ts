@@ -8,8 +8,9 @@
  * end, as WDS's first backfill does. No indexer around it: no reorg checks, checkpoints, token
  * metadata, thread or HTTP service. What any indexer storing these rows in PostgreSQL gets here.
  */
+
+import { createRpcClient } from '../../service/src/chains/evm/evm-rpc.ts'
 import { createEvmSource } from '../../service/src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../../service/src/chains/evm/rpc-client.ts'
 import type { ChainBlock } from '../../service/src/domain/records.ts'
 import type { Logger } from '../../service/src/lib/logger.ts'
 import { createChainWriter } from '../../service/src/store/chain-writer.ts'

@@ -1,5 +1,5 @@
+import { createRpcClient } from '../../src/chains/evm/evm-rpc.ts'
 import { createEvmSource } from '../../src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../../src/chains/evm/rpc-client.ts'
 import { createIndexer } from '../../src/ingestion/indexer.ts'
 import { createLogger, type Logger } from '../../src/lib/logger.ts'
 import { createChainWriter } from '../../src/store/chain-writer.ts'

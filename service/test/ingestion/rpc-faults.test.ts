@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { createRpcClient } from '../../src/chains/evm/evm-rpc.ts'
 import { createEvmSource, type EvmCapabilities } from '../../src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../../src/chains/evm/rpc-client.ts'
 import type { Token } from '../../src/domain/records.ts'
 import { createIndexer } from '../../src/ingestion/indexer.ts'
 import { createLogger } from '../../src/lib/logger.ts'

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { WebSocketClient } from '../../lib/web-socket-client.ts'
-import type { RpcClient } from './rpc-client.ts'
+import type { RpcClient } from './evm-rpc.ts'
 
 type Notification = { method?: unknown; params?: { subscription?: unknown } }
 

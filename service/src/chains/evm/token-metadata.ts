@@ -1,6 +1,6 @@
 import { decodeAbiParameters, hexToString } from 'viem/utils'
 import type { Token } from '../../domain/records.ts'
-import type { RpcCall } from './rpc-client.ts'
+import type { RpcCall } from './evm-rpc.ts'
 
 /** Selectors of name(), symbol() and decimals(). */
 const NAME = '0x06fdde03'

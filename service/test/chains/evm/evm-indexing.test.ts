@@ -1,7 +1,7 @@
 import { type Address, erc20Abi, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createRpcClient } from '../../../src/chains/evm/evm-rpc.ts'
 import { createEvmSource, type EvmCapabilities } from '../../../src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../../../src/chains/evm/rpc-client.ts'
 import { createIndexer } from '../../../src/ingestion/indexer.ts'
 import { createLogger } from '../../../src/lib/logger.ts'
 import { createChainWriter } from '../../../src/store/chain-writer.ts'

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, test } from 'vitest'
+import { createRpcClient } from '../../../src/chains/evm/evm-rpc.ts'
 import { createEvmSource, type EvmSource } from '../../../src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../../../src/chains/evm/rpc-client.ts'
 import { recordTypesOf } from '../../../src/domain/records.ts'
 import { createIndexer } from '../../../src/ingestion/indexer.ts'
 import { createLogger } from '../../../src/lib/logger.ts'

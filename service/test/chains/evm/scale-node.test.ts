@@ -3,8 +3,8 @@ import type { Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { RECORDS_PER_BLOCK, type ScaleChain, TRANSFER_TOPIC } from '../../../../bench/scale/chain.ts'
 import { serveScaleNode } from '../../../../bench/scale/node.ts'
+import { createRpcClient } from '../../../src/chains/evm/evm-rpc.ts'
 import { createEvmSource } from '../../../src/chains/evm/evm-source.ts'
-import { createRpcClient } from '../../../src/chains/evm/rpc-client.ts'
 import { createLogger } from '../../../src/lib/logger.ts'
 
 /**

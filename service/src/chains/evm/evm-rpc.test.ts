@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { UpstreamError } from '../../lib/errors.ts'
-import { isMethodUnavailable, isRangeTooLarge, RpcError, shouldRetry } from './rpc-client.ts'
+import { isMethodUnavailable, isRangeTooLarge, RpcError, shouldRetry } from './evm-rpc.ts'
 
 const httpStatus = (status: number) => new UpstreamError(`HTTP ${status}`, { failure: 'status', upstreamStatus: status })
 
