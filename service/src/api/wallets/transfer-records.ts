@@ -1,9 +1,17 @@
+import type { Static } from 'typebox'
 import { type ChainInfo, findChain } from '../../config/chains.ts'
 import { RECORD_TYPES, type RecordType, recordId, recordTypesOf, type Token } from '../../domain/records.ts'
 import { formatUnits } from '../../lib/decimal.ts'
 import type { Pricer } from '../../market/pricer.ts'
 import type { StoredTransfer } from '../../store/transfers-reader.ts'
+import type { Erc20TransferSchema, NftTransferSchema, TransferSchema } from '../schemas/transfers.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
+
+/** A record as `/transfers` answers it: the published schema's type, so the compiler checks the shape against it. */
+export type TransferRecord = Static<typeof TransferSchema>
+/** `/erc20-transfers`' and `/nft-transfers`' records, before their spam verdict is added. */
+export type Erc20TransferRecord = Omit<Static<typeof Erc20TransferSchema>, 'spam'>
+export type NftTransferRecord = Omit<Static<typeof NftTransferSchema>, 'spam'>
 
 /** The coin's record types (native, internal, fee, reward …): what `asset=native` selects. */
 export const COIN_TYPES: readonly RecordType[] = recordTypesOf('coin')
@@ -20,12 +28,17 @@ export const directionOf = (t: Pick<StoredTransfer, 'type' | 'from'>, address: s
  * A stored record as `/transfers` serves it, seen from `address` (the wallet asked for). Built as one
  * literal, `counterparties` added after (UTXO records only): see tokenRecord on object spread.
  */
-export function shapeTransfer(t: StoredTransfer, address: string, token: Token | undefined, direction = directionOf(t, address)) {
+export function shapeTransfer(
+  t: StoredTransfer,
+  address: string,
+  token: Token | undefined,
+  direction = directionOf(t, address),
+): TransferRecord {
   const chain = findChain(t.chain) as ChainInfo
   const coin = t.contractAddress === null
   const decimals = coin ? chain.nativeAsset.decimals : RECORD_TYPES[t.type] === 'token' ? (token?.decimals ?? null) : null
   const amount = (value: string) => (decimals === null ? value : formatUnits(BigInt(value), decimals))
-  const record = {
+  const record: TransferRecord = {
     id: recordId(t.chain, t.txHash, t.seq),
     chain: t.chain,
     chainId: chain.chainId,
@@ -71,7 +84,7 @@ function tokenRecord(t: StoredTransfer) {
 }
 
 /** A stored token record as `/erc20-transfers` serves it (ERC-20 and its equivalents: TRC-20, SPL…). */
-export function shapeErc20Transfer(t: StoredTransfer, address: string, token: Token | undefined) {
+export function shapeErc20Transfer(t: StoredTransfer, address: string, token: Token | undefined): Erc20TransferRecord {
   const decimals = token?.decimals ?? null
   return Object.assign(tokenRecord(t), {
     tokenSymbol: token?.symbol ?? null,
@@ -83,7 +96,7 @@ export function shapeErc20Transfer(t: StoredTransfer, address: string, token: To
 }
 
 /** A stored NFT record as `/nft-transfers` serves it: one per ERC-721 Transfer or ERC-1155 batch element. */
-export function shapeNftTransfer(t: StoredTransfer, address: string, token: Token | undefined) {
+export function shapeNftTransfer(t: StoredTransfer, address: string, token: Token | undefined): NftTransferRecord {
   return Object.assign(tokenRecord(t), {
     batchIndex: t.batchIndex ?? 0,
     tokenId: t.tokenId as string,
@@ -95,8 +108,6 @@ export function shapeNftTransfer(t: StoredTransfer, address: string, token: Toke
     direction: directionOf(t, address),
   })
 }
-
-export type TransferRecord = ReturnType<typeof shapeTransfer>
 
 /** Adds price_<ccy>/value_<ccy> to each record, priced on its day; a record flagged as spam is never priced. */
 export async function priceTransfers(
