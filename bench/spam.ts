@@ -114,6 +114,27 @@ async function seed(db: Db): Promise<number> {
   return blocks.length
 }
 
+/**
+ * Each index of the partition: its bytes per row of the partition (fee records included), and per row
+ * it holds (a partial index holds the token records only).
+ */
+async function indexSizes(db: Db): Promise<Record<string, { bytesPerRow: number; bytesPerIndexedRow: number }>> {
+  const { rows } = await db.query<{ name: string; bytes: string; indexed: string; total: string }>(
+    `SELECT c.relname AS name, pg_relation_size(c.oid)::text AS bytes, c.reltuples::bigint::text AS indexed,
+            (SELECT count(*) FROM transfers_ethereum)::text AS total
+     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+     WHERE i.indrelid = 'transfers_ethereum'::regclass AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'btree')
+     ORDER BY c.relname`,
+  )
+  const perRow = (bytes: string, rows: string) => Math.round((Number(bytes) / Number(rows)) * 10) / 10
+  return Object.fromEntries(
+    rows.map((row) => [
+      row.name,
+      { bytesPerRow: perRow(row.bytes, row.total), bytesPerIndexedRow: perRow(row.bytes, row.indexed) },
+    ]),
+  )
+}
+
 /** Verdicts that flag nothing: the page without the spam computation. */
 const NO_SPAM_FLAGS: SpamFlags = {
   flag: async (records) => records.map(() => NOT_SPAM),
@@ -156,6 +177,7 @@ async function main() {
     const blocks = await seed(database.db)
     const seedSeconds = Math.round(performance.now() - started) / 1000
     console.error(`seeded ${TRANSFERS} wallet records in ${blocks} blocks in ${seedSeconds} s`)
+    const indexes = await indexSizes(database.db)
     const jwtSecret = randomBytes(32)
     const computing = await startApi(database.db, jwtSecret)
     const without = await startApi(database.db, jwtSecret, NO_SPAM_FLAGS)
@@ -218,6 +240,7 @@ async function main() {
       },
       method: `two API instances in one process on one database, one computing spam verdicts, one flagging nothing (ApiDeps.spamFlags); each case ${ROUNDS} requests per variant after ${WARM_UP_ROUNDS} warm-up rounds, variants alternated (each round starts with the next); limit ${LIMIT}; Fastify inject (no network)`,
       firstPageWithColdPaidAddressesMs: firstPageMs,
+      indexes,
       cases: results,
     }
     await writeFile(OUT, `${JSON.stringify(output, null, 2)}\n`)

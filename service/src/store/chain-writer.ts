@@ -8,6 +8,7 @@ import { rollBackOutputs, writeOutputs } from './outputs-store.ts'
 import {
   blockLine,
   failedTransactionsOf,
+  HISTORY_INDEXES,
   isoOf,
   outputsPartitionName,
   partitionName,
@@ -119,7 +120,7 @@ export function createChainWriter(db: Db): ChainWriter {
     },
 
     /**
-     * Builds the chain's wallet-history indexes (newest first by sender and by recipient) and its
+     * Builds the chain's wallet-history indexes (row-encoding.ts HISTORY_INDEXES) and its
      * outputs' address and spending-transaction indexes (migration 0019), once its first backfill
      * has bulk-loaded the rows, and records that its history can be served.
      */
@@ -131,17 +132,12 @@ export function createChainWriter(db: Db): ChainWriter {
           await client.query("SET LOCAL maintenance_work_mem = '256MB'")
           for (const statement of statements) await client.query(statement)
         })
-      // each transfers index and the outputs' indexes are built side by side, on three connections: at
+      // each transfers index and the outputs' indexes are built side by side, on four connections: at
       // the head the indexer waits for them, so PostgreSQL may take every core (all finish before a
       // failure is reported; IF NOT EXISTS skips those built when it is tried again)
       const built = await Promise.allSettled([
-        ...[
-          ['by_from', 'from_address'],
-          ['by_to', 'to_address'],
-        ].map(([suffix, column]) =>
-          build([
-            `CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} (${column}, block_number DESC, tx_index DESC, seq DESC)`,
-          ]),
+        ...HISTORY_INDEXES.map(([suffix, definition]) =>
+          build([`CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} ${definition}`]),
         ),
         build(
           [

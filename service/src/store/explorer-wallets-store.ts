@@ -1,7 +1,7 @@
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { type Db, withTransaction } from './db.ts'
 import { pack, packOrNull } from './packed-text.ts'
-import { partitionName } from './row-encoding.ts'
+import { HISTORY_INDEXES, partitionName } from './row-encoding.ts'
 
 /** How far a wallet's history on an explorer chain has been read. */
 export type ExplorerWallet = {
@@ -27,13 +27,8 @@ export function createExplorerWalletsStore(db: Db) {
       const partition = partitionName(chain)
       await db.query(`CREATE TABLE IF NOT EXISTS ${partition} PARTITION OF transfers FOR VALUES IN ('${chain}')`)
       await db.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${partition}_by_record ON ${partition} (tx_hash, seq)`)
-      for (const [suffix, column] of [
-        ['by_from', 'from_address'],
-        ['by_to', 'to_address'],
-      ]) {
-        await db.query(
-          `CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} (${column}, block_number DESC, tx_index DESC, seq DESC)`,
-        )
+      for (const [suffix, definition] of HISTORY_INDEXES) {
+        await db.query(`CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} ${definition}`)
       }
       await db.query(
         `INSERT INTO chain_states (chain, indexed_from, history_indexed_at) VALUES ($1, 0, now())

@@ -16,6 +16,22 @@ export function partitionName(chain: string): string {
   return `transfers_${chain.replaceAll('-', '_')}`
 }
 
+/**
+ * A transfers partition's wallet-history indexes as [name suffix, definition]: newest first by sender
+ * and by recipient, and a recipient's token receipts by token (mass-airdrop reads a wallet's first
+ * receipts of a token: without the token in the index, a token the wallet never received walked all
+ * its receipts; migration 0029). Built after a chain's first backfill (chain-writer.ts), at once for an
+ * explorer chain (explorer-wallets-store.ts).
+ */
+export const HISTORY_INDEXES: readonly (readonly [suffix: string, definition: string])[] = [
+  ['by_from', '(from_address, block_number DESC, tx_index DESC, seq DESC)'],
+  ['by_to', '(to_address, block_number DESC, tx_index DESC, seq DESC)'],
+  [
+    'by_to_token',
+    '(to_address, contract_address, block_number DESC, tx_index DESC, seq DESC) WHERE contract_address IS NOT NULL',
+  ],
+]
+
 /** The partition of a chain's outputs (migration 0019). */
 export function outputsPartitionName(chain: string): string {
   return `outputs_${partitionName(chain).slice('transfers_'.length)}`

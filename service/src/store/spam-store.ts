@@ -6,8 +6,9 @@ export type WalletTransaction = { blockNumber: number; txIndex: number }
 
 /**
  * The facts the spam reasons read beyond a page's own records (domain/spam), each from a wallet's
- * side: every statement descends the wallet's history indexes (`from_address`, `to_address`), one
- * statement per chain, its partition named by a constant.
+ * side: every statement descends the wallet's history indexes (`from_address`, `to_address`, and for
+ * a token's receipts `to_address, contract_address`: row-encoding.ts HISTORY_INDEXES), one statement
+ * per chain, its partition named by a constant.
  */
 /** How many of a wallet's first receipts of a token mass-airdrop looks at (docs/spam.md). */
 export const MASS_AIRDROP_FIRST_RECEIPTS = 20

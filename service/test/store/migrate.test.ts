@@ -65,7 +65,12 @@ test('0005 keeps the wallet-history indexes of chains indexed before it, per par
               (SELECT history_indexed_at IS NOT NULL FROM chain_states WHERE chain = 'base') AS built`,
     )
     expect(rows[0]).toEqual({
-      indexes: ['transfers_base_block_number_idx', 'transfers_base_by_from', 'transfers_base_by_to'],
+      indexes: [
+        'transfers_base_block_number_idx',
+        'transfers_base_by_from',
+        'transfers_base_by_to',
+        'transfers_base_by_to_token',
+      ],
       built: true,
     })
   } finally {
@@ -188,11 +193,13 @@ test('0024 packs every partition’s hashes and addresses, keeps each one’s in
         'transfers_base transfers_base_block_number_idx',
         'transfers_base transfers_base_by_from',
         'transfers_base transfers_base_by_to',
+        'transfers_base transfers_base_by_to_token',
         'transfers_bitcoin transfers_bitcoin_block_number_idx',
         'transfers_cardano transfers_cardano_block_number_idx',
         'transfers_cardano transfers_cardano_by_from',
         'transfers_cardano transfers_cardano_by_record',
         'transfers_cardano transfers_cardano_by_to',
+        'transfers_cardano transfers_cardano_by_to_token',
       ],
       leftovers: null,
       full: [`${evm[0]}  -21000`, `${evm[1]} ${evm[1]} 12`],
@@ -205,6 +212,49 @@ test('0024 packs every partition’s hashes and addresses, keeps each one’s in
       [evm[1]],
     )
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/transfers_base_by_to|Seq Scan/)
+  } finally {
+    await rm(before, { recursive: true, force: true })
+    await upgraded.drop()
+  }
+})
+
+test('0029 gives a served partition its token-receipts index, used by a wallet’s first receipts of a token, and leaves a backfilling one alone', async () => {
+  const upgraded = await createTestDatabase({ migrated: false })
+  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  try {
+    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0029')) {
+      await cp(join(MIGRATIONS_DIR, name), join(before, name))
+    }
+    await migrate(upgraded.db, logger, before)
+    // base is served (its history indexes built); optimism is in its first backfill (none yet)
+    await upgraded.db.query(
+      `CREATE TABLE transfers_base PARTITION OF transfers FOR VALUES IN ('base');
+       CREATE INDEX transfers_base_by_from ON transfers_base (from_address, block_number DESC, tx_index DESC, seq DESC);
+       CREATE INDEX transfers_base_by_to ON transfers_base (to_address, block_number DESC, tx_index DESC, seq DESC);
+       CREATE TABLE transfers_optimism PARTITION OF transfers FOR VALUES IN ('optimism');`,
+    )
+    // the wallet received 5,000 records of one token and none of another
+    await upgraded.db.query(
+      `INSERT INTO transfers (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value,
+         contract_address, token_id, log_index, batch_index, operator, counterparties)
+       SELECT 'base', n, '2024-01-01', 0, 0, wds_pack('0x' || lpad(to_hex(n), 64, '0')), 'erc20',
+              wds_pack('0x' || lpad(to_hex(n % 97 + 4096), 40, '0')), wds_pack('0x' || repeat('aa', 20)), 1,
+              wds_pack('0x' || repeat('c1', 20)), NULL, 0, 0, NULL, NULL
+       FROM generate_series(1, 5000) AS n`,
+    )
+    await migrate(upgraded.db, logger)
+    await upgraded.db.query('ANALYZE transfers_base')
+    const { rows } = await upgraded.db.query(
+      `SELECT array_agg(tablename || ' ' || indexname ORDER BY tablename, indexname) AS indexes FROM pg_indexes
+       WHERE tablename IN ('transfers_base', 'transfers_optimism') AND indexname LIKE '%by_to%'`,
+    )
+    expect(rows[0]).toEqual({ indexes: ['transfers_base transfers_base_by_to', 'transfers_base transfers_base_by_to_token'] })
+    const plan = await upgraded.db.query(
+      `EXPLAIN SELECT block_number FROM transfers WHERE chain = 'base' AND to_address = wds_pack($1)
+         AND contract_address = wds_pack($2) ORDER BY block_number, tx_index, seq LIMIT 20`,
+      [`0x${'aa'.repeat(20)}`, `0x${'c2'.repeat(20)}`],
+    )
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/transfers_base_by_to_token/)
   } finally {
     await rm(before, { recursive: true, force: true })
     await upgraded.drop()
