@@ -151,9 +151,10 @@ export function createChainWriter(db: Db): ChainWriter {
         ),
       ])
       for (const result of built) if (result.status === 'rejected') throw result.reason
-      await db.query('UPDATE chain_states SET history_indexed_at = now() WHERE chain = $1', [chain])
-      // the first pages are read right after this: without statistics the planner guesses (issue 13)
+      // statistics before the mark: the first pages are read, and the bundled market data loaded
+      // (main/market.ts waits for the mark), right after it; without statistics the planner guesses
       await analyze(chain)
+      await db.query('UPDATE chain_states SET history_indexed_at = now() WHERE chain = $1', [chain])
       backfilling.delete(chain)
     },
 
