@@ -365,10 +365,12 @@ test('a chain’s first backfill bulk-loads without the wallet-history indexes a
     stopAtHead: true,
   }).run(new AbortController().signal)
   expect(duringBackfill.length).toBeGreaterThan(3)
-  expect(duringBackfill.every((names) => !names.some((n) => n.endsWith('_by_from') || n.endsWith('_by_to')))).toBe(true)
-  expect((await indexes()).filter((n) => n.endsWith('_by_from') || n.endsWith('_by_to'))).toEqual([
+  const historyIndex = (n: string) => n.endsWith('_by_from') || n.endsWith('_by_to') || n.endsWith('_by_to_token')
+  expect(duringBackfill.every((names) => !names.some(historyIndex))).toBe(true)
+  expect((await indexes()).filter(historyIndex)).toEqual([
     'transfers_base_by_from',
     'transfers_base_by_to',
+    'transfers_base_by_to_token',
   ])
   const { rows } = await database.db.query('SELECT history_indexed_at IS NOT NULL AS built FROM chain_states WHERE chain = $1', [
     chain,
