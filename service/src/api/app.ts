@@ -16,8 +16,8 @@ import type { AccountsStore } from '../store/accounts-store.ts'
 import type { BillingStore } from '../store/billing-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
 import { type Db, runInQueryScope } from '../store/db.ts'
-import type { DeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import type { PlansStore } from '../store/plans-store.ts'
+import type { PortalAccountsStore } from '../store/portal-accounts-store.ts'
 import type { SpamOverridesStore } from '../store/spam-overrides-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import { answerClientError } from './http/client-errors.ts'
@@ -69,7 +69,7 @@ export type WalletServices = {
 /** The developer portal's stores and settings. */
 export type PortalServices = {
   accounts: AccountsStore
-  developers: DeveloperAccountsStore
+  portalAccounts: PortalAccountsStore
   usage: UsageStore
   plans: PlansStore
   billing: BillingStore
@@ -244,9 +244,9 @@ async function registerDataRoutes(v1: FastifyInstance, services: AppServices): P
 async function registerPortalRoutes(developer: FastifyInstance, services: AppServices): Promise<void> {
   const { access, portal } = services
   const clock = portal.now === undefined ? {} : { now: portal.now }
-  const requireAccount = createPortalAuth({ developers: portal.developers, jwtSecret: portal.jwtSecret, ...clock })
+  const requireAccount = createPortalAuth({ portalAccounts: portal.portalAccounts, jwtSecret: portal.jwtSecret, ...clock })
   await developer.register(developerRoutes, {
-    developers: portal.developers,
+    portalAccounts: portal.portalAccounts,
     accounts: portal.accounts,
     mailer: portal.mailer,
     keyPrefix: services.http.keyPrefix,

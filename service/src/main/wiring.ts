@@ -30,11 +30,11 @@ import { createBalancesStore } from '../store/balances-store.ts'
 import { createBillingStore } from '../store/billing-store.ts'
 import { createChainStatesStore } from '../store/chain-states-store.ts'
 import { type Db, measureQueryScopeFromNow, queryScopeStartedAt } from '../store/db.ts'
-import { createDeveloperAccountsStore } from '../store/developer-accounts-store.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
 import { createOutputsStore } from '../store/outputs-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
+import { createPortalAccountsStore } from '../store/portal-accounts-store.ts'
 import { createPrimaryReads, type Queryable, type ReadPools, routeReads } from '../store/read-pools.ts'
 import { createSpamOverridesStore } from '../store/spam-overrides-store.ts'
 import { createSpamStore } from '../store/spam-store.ts'
@@ -66,7 +66,7 @@ export function createStores(primary: Db, reads: Queryable, { prepare = false }:
     fxRates: createFxRatesStore(primary),
     assetPrices: createAssetPricesStore(primary),
     usage: createUsageStore(primary),
-    developers: createDeveloperAccountsStore(primary),
+    portalAccounts: createPortalAccountsStore(primary),
     billing: createBillingStore(primary),
     plans: createPlansStore(primary),
   }
@@ -148,7 +148,7 @@ export function createServices(deps: ApiDeps): AppServices {
   const pricer = createPricer({ prices: stores.assetPrices, fxBook })
   const history = statesCache.wrap(stores.walletTransfers, reads)
   const wallets = createWalletServices(deps, { reads, history, pricer })
-  const { developers, accounts, usage, plans, billing } = stores
+  const { portalAccounts, accounts, usage, plans, billing } = stores
   const portal = { ...deps.portal, throttle: deps.portal.throttle ?? createMemoryThrottle() }
   return {
     http: config,
@@ -163,7 +163,7 @@ export function createServices(deps: ApiDeps): AppServices {
     spamOverrides: stores.spamOverrides,
     fxBook,
     pricer,
-    portal: { ...portal, developers, accounts, usage, plans, billing },
+    portal: { ...portal, portalAccounts, accounts, usage, plans, billing },
   }
 }
 

@@ -3,7 +3,7 @@ import { type CreatedKey, createKey, isValidEmail, normalizeEmail } from '../acc
 import type { Throttle, ThrottleRule } from '../access/throttle.ts'
 import { WdsError } from '../lib/errors.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
-import type { DeveloperAccountsStore, PortalAccount } from '../store/developer-accounts-store.ts'
+import type { PortalAccount, PortalAccountsStore } from '../store/portal-accounts-store.ts'
 import {
   CODE_TTL_MS,
   codeLockoutSeconds,
@@ -62,7 +62,7 @@ export const PORTAL_LIMITS: PortalLimits = {
 export const MAX_PENDING_SIGNUPS = 3
 
 export type PortalDeps = {
-  developers: DeveloperAccountsStore
+  portalAccounts: PortalAccountsStore
   accounts: AccountsStore
   mailer: Mailer
   keyPrefix: string
@@ -128,7 +128,7 @@ export async function signUp(
   await throttle(deps, 'signupPerEmail', email, now, `sign-ups for ${email}`)
   const code = generateCode()
   const signupToken = generateSignupToken()
-  const result = await deps.developers.addSignup(
+  const result = await deps.portalAccounts.addSignup(
     email,
     await hashPassword(request.password),
     (signupId) => ({
@@ -178,7 +178,7 @@ export async function verify(
   }
   const now = deps.now?.() ?? new Date()
   await throttle(deps, 'verifyPerIp', client.ip, now, 'verification attempts from this address')
-  const outcome = await deps.developers.verifySignup(
+  const outcome = await deps.portalAccounts.verifySignup(
     email,
     hashSignupToken(request.signupToken),
     now,
@@ -235,7 +235,7 @@ export async function logIn(
   const now = deps.now?.() ?? new Date()
   await throttle(deps, 'loginPerIp', client.ip, now, 'log-ins from this address')
   await throttle(deps, 'loginPerEmail', email, now, `log-ins for ${email}`)
-  const failed = await deps.developers.readLoginFailures(email)
+  const failed = await deps.portalAccounts.readLoginFailures(email)
   if (failed !== undefined) {
     const wait = Math.ceil(loginWaitSeconds(failed.failures) - (now.getTime() - failed.lastFailedAt.getTime()) / 1000)
     if (wait > 0) {
@@ -248,13 +248,13 @@ export async function logIn(
       )
     }
   }
-  const account = await deps.developers.findByEmail(email)
+  const account = await deps.portalAccounts.findByEmail(email)
   // An unknown email, or an account without a password (made by the CLI, or not verified yet), costs
   // an argon2 verification too, so the answer's timing does not tell which emails have accounts.
   const stored = account?.passwordHash ?? (await readDecoyHash())
   const good = (await verifyPassword(stored, request.password)) && account?.passwordHash != null
   if (!good || account === undefined || account.verifiedAt === null) {
-    await deps.developers.recordLoginFailure(email, now)
+    await deps.portalAccounts.recordLoginFailure(email, now)
     throw new WdsError(
       'invalid_credentials',
       // the same words for an account not verified yet, whose password is set by its code: nothing is revealed
@@ -262,7 +262,7 @@ export async function logIn(
       { param: 'password' },
     )
   }
-  await deps.developers.clearLoginFailures(email)
+  await deps.portalAccounts.clearLoginFailures(email)
   return issueToken(deps.jwtSecret, account, now)
 }
 

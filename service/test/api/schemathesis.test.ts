@@ -35,7 +35,7 @@ beforeAll(async () => {
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' })
   // the portal operations are called as this account's owner (verified, with a password); a run that logs
   // itself out sees 401s from then on, which the checks accept
-  const account = await t.stores.developers.findByEmail('fuzz@example.com')
+  const account = await t.stores.portalAccounts.findByEmail('fuzz@example.com')
   await t.db.query(`UPDATE accounts SET verified_at = now(), password_hash = 'x' WHERE email = 'fuzz@example.com'`)
   token = (await issueToken(t.jwtSecret, { id: account?.id as string, sessionEpoch: 0 })).token
 }, 60_000)

@@ -244,12 +244,12 @@ describe('log-in', () => {
     expect(Number(slowed.headers['retry-after'])).toBeGreaterThanOrEqual(1)
     aheadMs += 1100
     await logIn('guess@example.com') // once waited, the right password works and resets the count
-    expect(await t.stores.developers.readLoginFailures('guess@example.com')).toBeUndefined()
+    expect(await t.stores.portalAccounts.readLoginFailures('guess@example.com')).toBeUndefined()
   })
 
   test('tokens: expired, forged or missing are 401 invalid_token; an API key is not a portal credential', async () => {
     const key = await register('tokens@example.com')
-    const account = await t.stores.developers.findByEmail('tokens@example.com')
+    const account = await t.stores.portalAccounts.findByEmail('tokens@example.com')
     const expired = await issueToken(
       t.jwtSecret,
       { id: account?.id ?? '', sessionEpoch: 0 },

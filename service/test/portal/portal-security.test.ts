@@ -139,7 +139,7 @@ describe('sign-up cannot be hijacked', () => {
     })
     expect(withOwnersToken).toMatchObject({ status: 400, body: { code: 'invalid_parameter', param: 'code' } })
     expect(withOwnersToken.body.detail).toContain('a code confirms only the sign-up it was mailed for')
-    expect(await t.stores.developers.findByEmail(email)).toMatchObject({ verifiedAt: null, passwordHash: null })
+    expect(await t.stores.portalAccounts.findByEmail(email)).toMatchObject({ verifiedAt: null, passwordHash: null })
     expect(
       (await call('POST', '/v1/developer/login', { body: { email, password: ATTACKER_PASSWORD }, ip: stranger })).status,
     ).toBe(401)

@@ -288,7 +288,7 @@ describe('an expired session', () => {
   test('a token the server finds expired sends the user to log in, saying why', async () => {
     const page = await browser.newPage()
     const errors = watchPageErrors(page)
-    const account = await t.stores.developers.findByEmail(email)
+    const account = await t.stores.portalAccounts.findByEmail(email)
     const expired = await issueToken(
       t.jwtSecret,
       { id: account?.id ?? '', sessionEpoch: 0 },

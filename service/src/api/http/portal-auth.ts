@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { API_KEY_HEADER } from '../../access/auth.ts'
 import { InternalError, WdsError } from '../../lib/errors.ts'
 import { type PortalToken, readToken } from '../../portal/tokens.ts'
-import type { DeveloperAccountsStore, PortalAccount } from '../../store/developer-accounts-store.ts'
+import type { PortalAccount, PortalAccountsStore } from '../../store/portal-accounts-store.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,7 +16,7 @@ declare module 'fastify' {
  * key is never a portal credential. The account is read on every request, so a tier change shows at once
  * and a session logged out (one token, or all of the account's) ends at once.
  */
-export function createPortalAuth(deps: { developers: DeveloperAccountsStore; jwtSecret: Uint8Array; now?: () => Date }) {
+export function createPortalAuth(deps: { portalAccounts: PortalAccountsStore; jwtSecret: Uint8Array; now?: () => Date }) {
   return async function requireAccount(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null
@@ -29,10 +29,10 @@ export function createPortalAuth(deps: { developers: DeveloperAccountsStore; jwt
     }
     const read = await readToken(deps.jwtSecret, match[1], deps.now?.() ?? new Date())
     if ('problem' in read) throw new WdsError('invalid_token', read.problem, { param: 'Authorization' })
-    const account = await deps.developers.findById(read.accountId)
+    const account = await deps.portalAccounts.findById(read.accountId)
     if (account === undefined)
       throw new WdsError('invalid_token', 'the token’s account no longer exists', { param: 'Authorization' })
-    if (account.sessionEpoch !== read.sessionEpoch || (await deps.developers.isTokenRevoked(read.tokenId)))
+    if (account.sessionEpoch !== read.sessionEpoch || (await deps.portalAccounts.isTokenRevoked(read.tokenId)))
       throw new WdsError('invalid_token', 'this session was logged out; log in again', { param: 'Authorization' })
     request.account = account
     request.portalSession = read

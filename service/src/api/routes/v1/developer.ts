@@ -161,7 +161,7 @@ function registerSessionRoutes(app: App, deps: PortalDeps, requireAccount: Devel
     },
     async (request, reply) => {
       const session = sessionOf(request)
-      await deps.developers.revokeToken(session.tokenId, session.expiresAt)
+      await deps.portalAccounts.revokeToken(session.tokenId, session.expiresAt)
       return reply.code(204).send(null)
     },
   )
@@ -179,7 +179,7 @@ function registerSessionRoutes(app: App, deps: PortalDeps, requireAccount: Devel
       },
     },
     async (request, reply) => {
-      await deps.developers.revokeSessions(accountOf(request).id)
+      await deps.portalAccounts.revokeSessions(accountOf(request).id)
       return reply.code(204).send(null)
     },
   )

@@ -22,7 +22,7 @@ export type SignupSecrets = { codeHash: Buffer; expiresAt: Date; tokenHash: Buff
 const ACCOUNT_COLUMNS = `id, email, tier, created_at AS "createdAt", verified_at AS "verifiedAt", password_hash AS "passwordHash", session_epoch AS "sessionEpoch"`
 
 /** The portal's accounts: passwords, email codes and failed logins. */
-export function createDeveloperAccountsStore(db: Db) {
+export function createPortalAccountsStore(db: Db) {
   return {
     async findByEmail(email: string): Promise<PortalAccount | undefined> {
       const { rows } = await db.query<PortalAccount>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = $1`, [email])
@@ -169,4 +169,4 @@ export function createDeveloperAccountsStore(db: Db) {
   }
 }
 
-export type DeveloperAccountsStore = ReturnType<typeof createDeveloperAccountsStore>
+export type PortalAccountsStore = ReturnType<typeof createPortalAccountsStore>
