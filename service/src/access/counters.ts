@@ -1,4 +1,5 @@
 import type { RateLimits } from '../domain/tiers.ts'
+import { DAY_MS } from '../lib/dates.ts'
 import type { Counts, LimitedWindow, Windows } from './limits.ts'
 
 export type ConsumeRequest = { accountId: string; limits: RateLimits; windows: Windows }
@@ -69,7 +70,7 @@ export function createMemoryCounters({
     const id = `${accountId}|${dayIndex}`
     let pending = seeding.get(id)
     if (pending === undefined) {
-      pending = readDayCount(accountId, new Date(dayIndex * 86_400_000).toISOString().slice(0, 10)).then((day) => {
+      pending = readDayCount(accountId, new Date(dayIndex * DAY_MS).toISOString().slice(0, 10)).then((day) => {
         if (accounts.get(accountId)?.dayIndex !== dayIndex) accounts.set(accountId, { minuteIndex: -1, minute: 0, dayIndex, day })
       })
       seeding.set(id, pending)
