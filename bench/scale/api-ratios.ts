@@ -66,29 +66,45 @@ export function apiCases(chain: ScaleChain, wdsUrl: string, naiveUrl: string): A
   })
 }
 
+export type ApiFigure =
+  | { wdsP50Ms: number; naiveP50Ms: number; ratio: number }
+  | { wdsP50Ms: null; naiveP50Ms: null; ratio: null; failure: string }
+
 export async function measureApi(cases: ApiCase[], key: string) {
-  const auth = { 'x-api-key': key }
-  const out: Record<string, { wdsP50Ms: number; naiveP50Ms: number; ratio: number }> = {}
+  const out: Record<string, ApiFigure> = {}
   for (const c of cases) {
-    for (let i = 0; i < WARM_UP; i++) {
-      await timed(c.wds, auth)
-      await timed(c.naive, {})
+    try {
+      out[c.name] = await measureCase(c, key)
+    } catch (error) {
+      // a refused request (a 503 query_timeout at a size, say) is a finding: kept with its answer, and the
+      // other cases are still measured
+      const failure = (error as Error).message
+      out[c.name] = { wdsP50Ms: null, naiveP50Ms: null, ratio: null, failure }
+      console.error(`  ${c.name.padEnd(36)} FAILED: ${failure}`)
     }
-    const wds: number[] = []
-    const naive: number[] = []
-    for (let i = 0; i < PAIRS; i++) {
-      // alternate which goes first, so that neither always follows the other's cache work
-      if (i % 2 === 0) {
-        wds.push(await timed(c.wds, auth))
-        naive.push(await timed(c.naive, {}))
-      } else {
-        naive.push(await timed(c.naive, {}))
-        wds.push(await timed(c.wds, auth))
-      }
-    }
-    const [w, n] = [p50(wds), p50(naive)]
-    out[c.name] = { wdsP50Ms: round(w, 2), naiveP50Ms: round(n, 2), ratio: round(n / w, 3) }
-    console.error(`  ${c.name.padEnd(36)} wds p50 ${round(w, 2)} ms  naive ${round(n, 2)} ms  ${round(n / w, 2)}×`)
   }
   return out
+}
+
+async function measureCase(c: ApiCase, key: string): Promise<ApiFigure> {
+  const auth = { 'x-api-key': key }
+  for (let i = 0; i < WARM_UP; i++) {
+    await timed(c.wds, auth)
+    await timed(c.naive, {})
+  }
+  const wds: number[] = []
+  const naive: number[] = []
+  for (let i = 0; i < PAIRS; i++) {
+    // alternate which goes first, so that neither always follows the other's cache work
+    if (i % 2 === 0) {
+      wds.push(await timed(c.wds, auth))
+      naive.push(await timed(c.naive, {}))
+    } else {
+      naive.push(await timed(c.naive, {}))
+      wds.push(await timed(c.wds, auth))
+    }
+  }
+  const [w, n] = [p50(wds), p50(naive)]
+  console.error(`  ${c.name.padEnd(36)} wds p50 ${round(w, 2)} ms  naive ${round(n, 2)} ms  ${round(n / w, 2)}×`)
+  return { wdsP50Ms: round(w, 2), naiveP50Ms: round(n, 2), ratio: round(n / w, 3) }
 }
