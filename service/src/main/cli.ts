@@ -21,6 +21,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${usageOf(asked)}\n`)
     return command === undefined ? 2 : 0
   }
+  // a client of a running service (its URL and key from the arguments, WDS_URL and WDS_API_KEY): it reads
+  // none of the service's configuration, which would refuse those two as unknown settings
+  if (command === 'export') return runExport(argv.slice(1))
   const cwd = process.env.INIT_CWD ?? process.cwd()
   const file = readConfigFile(cwd)
   const config = loadConfig({ env: process.env, cwd, ...(file === undefined ? {} : { file }) })
@@ -41,8 +44,6 @@ async function main(argv: string[]): Promise<number> {
       return runIndex(config, argv.slice(1))
     case 'market':
       return runMarket(config, sub, rest)
-    case 'export':
-      return runExport(argv.slice(1))
     default:
       throw new UsageError(`unknown command "${command}"`)
   }

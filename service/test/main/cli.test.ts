@@ -96,6 +96,21 @@ describe('wds start, with the CLI beside it on the embedded database', () => {
     expect(await answer.json()).toMatchObject({ rate: 1.0826, rateDate: '2024-02-29', carriedForward: false })
   })
 
+  test('wds export takes its key and the service from WDS_API_KEY and WDS_URL, as its usage says', async () => {
+    const created = await runCli(['keys', 'create', '--email', 'export@example.com', '--tier', 'free', '--json'], env)
+    const { key } = JSON.parse(created.stdout.trim().split('\n').at(-1) ?? '')
+    const out = join(dataDir, 'export.csv')
+    const exported = await runCli(
+      ['export', '--address', '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', '--format', 'koinly', '--out', out],
+      { ...env, WDS_API_KEY: key, WDS_URL: service.url },
+    )
+    expect(exported.stderr).not.toContain('unknown setting')
+    expect(exported.code).toBe(0)
+    expect(readFileSync(out, 'utf8').split('\r\n')[0]).toBe(
+      'Date,Sent Amount,Sent Currency,Received Amount,Received Currency,Fee Amount,Fee Currency,Net Worth Amount,Net Worth Currency,Label,Description,TxHash',
+    )
+  })
+
   test('admin errors are clear and exit non-zero', async () => {
     expect(await runCli(['keys', 'create', '--email', 'b@example.com', '--tier', 'gold'], env)).toMatchObject({
       code: 2,
