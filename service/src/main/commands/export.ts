@@ -89,6 +89,8 @@ export async function runExport(
     counter,
     createWriteStream(values.out),
   )
-  io.stderr.write(`${io.stderr.isTTY === true ? '\r' : ''}${rows.toLocaleString('en-US')} rows written to ${values.out}\n`)
+  io.stderr.write(
+    `${io.stderr.isTTY === true ? '\r' : ''}${rows.toLocaleString('en-US')} ${rows === 1 ? 'row' : 'rows'} written to ${values.out}\n`,
+  )
   return 0
 }
