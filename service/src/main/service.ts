@@ -17,15 +17,7 @@ import { createFxRatesStore } from '../store/fx-rates-store.ts'
 import { createUsageStore } from '../store/usage-store.ts'
 import { type Database, openDatabase } from './database.ts'
 import { connectToMain, isHttpWorker, startHttpWorkers } from './http-workers.ts'
-import {
-  createExplorerFinder,
-  createSourceFinder,
-  INDEXING_POOL,
-  implementedChains,
-  indexableChains,
-  startIndexing,
-  unimplementedChains,
-} from './indexing.ts'
+import { INDEXING_POOL, indexableChains, startIndexing, unimplementedChains } from './indexing.ts'
 import { canIndexOnThread, type IndexingThread, startIndexingThread } from './indexing-thread.ts'
 import { backfillsDone, runMarketSync } from './market.ts'
 import { createServiceApp } from './wiring.ts'
