@@ -18,6 +18,12 @@ import { WDS_BIN } from '../helpers/cli.ts'
  */
 
 const UNIT = join(import.meta.dirname, '../../../deploy/systemd/wds-serve@.service')
+/**
+ * This checkout, which stands where /opt/wds would: bound into the unit's view as it is, because the
+ * unit's PrivateTmp= and ProtectHome= hide a checkout under /tmp or /root (a clean clone in /tmp failed
+ * with "Cannot find module …/bin/wds.js"); read-write, as wds compiles into service/build/ on first run.
+ */
+const CHECKOUT = join(import.meta.dirname, '../../..')
 const PORT = 28_590
 const run = promisify(execFile)
 let dir: string
@@ -76,6 +82,7 @@ EnvironmentFile=
 Environment=DATABASE_URL=${database.url} HOST=127.0.0.1 WDS_DATA_DIR=${dir}/serve-%i WDS_MARKET_SYNC_AT=off LOG_LEVEL=info
 ExecStart=
 ExecStart=${process.execPath} ${WDS_BIN} serve
+BindPaths=${CHECKOUT}
 StandardOutput=append:${dir}/serve.log
 StandardError=inherit
 `,
