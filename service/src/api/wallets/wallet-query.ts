@@ -156,6 +156,36 @@ export function addressReadAs(address: string): string[] {
 export type UnavailableChain = { chain: string; code: 'chain_unavailable'; detail: string }
 
 /**
+ * The head every wallet list page starts with (`/transfers` and friends, `/transactions`): the address,
+ * the chain asked or `all`, and in all-chains mode how the address was read, the chains read and those
+ * that could not be; the currency when prices were asked for.
+ */
+export function listPageHead<Unavailable extends { chain: string; code: string; detail: string }>(
+  address: string,
+  request: {
+    named: boolean
+    chains: readonly { slug: string }[]
+    unservedChains: readonly UnavailableChain[]
+    includePrices: boolean
+    currency: string
+  },
+  unavailable: readonly Unavailable[],
+) {
+  return {
+    address,
+    chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
+    ...(request.named
+      ? {}
+      : {
+          addressReadAs: addressReadAs(address),
+          chains: request.chains.map((chain) => chain.slug),
+          unavailableChains: [...unavailable, ...request.unservedChains],
+        }),
+    ...(request.includePrices ? { currency: request.currency } : {}),
+  }
+}
+
+/**
  * When an all-chains request reads no chain at all, why: each chain of the address's format, with
  * what keeps it from being served. Empty when some chain is read (then the answer speaks for itself).
  */

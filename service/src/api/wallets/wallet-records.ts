@@ -17,7 +17,7 @@ import {
   shapeTransfer,
 } from './transfer-records.ts'
 import { createWalletHistory, type HistoryPage, type ReadRouting } from './wallet-history.ts'
-import { addressReadAs, type UnavailableChain } from './wallet-query.ts'
+import { listPageHead, type UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */
 export type TransfersRequest = {
@@ -201,16 +201,7 @@ export function createWalletRecords({
       )
       if (request.includePrices) await priceTransfers(pricer, transfers, page.transfers, currency, page.verdicts)
       return {
-        address,
-        chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
-        ...(request.named
-          ? {}
-          : {
-              addressReadAs: addressReadAs(address),
-              chains: request.chains.map((chain) => chain.slug),
-              unavailableChains: [...synced.unavailableChains, ...page.unavailableChains, ...request.unservedChains],
-            }),
-        ...(request.includePrices ? { currency } : {}),
+        ...listPageHead(address, request, [...synced.unavailableChains, ...page.unavailableChains]),
         transfers,
         cursor: page.cursor,
         hasMore: page.hasMore,

@@ -32,7 +32,7 @@ import {
 import { createGroupFlags, entrySpamOf, type GroupFlags, movementVerdicts, priceEntries } from './transaction-spam.ts'
 import { shapeTransfer, type TransferRecord } from './transfer-records.ts'
 import { createWalletHistory, type HistoryRequest, type ReadRouting } from './wallet-history.ts'
-import { addressReadAs } from './wallet-query.ts'
+import { listPageHead } from './wallet-query.ts'
 import type { TransfersRequest } from './wallet-records.ts'
 
 /** A validated `/transactions` request: `/transfers`'s, without `asset` and `includeFees`. */
@@ -369,16 +369,7 @@ export function createWalletTransactions({
       )
       const transactions = await shapeEntries(page.groups, wallet, request, flags)
       return {
-        address,
-        chain: request.named ? (request.chains[0]?.slug ?? 'all') : 'all',
-        ...(request.named
-          ? {}
-          : {
-              addressReadAs: addressReadAs(address),
-              chains: request.chains.map((chain) => chain.slug),
-              unavailableChains: [...synced.unavailableChains, ...page.unavailableChains, ...request.unservedChains],
-            }),
-        ...(request.includePrices ? { currency } : {}),
+        ...listPageHead(address, request, [...synced.unavailableChains, ...page.unavailableChains]),
         transactions,
         cursor: page.cursor,
         hasMore: page.hasMore,
