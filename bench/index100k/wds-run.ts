@@ -8,17 +8,13 @@
  * the service listens: the load then runs beside the backfill, as every start did before the deferral
  * (which started it a moment earlier still, before listening), through the production code path.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createKey } from '../../service/src/access/keys.ts'
 import type { Logger } from '../../service/src/lib/logger.ts'
-import { openDatabase } from '../../service/src/main/database.ts'
-import { createAccountsStore } from '../../service/src/store/accounts-store.ts'
-import { createPlansStore } from '../../service/src/store/plans-store.ts'
 import type { Anvil } from '../../service/test/helpers/anvil.ts'
 import { stop } from '../child-process.ts'
 import { cpuBetween, takeCpuSnapshot } from '../ingest/cpu-usage.ts'
+import { createUnlimitedKey, type LogLine, spawnWdsStart } from '../wds-process.ts'
 import type { History100kMeta } from './chain.ts'
 
 export type MarketLoad = 'deferred' | 'at-start'
@@ -36,74 +32,6 @@ const DATA_DIR = join(BENCH_DIR, 'data')
 
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-type LogLine = { msg: string; time: string; chain?: string; duration_ms?: number } & Record<string, unknown>
-
-/** `wds start` on `dataDir`; resolves once it listens, with its URL, and every log line it writes meanwhile and after. */
-function startWds(dataDir: string, nodeUrl: string) {
-  const spawnedAt = Date.now()
-  // BENCH_WDS_NODE_ARGS: Node options for the service alone (`--cpu-prof --cpu-prof-dir=DIR` for a profile of a round)
-  const nodeArgs = process.env.BENCH_WDS_NODE_ARGS?.split(' ').filter(Boolean) ?? []
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(root, 'service', 'bin', 'wds.js'), 'start'], {
-    env: {
-      ...process.env,
-      WDS_DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      WDS_MARKET_SYNC_AT: 'off',
-      WDS_RPC_ETHEREUM: nodeUrl,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk
-  })
-  const listening = new Promise<{ url: string; listeningAt: number }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`wds start exited with ${code}: ${stderr}${stdout.slice(-2_000)}`)))
-    const timer = setInterval(() => {
-      const match = /WDS listening on (http:\/\/\S+)/.exec(stderr)
-      if (match?.[1]) {
-        clearInterval(timer)
-        resolve({ url: match[1], listeningAt: Date.now() })
-      }
-    }, 2)
-  })
-  /** The wds log lines written so far (JSON lines on stdout), each parsed once: the log is looked at every few ms while wds indexes. */
-  const logText = () => stdout
-  const parsed: LogLine[] = []
-  let parsedTo = 0
-  const logLines = () => {
-    const end = stdout.lastIndexOf('\n') + 1
-    for (const line of stdout.slice(parsedTo, end).split('\n')) {
-      try {
-        parsed.push(JSON.parse(line) as LogLine)
-      } catch {}
-    }
-    parsedTo = Math.max(parsedTo, end)
-    return parsed
-  }
-  return { child, spawnedAt, listening, logLines, logText }
-}
-
-/** An Enterprise key without rate limits, made in the running service's embedded database. */
-async function createBenchKey(dataDir: string, logger: Logger): Promise<string> {
-  const database = await openDatabase({ dataDir }, logger, { attach: true, applicationName: 'wds-bench' })
-  try {
-    const email = `index100k-${Date.now()}@example.com`
-    const { key } = await createKey({ store: createAccountsStore(database.db), keyPrefix: 'wds' }, { email, tier: 'ent' })
-    const limits = await createPlansStore(database.db).setEnterpriseLimits(email, { perMinute: 1_000_000_000, perDay: null })
-    if (limits.type !== 'set') throw new Error('could not raise the bench account’s limits')
-    return key
-  } finally {
-    await database.close()
-  }
-}
 
 /** The first request that needs market data starts the bundled load; it must find it not loaded yet. */
 async function startMarketLoad(url: string): Promise<void> {
@@ -201,7 +129,8 @@ export async function runWds(
 ) {
   await rm(DATA_DIR, { recursive: true, force: true })
   await mkdir(DATA_DIR, { recursive: true })
-  const wds = startWds(DATA_DIR, anvil.url)
+  // BENCH_WDS_NODE_ARGS: Node options for the service alone (`--cpu-prof --cpu-prof-dir=DIR` for a profile of a round)
+  const wds = spawnWdsStart(DATA_DIR, anvil.url, { nodeArgs: process.env.BENCH_WDS_NODE_ARGS?.split(' ').filter(Boolean) ?? [] })
   try {
     const { url, listeningAt } = await wds.listening
     if (market === 'at-start') await startMarketLoad(url)
@@ -212,7 +141,7 @@ export async function runWds(
       anvil: { pid: anvil.process.pid as number, tree: true },
     }
     const cpuBefore = await takeCpuSnapshot(cpuGroups)
-    const key = await createBenchKey(DATA_DIR, logger)
+    const key = await createUnlimitedKey(DATA_DIR, logger, 'index100k')
     const findLine = (msg: string) => wds.logLines().find((l) => l.msg === msg && l.chain === 'ethereum')
     const { servedAt, indexesBuilt } = await waitServed(url, key, meta.wallet, findLine)
     const cpu = cpuBetween(cpuBefore, await takeCpuSnapshot(cpuGroups))
