@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { XrpEntry } from '../../src/chains/explorers/xrp.ts'
-import { COSMOS_SEND, cosmosLcd, cosmosRpc, loadRecordedCosmosTx } from '../helpers/cosmos-lcd.ts'
+import { COSMOS_REWARDS, COSMOS_SEND, cosmosLcd, cosmosRpc, loadRecordedCosmosTx } from '../helpers/cosmos-lcd.ts'
 import { type ExplorerTestApp, startExplorerTestApp } from '../helpers/explorer-app.ts'
 import { koinlyNet, readExport, wdsNet } from '../helpers/exports.ts'
 import { loadXrplFixture, rippled } from '../helpers/rippled.ts'
@@ -15,8 +15,8 @@ import type { Entry } from '../helpers/transactions.ts'
  * same wallet and period.
  */
 
-const REWARDS = '14BCA0CFC636254E79F090BCB6F07176E5A721B6ED5FA36A60EDFF5829153DCC'
-const DELEGATOR = 'cosmos12ftp45z2mj8skpv355hyexfrtq5dp4gz8pzwpt'
+const REWARDS = COSMOS_REWARDS.hash
+const DELEGATOR = COSMOS_REWARDS.delegator
 const PAYER = 'rGFuMiw48HdbnrUbkRYuitXTmfrDBNTCnX'
 const PAYEE = 'rNNuQMuExCiEjeZ4h9JJnj5PSWypdMXDj4'
 

@@ -22,6 +22,12 @@ export const COSMOS_SEND = {
   receiver: 'cosmos1xu3gawvpgykepm6kg4ayvs7q8zepj2jzecedax',
 } as const
 
+/** The recorded reward withdrawal: ATOM and IBC tokens in from the distribution module, fee paid (test_atom.py). */
+export const COSMOS_REWARDS = {
+  hash: '14BCA0CFC636254E79F090BCB6F07176E5A721B6ED5FA36A60EDFF5829153DCC',
+  delegator: 'cosmos12ftp45z2mj8skpv355hyexfrtq5dp4gz8pzwpt',
+} as const
+
 /**
  * A MsgSend of `uatom` from → to at height 24,000,000 + n, fee 2090 uatom, as an SDK 0.50 node answers
  * (generated wallets for paging and benchmarks).

@@ -1,17 +1,7 @@
-import { bech32 } from '@scure/base'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { XrpEntry } from '../../src/chains/explorers/xrp.ts'
-import { COSMOS_SEND, cosmosLcd, cosmosRpc, loadRecordedCosmosTx } from '../helpers/cosmos-lcd.ts'
-import {
-  completedUnbonding,
-  cosmosTx,
-  finalizeBlockEvents,
-  msgDelegate,
-  msgSend,
-  msgUndelegate,
-  txHeight,
-  txTime,
-} from '../helpers/cosmos-sdk-50.ts'
+import { COSMOS_REWARDS, COSMOS_SEND, cosmosLcd, cosmosRpc, loadRecordedCosmosTx } from '../helpers/cosmos-lcd.ts'
+import { completionBlock, STAKER, stakingTxs } from '../helpers/cosmos-staking.ts'
 import { type ExplorerTestApp, startExplorerTestApp } from '../helpers/explorer-app.ts'
 import { loadXrplFixture, rippled } from '../helpers/rippled.ts'
 import { checkNet, type Entry } from '../helpers/transactions.ts'
@@ -24,37 +14,15 @@ import { checkNet, type Entry } from '../helpers/transactions.ts'
  * and partial payment). Their records come in the shared vocabulary, so the same rules name them.
  */
 
-const REWARDS = '14BCA0CFC636254E79F090BCB6F07176E5A721B6ED5FA36A60EDFF5829153DCC'
-const DELEGATOR = 'cosmos12ftp45z2mj8skpv355hyexfrtq5dp4gz8pzwpt'
-const STAKER = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(10)))
-const FUNDER = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(11)))
-const VALIDATOR = 'cosmosvaloper157v7tczs40axfgejp2m43kwuzqe0wsy0rv8puv'
-const completesAt = 2_002 + 302_400
-const staking = [
-  cosmosTx({ n: 2_000, signer: FUNDER, messages: [msgSend(FUNDER, STAKER, 10_000_000n)] }),
-  cosmosTx({ n: 2_001, signer: STAKER, fee: 5_000n, messages: [msgDelegate(STAKER, VALIDATOR, 4_000_000n)] }),
-  cosmosTx({
-    n: 2_002,
-    signer: STAKER,
-    fee: 5_000n,
-    messages: [msgUndelegate(STAKER, VALIDATOR, 1_500_000n, { rewards: 12_345n, completionTime: txTime(completesAt) })],
-  }),
-  cosmosTx({ n: completesAt + 1, signer: STAKER, fee: 5_000n, messages: [msgSend(STAKER, FUNDER, 100_000n)] }),
-]
+const REWARDS = COSMOS_REWARDS.hash
+const DELEGATOR = COSMOS_REWARDS.delegator
 
 const lcd = cosmosLcd({
-  txs: [loadRecordedCosmosTx(COSMOS_SEND.sender, COSMOS_SEND.hash), loadRecordedCosmosTx(DELEGATOR, REWARDS), ...staking],
+  txs: [loadRecordedCosmosTx(COSMOS_SEND.sender, COSMOS_SEND.hash), loadRecordedCosmosTx(DELEGATOR, REWARDS), ...stakingTxs],
   balances: {},
 })
 const rpc = cosmosRpc({
-  blocks: [
-    {
-      height: txHeight(completesAt),
-      hash: 'C0'.repeat(32),
-      time: txTime(completesAt),
-      events: finalizeBlockEvents(completedUnbonding(STAKER, VALIDATOR, 1_500_000n)),
-    },
-  ],
+  blocks: [completionBlock],
 })
 
 const partialXrp: XrpEntry = loadXrplFixture('partialPaymentXRP.json')

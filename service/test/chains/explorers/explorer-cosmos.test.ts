@@ -1,19 +1,15 @@
 import { bech32 } from '@scure/base'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { COSMOS_SEND, cosmosLcd, cosmosRpc, cosmosSend, loadRecordedCosmosTx } from '../../helpers/cosmos-lcd.ts'
+import { COSMOS_REWARDS, COSMOS_SEND, cosmosLcd, cosmosRpc, cosmosSend, loadRecordedCosmosTx } from '../../helpers/cosmos-lcd.ts'
 import {
   BONDED_POOL,
-  completedUnbonding,
-  cosmosTx,
   DISTRIBUTION as DISTRIBUTION_MODULE,
   finalizeBlockEvents,
-  msgDelegate,
-  msgSend,
-  msgUndelegate,
   NOT_BONDED_POOL,
   txHeight,
   txTime,
 } from '../../helpers/cosmos-sdk-50.ts'
+import { COMPLETION_BLOCK_HASH, completionBlock, STAKER, stakingTxs } from '../../helpers/cosmos-staking.ts'
 import { type ExplorerTestApp, startExplorerTestApp } from '../../helpers/explorer-app.ts'
 import type { ExplorerServer } from '../../helpers/explorer-server.ts'
 
@@ -25,8 +21,8 @@ import type { ExplorerServer } from '../../helpers/explorer-server.ts'
 const SEND = COSMOS_SEND.hash
 const SENDER = COSMOS_SEND.sender
 const RECEIVER = COSMOS_SEND.receiver
-const REWARDS = '14BCA0CFC636254E79F090BCB6F07176E5A721B6ED5FA36A60EDFF5829153DCC'
-const DELEGATOR = 'cosmos12ftp45z2mj8skpv355hyexfrtq5dp4gz8pzwpt'
+const REWARDS = COSMOS_REWARDS.hash
+const DELEGATOR = COSMOS_REWARDS.delegator
 const DISTRIBUTION = 'cosmos1jv65s3grqf6v6jl3dp4t6c9t9rk99cd88lyufl'
 
 // generated: 250 sends in the recorded MsgSend's shape between two other accounts, every other one each way
@@ -42,30 +38,11 @@ const R = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(9)))
 const S = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(12)))
 const toR = Array.from({ length: 100 }, (_, i) => cosmosSend(1_000 + i, S, R, 1n))
 
-// generated in SDK 0.50's shapes: a staker funded, delegating, undelegating (rewards withdrawn on the
-// way), the unbonding completing 21 days later in a block's end-block events, then a send
-const STAKER = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(10)))
-const FUNDER = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(11)))
-const VALIDATOR = 'cosmosvaloper157v7tczs40axfgejp2m43kwuzqe0wsy0rv8puv'
-const UNBONDING_BLOCKS = 302_400
-const completesAt = 2_002 + UNBONDING_BLOCKS
-const staking = [
-  cosmosTx({ n: 2_000, signer: FUNDER, messages: [msgSend(FUNDER, STAKER, 10_000_000n)] }),
-  cosmosTx({ n: 2_001, signer: STAKER, fee: 5_000n, messages: [msgDelegate(STAKER, VALIDATOR, 4_000_000n)] }),
-  cosmosTx({
-    n: 2_002,
-    signer: STAKER,
-    fee: 5_000n,
-    messages: [msgUndelegate(STAKER, VALIDATOR, 1_500_000n, { rewards: 12_345n, completionTime: txTime(completesAt) })],
-  }),
-  cosmosTx({ n: completesAt + 1, signer: STAKER, fee: 5_000n, messages: [msgSend(STAKER, FUNDER, 100_000n)] }),
-]
-const COMPLETION_BLOCK_HASH = 'C0'.repeat(32)
 // the staker's bank balance: 10 ATOM in, 4 delegated, 0.012345 rewards, 1.5 back, 0.1 sent, 3 fees of 0.005
 const STAKER_UATOM = 10_000_000n - 4_000_000n + 12_345n + 1_500_000n - 100_000n - 3n * 5_000n
 
 const lcd = cosmosLcd({
-  txs: [loadRecordedCosmosTx(SENDER, SEND), loadRecordedCosmosTx(DELEGATOR, REWARDS), ...generated, ...toR, ...staking],
+  txs: [loadRecordedCosmosTx(SENDER, SEND), loadRecordedCosmosTx(DELEGATOR, REWARDS), ...generated, ...toR, ...stakingTxs],
   balances: {
     [SENDER]: [
       { denom: 'ibc/0025F8A87464A471E66B234C4F93AEC5B4DA3D42D7986451A059273426290DD5', amount: '28' },
@@ -76,12 +53,7 @@ const lcd = cosmosLcd({
 })
 const rpc = cosmosRpc({
   blocks: [
-    {
-      height: txHeight(completesAt),
-      hash: COMPLETION_BLOCK_HASH,
-      time: txTime(completesAt),
-      events: finalizeBlockEvents(completedUnbonding(STAKER, VALIDATOR, 1_500_000n)),
-    },
+    completionBlock,
     // a block whose own events credit others only
     { height: txHeight(2_500), hash: 'B0'.repeat(32), time: txTime(2_500), events: finalizeBlockEvents([]) },
   ],
