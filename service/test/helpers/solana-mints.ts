@@ -1,14 +1,12 @@
 import { base58 } from '@scure/base'
 import type { SolanaTransaction } from '../../src/chains/explorers/solana.ts'
 import { METADATA_PROGRAM, metadataAddress } from '../../src/chains/explorers/solana-metadata.ts'
+import { SPL_TOKEN, TOKEN_2022 } from './solana-transactions.ts'
 
 /*
  * Mints' names and symbols as a Solana node holds them, for the local JSON-RPC (solana-rpc.ts):
  * Metaplex Token Metadata accounts of SPL Token mints, Token-2022 mints' own metadata extension.
  */
-
-const SPL_TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
-const TOKEN_2022 = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'
 
 /**
  * A mint's name and symbol as the chain holds them: in its Metaplex Token Metadata account (SPL

@@ -1,7 +1,8 @@
 import type { SolanaTransaction } from '../../src/chains/explorers/solana.ts'
 import type { FetchSignatures, SignatureInfo } from '../../src/chains/explorers/solana-signatures.ts'
 import type { ExplorerCall } from './explorer-server.ts'
-import { generatedAddress, generatedTokenTransfer, type solanaRpc } from './solana-rpc.ts'
+import type { solanaRpc } from './solana-rpc.ts'
+import { generatedAddress, generatedTokenTransfer } from './solana-transactions.ts'
 
 /*
  * CbYf9…: a wallet credited only through its token accounts. Recorded: 3HdFhHNy… mints 151571 of

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { isLookAlike } from '../../src/domain/spam/reasons.ts'
 import { type ExplorerTestApp, startExplorerTestApp } from '../helpers/explorer-app.ts'
 import type { MintLabels } from '../helpers/solana-mints.ts'
-import { generatedTransfer, loadRecordedSolanaTransactions, solanaRpc } from '../helpers/solana-rpc.ts'
+import { solanaRpc } from '../helpers/solana-rpc.ts'
+import { generatedTransfer, loadRecordedSolanaTransactions } from '../helpers/solana-transactions.ts'
 
 /**
  * Spam flags on Solana through the running service (docs/spam.md, "Solana"), on the recorded history of

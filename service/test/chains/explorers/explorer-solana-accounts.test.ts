@@ -28,13 +28,13 @@ import {
   signaturesFrom,
   thirdParty,
 } from '../../helpers/solana-receiver.ts'
+import { solanaRpc } from '../../helpers/solana-rpc.ts'
 import {
   generatedAddress,
   generatedTokenTransfer,
   generatedTransfer,
   loadRecordedSolanaTransactions,
-  solanaRpc,
-} from '../../helpers/solana-rpc.ts'
+} from '../../helpers/solana-transactions.ts'
 
 /**
  * A Solana wallet's history is the signatures of the wallet and of its token accounts, read as one

@@ -13,7 +13,8 @@ import {
   signatureOf,
   thirdParty,
 } from '../../helpers/solana-receiver.ts'
-import { generatedTransfer, loadRecordedSolanaTransactions, solanaRpc } from '../../helpers/solana-rpc.ts'
+import { solanaRpc } from '../../helpers/solana-rpc.ts'
+import { generatedTransfer, loadRecordedSolanaTransactions } from '../../helpers/solana-transactions.ts'
 
 /**
  * Solana through the production path (connectExplorerSource → JSON-RPC over HTTP → on-demand cache
