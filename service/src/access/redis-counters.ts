@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis'
 import type { Logger } from '../lib/logger.ts'
 import { type ConsumeRequest, type ConsumeResult, createMemoryCounters, type RateLimitCounters } from './counters.ts'
 import type { Counts, Windows } from './limits.ts'
+import { closeRedis, connectRedis } from './redis-connection.ts'
 
 /**
  * Check-and-count of both windows in one atomic step, so that replicas sharing the server can never
@@ -61,16 +62,7 @@ function counterKeys(accountId: string, windows: Windows): { minute: string; day
  * when that starts and ends, and every such decision marked `degraded` (counted in a metric).
  */
 export async function createRedisCounters({ url, logger }: { url: string; logger: Logger }): Promise<RateLimitCounters> {
-  // ioredis is loaded only where Redis is configured
-  const { Redis: Client } = await import('ioredis')
-  const redis: Redis = new Client(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: COMMAND_TIMEOUT_MS,
-    connectTimeout: 2_000,
-    connectionName: 'wds-rate-limits',
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  })
+  const redis = await connectRedis({ url, connectionName: 'wds-rate-limits', commandTimeoutMs: COMMAND_TIMEOUT_MS })
   redis.defineCommand('wdsConsume', { numberOfKeys: 2, lua: CONSUME_SCRIPT })
   const where = redactUrl(url)
   let lastError = ''
@@ -139,11 +131,7 @@ export async function createRedisCounters({ url, logger }: { url: string; logger
     },
     async close() {
       await fallback.close()
-      try {
-        await redis.quit()
-      } catch {
-        redis.disconnect()
-      }
+      await closeRedis(redis)
     },
   }
 }

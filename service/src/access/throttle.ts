@@ -1,4 +1,5 @@
 import type { Logger } from '../lib/logger.ts'
+import { closeRedis, connectRedis } from './redis-connection.ts'
 
 /** At most `limit` events per subject in each fixed window of `windowSeconds`. */
 export type ThrottleRule = { limit: number; windowSeconds: number }
@@ -63,16 +64,7 @@ type HitCommand = { wdsThrottle(key: string, limit: number, ttlSeconds: number):
  * decide (limits then hold per replica), as the API's rate limits do.
  */
 export async function createRedisThrottle({ url, logger }: { url: string; logger: Logger }): Promise<Throttle> {
-  // ioredis is loaded only where Redis is configured
-  const { Redis } = await import('ioredis')
-  const redis = new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: 500,
-    connectTimeout: 2_000,
-    connectionName: 'wds-portal-throttle',
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  })
+  const redis = await connectRedis({ url, connectionName: 'wds-portal-throttle', commandTimeoutMs: 500 })
   redis.defineCommand('wdsThrottle', { numberOfKeys: 1, lua: HIT_SCRIPT })
   redis.on('error', () => {
     // the rate-limit counters' connection already reports Redis trouble; the fallback below is silent
@@ -93,11 +85,7 @@ export async function createRedisThrottle({ url, logger }: { url: string; logger
     },
     async close() {
       await fallback.close()
-      try {
-        await redis.quit()
-      } catch {
-        redis.disconnect()
-      }
+      await closeRedis(redis)
     },
   }
 }
