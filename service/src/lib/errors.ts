@@ -160,6 +160,24 @@ export class UpstreamError extends WdsError {
   }
 }
 
+/** The facts of an upstream failure, to raise it again under another message (its cause: the failure itself). */
+export function upstreamFacts(error: UpstreamError): UpstreamErrorOptions {
+  const { failure, request, upstreamStatus, statusText, body, retryAfterMs, busy, unreachable, attempts } = error
+  return {
+    failure,
+    busy,
+    unreachable,
+    attempts,
+    retryable: error.retryable,
+    cause: error,
+    ...(request === undefined ? {} : { request }),
+    ...(upstreamStatus === undefined ? {} : { upstreamStatus }),
+    ...(statusText === undefined ? {} : { statusText }),
+    ...(body === undefined ? {} : { body }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  }
+}
+
 /**
  * A source's answer does not hold what it must (an amount that is not one, a result missing, a receipt
  * without gasUsed): a proxy or node hiccup, asked again (`shouldRetry`).

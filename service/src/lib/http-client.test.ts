@@ -165,6 +165,17 @@ describe('createHttpClient()', () => {
     })
   })
 
+  test('giving up on a host that refuses connections still says it is unreachable, and what was asked', async () => {
+    const { http } = client({ urls: [await deadUrl()], maxAttempts: 2 })
+    expect(await failure(http.json({ path: '/x' }))).toMatchObject({
+      failure: 'network',
+      unreachable: true,
+      attempts: 2,
+      request: 'GET /x',
+      retryable: true,
+    })
+  })
+
   test('an attempt without an answer is abandoned after timeoutMs; a body that is not JSON is retried', async () => {
     const { http } = client({ timeoutMs: 50, maxAttempts: 2 })
     replies.push('hang', 'hang')

@@ -1,4 +1,4 @@
-import { UpstreamError, type UpstreamErrorOptions, WdsError } from './errors.ts'
+import { UpstreamError, type UpstreamErrorOptions, upstreamFacts, WdsError } from './errors.ts'
 import type { Logger } from './logger.ts'
 import { backoffMs, sleep as sleepFor } from './retry.ts'
 
@@ -304,18 +304,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { rea
         ? ` (gave up after ${attempts} attempts)`
         : ''
     if (note === '' && error.retryable === transient) return error
-    const { failure, request, upstreamStatus, statusText, body, retryAfterMs, busy } = error
     return new UpstreamError(`${error.message}${note}`, {
-      failure,
+      ...upstreamFacts(error),
       attempts,
       retryable: transient && !tooLong,
-      cause: error,
-      ...(request === undefined ? {} : { request }),
-      ...(upstreamStatus === undefined ? {} : { upstreamStatus }),
-      ...(statusText === undefined ? {} : { statusText }),
-      ...(body === undefined ? {} : { body }),
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-      busy,
     })
   }
 

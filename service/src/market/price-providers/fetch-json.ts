@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../lib/errors.ts'
+import { UpstreamError, upstreamFacts } from '../../lib/errors.ts'
 import { createHttpClient } from '../../lib/http-client.ts'
 
 /** Attempts per request, the first included. */
@@ -18,19 +18,7 @@ export class PriceSourceError extends UpstreamError {
 
   constructor(source: string, failed: UpstreamError) {
     const detail = describe(failed)
-    const { failure, request, upstreamStatus, statusText, body, retryAfterMs, attempts, unreachable } = failed
-    super(`${source}: ${detail}`, {
-      failure,
-      attempts,
-      unreachable,
-      retryable: failed.retryable,
-      cause: failed,
-      ...(request === undefined ? {} : { request }),
-      ...(upstreamStatus === undefined ? {} : { upstreamStatus }),
-      ...(statusText === undefined ? {} : { statusText }),
-      ...(body === undefined ? {} : { body }),
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    })
+    super(`${source}: ${detail}`, upstreamFacts(failed))
     this.source = source
     this.detail = detail
   }
