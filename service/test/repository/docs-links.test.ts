@@ -84,7 +84,10 @@ function brokenLinks(file: string, markdown: string, read = (path: string) => re
           problems.push({ file: where, link, problem: `no heading with the anchor #${anchor}` })
         continue
       }
-      const target = resolve(dirname(file), decodeURIComponent(path))
+      // a path starting with `/` is read from the repository's root, as GitHub renders it
+      const target = path.startsWith('/')
+        ? join(ROOT, decodeURIComponent(path))
+        : resolve(dirname(file), decodeURIComponent(path))
       if (relative(ROOT, target).startsWith('..')) {
         problems.push({ file: where, link, problem: 'points outside the repository' })
       } else if (!existsSync(target)) {
@@ -144,6 +147,15 @@ describe('the documentation', () => {
       { file: 'docs/page.md', link: 'nowhere.md', problem: 'no such file' },
       { file: 'docs/page.md', link: '#no-such-heading', problem: 'no heading with the anchor #no-such-heading' },
       { file: 'docs/page.md', link: '../../shared/DESIGN.md', problem: 'points outside the repository' },
+    ])
+  })
+
+  it('reads a link starting with / from the repository root, as GitHub does', () => {
+    const page = join(ROOT, 'docs', 'chains', 'page.md')
+    const markdown = '[root](/bench/README.md) [gone](/bench/nowhere.md) [out](/../shared/DESIGN.md)'
+    expect(brokenLinks(page, markdown)).toEqual([
+      { file: 'docs/chains/page.md', link: '/bench/nowhere.md', problem: 'no such file' },
+      { file: 'docs/chains/page.md', link: '/../shared/DESIGN.md', problem: 'points outside the repository' },
     ])
   })
 
