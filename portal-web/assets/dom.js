@@ -35,11 +35,16 @@ export function formatTime(iso) {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`
 }
 
-/** A server's detail as a sentence: capitalised, with a full stop. */
+/**
+ * A server's detail as a sentence: capitalised, with a full stop. A detail that opens with a parameter's
+ * name in camelCase or snake_case (`fromDate and toDate may be…`) keeps it as the service wrote it: the
+ * name is what the reader types.
+ */
 export function sentence(text) {
   const trimmed = String(text).trim()
   if (trimmed === '') return trimmed
-  const capital = trimmed[0].toUpperCase() + trimmed.slice(1)
+  const opensWithName = /^[a-z][a-z0-9]*[A-Z_]/.test(trimmed)
+  const capital = opensWithName ? trimmed : trimmed[0].toUpperCase() + trimmed.slice(1)
   return /[.!?]$/.test(capital) ? capital : `${capital}.`
 }
 

@@ -149,10 +149,9 @@ describe('the portal’s Download CSV form', () => {
     )
     const problem = (await answer.json()) as { code: string; detail: string; param: string }
     expect([answer.status, problem.code, problem.param]).toEqual([400, 'date_range_too_large', 'toDate'])
-    // the detail as the page writes every server's detail: a sentence, capitalised, with a full stop
-    expect(await visibleText(alert)).toBe(
-      `${problem.detail[0]?.toUpperCase()}${problem.detail.slice(1).replace(/[^.!?]$/, '$&.')}`,
-    )
+    // the detail as the service wrote it, opening with the parameter's name (not "FromDate"), with a full stop
+    expect(problem.detail).toMatch(/^fromDate /)
+    expect(await visibleText(alert)).toBe(problem.detail.replace(/[^.!?]$/, '$&.'))
     expect(await page.getByLabel('To (UTC, included)').getAttribute('aria-invalid')).toBe('true')
     expect(await page.getByTestId('export-result').textContent()).toBe('')
   })

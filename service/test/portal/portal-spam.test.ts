@@ -71,7 +71,7 @@ describe('the portal’s spam overrides', () => {
     await page.getByRole('button', { name: 'Save' }).click()
     const alert = page.getByRole('alert').first()
     await alert.waitFor()
-    expect(await alert.textContent()).toMatch(/^ContractAddress "0x12" is not an/)
+    expect(await alert.textContent()).toMatch(/^contractAddress "0x12" is not an/)
     expect(await page.getByLabel('Token contract').getAttribute('aria-invalid')).toBe('true')
     expect(await listed()).toEqual([])
   })
