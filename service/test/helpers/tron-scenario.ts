@@ -3,6 +3,7 @@ import type { ChainSource } from '../../src/chains/chain-source.ts'
 import { connectChainSource } from '../../src/chains/sources.ts'
 import { findChain } from '../../src/config/chains.ts'
 import { createIndexer } from '../../src/ingestion/indexer.ts'
+import { formatUnits } from '../../src/lib/decimal.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { createChainWriter } from '../../src/store/chain-writer.ts'
 import type { Db } from '../../src/store/db.ts'
@@ -44,6 +45,21 @@ export function tronGenesis(aliceAssets: [string, bigint][] = [[BTT, 50_000_000n
     ]),
     trc20: new Map([[usdt, { name: 'Tether USD', symbol: 'USDT', decimals: 6, balances: new Map([[alice, 1_000_000_000n]]) }]]),
   }
+}
+
+/**
+ * What the node says `address` holds at a block, as the balances endpoint words it: TRX (frozen
+ * included), its TRC-10 tokens (BTT in 6 decimals) and USDT, each only when not zero.
+ */
+export function nodeBalances(state: ChainState, address: string): Record<string, string> {
+  const account = state.accounts.get(address)
+  const rows: Record<string, string> = {}
+  const trx = (account?.balance ?? 0n) + (account?.frozenV2 ?? 0n)
+  if (trx !== 0n) rows.TRX = formatUnits(trx, 6)
+  for (const [token, amount] of account?.assets ?? []) if (amount !== 0n) rows[token] = formatUnits(amount, token === BTT ? 6 : 0)
+  const usdtBalance = state.trc20.get(usdt)?.balances.get(address) ?? 0n
+  if (usdtBalance !== 0n) rows[usdt] = formatUnits(usdtBalance, 6)
+  return rows
 }
 
 type InternalPayment = Extract<ScriptTx, { kind: 'call' }>['internal'][number]

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { recordId } from '../../../src/domain/records.ts'
 import { createIndexer } from '../../../src/ingestion/indexer.ts'
-import { formatUnits } from '../../../src/lib/decimal.ts'
 import { createLogger } from '../../../src/lib/logger.ts'
 import { createChainWriter } from '../../../src/store/chain-writer.ts'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
@@ -14,6 +13,7 @@ import {
   carol,
   connectTron,
   indexTron,
+  nodeBalances,
   router,
   routerCall,
   startIndexedTron,
@@ -81,18 +81,6 @@ function scriptChain(): ScriptedTronChain {
   return chain
 }
 
-/** What the node says `address` holds at a block, as the balances endpoint words it. */
-function nodeView(state: ChainState, address: string) {
-  const account = state.accounts.get(address)
-  const rows: Record<string, string> = {}
-  const trx = (account?.balance ?? 0n) + (account?.frozenV2 ?? 0n)
-  if (trx !== 0n) rows.TRX = formatUnits(trx, 6)
-  for (const [token, amount] of account?.assets ?? []) if (amount !== 0n) rows[token] = formatUnits(amount, token === BTT ? 6 : 0)
-  const usdtBalance = state.trc20.get(usdt)?.balances.get(address) ?? 0n
-  if (usdtBalance !== 0n) rows[usdt] = formatUnits(usdtBalance, 6)
-  return rows
-}
-
 let node: TronNode
 let t: TestApp
 let baseUrl: string
@@ -139,7 +127,7 @@ describe('Tron indexed from a java-tron node', () => {
   test('balances equal the node (TRX owned incl. staked, TRC-10, TRC-20) at its head, block 8', async () => {
     const state = node.chain.blocks[8]?.state as ChainState
     for (const address of [alice, bob, carol, router]) {
-      expect({ address, balances: await balancesAt(address) }).toEqual({ address, balances: nodeView(state, address) })
+      expect({ address, balances: await balancesAt(address) }).toEqual({ address, balances: nodeBalances(state, address) })
     }
     expect(node.lastApiKey).toBe(TRON_API_KEY)
   })
@@ -237,8 +225,8 @@ describe('Tron indexed from a java-tron node', () => {
     const now = node.chain.blocks[14]?.state as ChainState
     const then = node.chain.blocks[8]?.state as ChainState
     for (const address of [alice, bob, carol]) {
-      expect(await balancesAt(address)).toEqual(nodeView(now, address))
-      expect(await balancesAt(address, 8)).toEqual(nodeView(then, address))
+      expect(await balancesAt(address)).toEqual(nodeBalances(now, address))
+      expect(await balancesAt(address, 8)).toEqual(nodeBalances(then, address))
     }
   })
 
@@ -260,7 +248,7 @@ describe('Tron indexed from a java-tron node', () => {
     expect(carolRows.length).toBe(before - 3 + 1)
     expect(carolRows[0]).toMatchObject({ blockNumber: 12, type: 'native', from: alice, value: '33.000000' })
     const state = fork.blocks[15]?.state as ChainState
-    for (const address of [alice, bob, carol]) expect(await balancesAt(address)).toEqual(nodeView(state, address))
+    for (const address of [alice, bob, carol]) expect(await balancesAt(address)).toEqual(nodeBalances(state, address))
   })
 
   test('an index that starts late takes its opening balances from the node (head-only state minus later movements)', async () => {
@@ -290,7 +278,7 @@ describe('Tron indexed from a java-tron node', () => {
         const got = Object.fromEntries(body.balances.map((b) => [b.contractAddress ?? b.asset, b.balance]))
         // tokens never moved inside the indexed range are not known to it, as on EVM chains
         const expected = Object.fromEntries(
-          Object.entries(nodeView(state, address)).filter(([asset]) => asset in got || asset === 'TRX'),
+          Object.entries(nodeBalances(state, address)).filter(([asset]) => asset in got || asset === 'TRX'),
         )
         expect(got).toEqual(expected)
       }

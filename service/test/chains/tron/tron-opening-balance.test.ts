@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { NATIVE_ASSET } from '../../../src/domain/records.ts'
 import { createOnDemand, PENDING_RETRY_AFTER_SECONDS } from '../../../src/ingestion/on-demand.ts'
-import { formatUnits } from '../../../src/lib/decimal.ts'
 import type { WdsError } from '../../../src/lib/errors.ts'
 import { createBalancesStore } from '../../../src/store/balances-store.ts'
 import type { TestApp } from '../../helpers/app.ts'
@@ -15,6 +14,7 @@ import {
   carol,
   connectTron,
   indexTron,
+  nodeBalances,
   startIndexedTron,
   TRX,
   type TronApp,
@@ -48,16 +48,6 @@ function scriptChain(): ScriptedTronChain {
     ])
   }
   return chain
-}
-
-/** What the node says `address` holds at a block, as the balances endpoint words it. */
-function nodeView(state: ChainState, address: string) {
-  const account = state.accounts.get(address)
-  const rows: Record<string, string> = {}
-  if ((account?.balance ?? 0n) !== 0n) rows.TRX = formatUnits(account?.balance ?? 0n, 6)
-  const held = state.trc20.get(usdt)?.balances.get(address) ?? 0n
-  if (held !== 0n) rows[usdt] = formatUnits(held, 6)
-  return rows
 }
 
 let node: TronNode
@@ -119,9 +109,9 @@ describe('the first balance of a Tron wallet, whose node is ahead of the indexer
     await indexTo(12) // beyond the block the node answered of: the movements of blocks 11-12 are not subtracted
     const now = await balances(alice)
     expect(now.status).toBe(200)
-    expect(now.held).toEqual(nodeView(stateAt(12), alice))
-    expect((await balances(alice, '?chain=tron&atBlock=9')).held).toEqual(nodeView(stateAt(9), alice))
-    expect((await balances(alice, '?chain=tron&atBlock=1')).held).toEqual(nodeView(stateAt(1), alice))
+    expect(now.held).toEqual(nodeBalances(stateAt(12), alice))
+    expect((await balances(alice, '?chain=tron&atBlock=9')).held).toEqual(nodeBalances(stateAt(9), alice))
+    expect((await balances(alice, '?chain=tron&atBlock=1')).held).toEqual(nodeBalances(stateAt(1), alice))
     expect(asked() - before).toBe(0)
   })
 
@@ -138,7 +128,7 @@ describe('the first balance of a Tron wallet, whose node is ahead of the indexer
     await indexTo(13)
     const settled = await balances(bob, '')
     expect(settled.body.unavailableChains).toEqual([])
-    expect(settled.held).toEqual(nodeView(stateAt(13), bob))
+    expect(settled.held).toEqual(nodeBalances(stateAt(13), bob))
   })
 })
 
