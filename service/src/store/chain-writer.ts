@@ -5,6 +5,7 @@ import { type BalanceCheckpointsStore, createBalanceCheckpointsStore, rollBackCh
 import { type ChainStateWriter, createChainStateWriter } from './chain-states-store.ts'
 import { copyChunks, copyLines, type Db, withTransaction } from './db.ts'
 import { rollBackOutputs, writeOutputs } from './outputs-store.ts'
+import { fillPaidAddresses, rollBackPaidAddresses, writePaidAddresses } from './paid-addresses.ts'
 import {
   blockLine,
   failedTransactionsOf,
@@ -120,8 +121,8 @@ export function createChainWriter(db: Db): ChainWriter {
     },
 
     /**
-     * Builds the chain's wallet-history indexes (row-encoding.ts HISTORY_INDEXES) and its
-     * outputs' address and spending-transaction indexes (migration 0019), once its first backfill
+     * Builds the chain's wallet-history indexes (row-encoding.ts HISTORY_INDEXES), its outputs' address
+     * and spending-transaction indexes (migration 0019) and its paid addresses (0030), once its first backfill
      * has bulk-loaded the rows, and records that its history can be served.
      */
     async buildHistoryIndexes(chain: string): Promise<void> {
@@ -149,6 +150,8 @@ export function createChainWriter(db: Db): ChainWriter {
             ['by_spending_tx', '(spent_tx_hash) WHERE spent_tx_hash IS NOT NULL'],
           ].map(([suffix, definition]) => `CREATE INDEX IF NOT EXISTS ${outputs}_${suffix} ON ${outputs} ${definition}`),
         ),
+        // the backfill wrote no paid addresses (migration 0030): all of them at once, from the rows
+        withTransaction(db, (client) => fillPaidAddresses(client, chain)),
       ])
       for (const result of built) if (result.status === 'rejected') throw result.reason
       // statistics before the mark: the first pages are read, and the bundled market data loaded
@@ -210,6 +213,8 @@ export function createChainWriter(db: Db): ChainWriter {
         await writeOutputs(client, chain, blocks)
         await writeFailedTransactions(client, chain, blocks)
         await writeTokens(client, chain, tokens)
+        // a first backfill's are filled once, by buildHistoryIndexes
+        if (!backfilling.has(chain)) await writePaidAddresses(client, chain, blocks)
       })
       // a backfill grows the partition far faster than autovacuum's analyse threshold follows
       if (backfilling.has(chain)) return
@@ -232,6 +237,7 @@ export function createChainWriter(db: Db): ChainWriter {
         await client.query('SELECT 1 FROM chain_states WHERE chain = $1 FOR UPDATE', [chain])
         const transfers = await client.query(`DELETE FROM ${partitionName(chain)} WHERE block_number > $1`, [ancestor])
         await rollBackOutputs(client, chain, ancestor)
+        await rollBackPaidAddresses(client, chain, ancestor)
         await client.query('DELETE FROM failed_transactions WHERE chain = $1 AND block_number > $2', [chain, ancestor])
         const blocks = await client.query('DELETE FROM blocks WHERE chain = $1 AND number > $2', [chain, ancestor])
         await rollBackCheckpoints(client, chain, ancestor)

@@ -1,6 +1,7 @@
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { type Db, withTransaction } from './db.ts'
 import { pack, packOrNull } from './packed-text.ts'
+import { fillPaidAddresses } from './paid-addresses.ts'
 import { HISTORY_INDEXES, partitionName } from './row-encoding.ts'
 
 /** How far a wallet's history on an explorer chain has been read. */
@@ -100,6 +101,12 @@ export function createExplorerWalletsStore(db: Db) {
                     : JSON.stringify(t.counterparties.map((c) => ({ address: c.address, value: c.value.toString() }))),
                 ),
               ],
+            )
+            // from the stored rows of the page's blocks: a transaction's fee row may have come with another wallet's page
+            await fillPaidAddresses(
+              client,
+              chain,
+              blocks.map((b) => b.number),
             )
           }
           const newest = blocks.reduce((a, b) => (b.number > a.number ? b : a))

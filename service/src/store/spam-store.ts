@@ -1,6 +1,12 @@
 import { hexOf, pack, unpack } from './packed-text.ts'
 import type { Queryable } from './read-pools.ts'
 
+/**
+ * A counterparty asked of the wallet's paid addresses, with the ends of the addresses it could imitate
+ * (none when it imitates no one: the zero address, too short an address).
+ */
+export type PaidProbe = { address: string; startsWith?: string; endsWith?: string }
+
 /** A record of the wallet's by its transaction: whether the wallet signed that transaction is asked. */
 export type WalletTransaction = { blockNumber: number; txIndex: number }
 
@@ -52,25 +58,44 @@ export function createSpamStore(db: Queryable) {
     },
 
     /**
-     * The addresses the wallet really paid — sent a non-zero amount of anything to, in a transaction it
-     * signed (one where it paid the fee, or sent the coin itself) — in blocks after `afterBlock`, and
-     * the highest block read.
+     * Of a page's counterparties, those the wallet paid (migration 0030: a non-zero amount of anything,
+     * in a transaction it signed), and for each the other paid addresses whose text begins with its
+     * `startsWith` and ends with its `endsWith` (the candidates it may imitate, domain/spam
+     * lookAlikeEnds): one statement, each counterparty an index lookup and one index range, whatever
+     * the number of addresses the wallet paid.
      */
-    async listPaidAddresses(chain: string, wallet: string, afterBlock = -1): Promise<{ addresses: string[]; lastBlock: number }> {
-      const { rows } = await db.query<{ address: string; last: string }>(
-        `SELECT ${hexOf('s.to_address')} AS address, max(s.block_number)::text AS last FROM transfers s
-         WHERE s.chain = $1 AND s.from_address = $2 AND s.block_number > $3 AND s.to_address IS NOT NULL
-           AND s.to_address <> $2 AND s.value > 0 AND s.type <> 'fee'
-           AND (s.type = 'native' OR EXISTS (
-             SELECT 1 FROM transfers f WHERE f.chain = $1 AND f.from_address = $2 AND f.block_number = s.block_number
-               AND f.tx_index = s.tx_index AND f.type = 'fee'))
-         GROUP BY s.to_address`,
-        [chain, pack(wallet), afterBlock],
+    async findPaidCounterparties(
+      chain: string,
+      wallet: string,
+      counterparties: readonly PaidProbe[],
+    ): Promise<{ paid: Set<string>; lookAlikes: Map<string, string[]> }> {
+      const found = { paid: new Set<string>(), lookAlikes: new Map<string, string[]>() }
+      if (counterparties.length === 0) return found
+      const { rows } = await db.query<{ counterparty: string; address: string }>(
+        `SELECT c.address AS counterparty, p.address FROM unnest($3::text[], $4::text[], $5::text[]) AS c(address, head, tail)
+         CROSS JOIN LATERAL (
+           SELECT p.address FROM paid_addresses p WHERE p.chain = $1 AND p.wallet = $2 AND p.address = c.address COLLATE "C"
+           UNION ALL
+           SELECT p.address FROM paid_addresses p
+           WHERE c.head IS NOT NULL AND p.chain = $1 AND p.wallet = $2
+             -- the range of texts beginning with head (chr(1114111), the highest code point, sorts after any)
+             AND p.address >= c.head COLLATE "C" AND p.address < (c.head || chr(1114111)) COLLATE "C"
+             AND starts_with(p.address, c.head) AND right(p.address, length(c.tail)) = c.tail
+             AND p.address <> c.address COLLATE "C"
+         ) p`,
+        [
+          chain,
+          pack(wallet),
+          counterparties.map((c) => c.address),
+          counterparties.map((c) => c.startsWith ?? null),
+          counterparties.map((c) => c.endsWith ?? null),
+        ],
       )
-      return {
-        addresses: rows.map((row) => unpack(row.address)),
-        lastBlock: rows.reduce((last, row) => Math.max(last, Number(row.last)), afterBlock),
+      for (const { counterparty, address } of rows) {
+        if (address === counterparty) found.paid.add(counterparty)
+        else found.lookAlikes.set(counterparty, [...(found.lookAlikes.get(counterparty) ?? []), address])
       }
+      return found
     },
 
     /** Which of these transactions the wallet signed (it paid their fee or sent the coin in them), as `block:txIndex`. */

@@ -260,3 +260,38 @@ test('0029 gives a served partition its token-receipts index, used by a walletâ€
     await upgraded.drop()
   }
 })
+
+test('0030 fills the paid addresses from the history written before it: signed payments only, each with its first block', async () => {
+  const upgraded = await createTestDatabase({ migrated: false })
+  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  try {
+    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0030')) {
+      await cp(join(MIGRATIONS_DIR, name), join(before, name))
+    }
+    await migrate(upgraded.db, logger, before)
+    const [wallet, paid, unsigned, other] = ['aa', 'bb', 'cc', 'dd'].map((b) => `0x${b.repeat(20)}`)
+    // block 3: a token payment with the wallet's fee; block 5: the same again and a native send; block
+    // 6: a token transfer out of the wallet without its fee (not signed), a zero-value one, a fee
+    await upgraded.db.query("CREATE TABLE transfers_base PARTITION OF transfers FOR VALUES IN ('base')")
+    await upgraded.db.query(
+      `INSERT INTO transfers (chain, block_number, block_time, tx_index, seq, tx_hash, type, from_address, to_address, value, contract_address)
+       SELECT 'base', b, '2024-01-01', x, s, wds_pack('0x' || lpad(to_hex(b * 100 + x), 64, '0')), t, wds_pack(f), wds_pack(r), v, wds_pack(c)
+       FROM (VALUES (3, 0, 0, 'erc20', $1::text, $2::text, 5, $4::text), (3, 0, 1, 'fee', $1, NULL, 9, NULL),
+                    (5, 0, 0, 'erc20', $1, $2, 5, $4), (5, 0, 1, 'fee', $1, NULL, 9, NULL), (5, 1, 0, 'native', $1, $4, 2, NULL),
+                    (6, 0, 0, 'erc20', $1, $3, 5, $4), (6, 1, 0, 'erc20', $1, $4, 0, $4), (6, 1, 1, 'fee', $1, NULL, 9, NULL))
+         AS r(b, x, s, t, f, r, v, c)`,
+      [wallet, paid, unsigned, other],
+    )
+    await migrate(upgraded.db, logger)
+    const { rows } = await upgraded.db.query(
+      `SELECT chain, wds_unpack(wallet) AS wallet, address, first_block::int AS "firstBlock" FROM paid_addresses ORDER BY address`,
+    )
+    expect(rows).toEqual([
+      { chain: 'base', wallet, address: paid, firstBlock: 3 },
+      { chain: 'base', wallet, address: other, firstBlock: 5 },
+    ])
+  } finally {
+    await rm(before, { recursive: true, force: true })
+    await upgraded.drop()
+  }
+})

@@ -2,10 +2,10 @@ import { findChain } from '../../config/chains.ts'
 import { RECORD_TYPES, type Token } from '../../domain/records.ts'
 import {
   applyOverride,
-  createLookAlikeIndex,
   DEFAULT_SPAM_SETTINGS,
+  findImitated,
   findTokenReasons,
-  type LookAlikeIndex,
+  lookAlikeEnds,
   normalizeLabel,
   type ReviewedTokens,
   type SpamReason,
@@ -31,15 +31,14 @@ export type SpamOverrides = ReadonlyMap<string, boolean>
 export const NO_OVERRIDES: SpamOverrides = new Map()
 
 const MAX_MEMOISED_TOKENS = 50_000
-const MAX_CACHED_WALLETS = 10_000
-
-/**
- * The addresses a wallet paid (address-poisoning's genuine counterparties), read up to `lastBlock`, and
- * indexed by their ends: a page's records are each one lookup, whatever the number of addresses paid.
- */
-type PaidAddresses = { addresses: Set<string>; lookAlikes: LookAlikeIndex; lastBlock: number }
 
 const counterpartyOf = (t: StoredTransfer, wallet: string) => (t.from === wallet ? t.to : t.from)
+
+/** The counterparty of a record that address-poisoning looks at: not of a fee, not the wallet itself. */
+function poisoningCandidate(t: StoredTransfer, wallet: string): string | undefined {
+  const other = counterpartyOf(t, wallet)
+  return t.type !== 'fee' && other !== null && other !== wallet ? other : undefined
+}
 
 /**
  * The `spam` verdict of each record of a page, seen from the wallet it was asked for (docs/spam.md):
@@ -59,31 +58,25 @@ export function createSpamFlags({
   settings?: SpamSettings
 }) {
   const tokenReasons = new Map<string, SpamReason[]>()
-  // A wallet's paid addresses only grow as blocks are indexed: cached per wallet, and only the blocks
-  // after the cached ones read again (a whale's 100,000 payments are one 100 ms read, then ~1 ms).
-  // A payment rolled back by a reorg stays in until the process restarts: it can only keep a flag off.
-  const paidCache = new Map<string, PaidAddresses>()
-
-  async function paidBy(chain: string, wallet: string): Promise<PaidAddresses> {
-    const key = `${chain}:${wallet}`
-    const cached = paidCache.get(key)
-    const read = await store.listPaidAddresses(chain, wallet, cached?.lastBlock ?? -1)
+  /**
+   * The page's counterparties that imitate an address the wallet paid and are not one it paid
+   * (address-poisoning): looked up in the paid addresses (migration 0030), the page's ≤ 100
+   * counterparties, not the wallet's history.
+   */
+  async function findPoisoners(chain: string, records: readonly StoredTransfer[], wallet: string): Promise<Set<string>> {
     const fixedPrefix = findChain(chain)?.address.fixedPrefix ?? ''
-    const paid = cached ?? {
-      addresses: new Set<string>(),
-      lookAlikes: createLookAlikeIndex(settings.lookAlikeChars, fixedPrefix),
-      lastBlock: -1,
-    }
-    for (const address of read.addresses) {
-      if (paid.addresses.has(address)) continue
-      paid.addresses.add(address)
-      paid.lookAlikes.add(address)
-    }
-    paid.lastBlock = read.lastBlock
-    paidCache.delete(key)
-    if (paidCache.size >= MAX_CACHED_WALLETS) paidCache.delete(paidCache.keys().next().value as string)
-    paidCache.set(key, paid)
-    return paid
+    const chars = settings.lookAlikeChars
+    const counterparties = [...new Set(records.flatMap((t) => poisoningCandidate(t, wallet) ?? []))]
+    const { paid, lookAlikes } = await store.findPaidCounterparties(
+      chain,
+      wallet,
+      counterparties.map((address) => ({ address, ...lookAlikeEnds(address, chars, fixedPrefix) })),
+    )
+    return new Set(
+      counterparties.filter(
+        (other) => !paid.has(other) && findImitated(other, lookAlikes.get(other) ?? [], chars, fixedPrefix) !== undefined,
+      ),
+    )
   }
 
   function reasonsOfToken(chain: string, contract: string, token: Token | undefined): SpamReason[] {
@@ -107,10 +100,10 @@ export function createSpamFlags({
     const zeroOut = records.filter(
       (t) => t.from === wallet && t.value === '0' && t.contractAddress !== null && RECORD_TYPES[t.type] === 'token',
     )
-    const [tokens, airdropped, paid, signed] = await Promise.all([
+    const [tokens, airdropped, poisoners, signed] = await Promise.all([
       findTokens(chain, unlisted),
       store.findMassAirdropped(chain, wallet, unlisted, settings.massAirdropRecipients),
-      paidBy(chain, wallet),
+      findPoisoners(chain, records, wallet),
       store.findSigned(chain, wallet, zeroOut),
     ])
     records.forEach((t, i) => {
@@ -120,10 +113,8 @@ export function createSpamFlags({
         reasons.push(...reasonsOfToken(chain, contract, tokens.get(contract)))
         if (airdropped.has(contract)) reasons.push('mass-airdrop')
       }
-      const other = counterpartyOf(t, wallet)
-      if (t.type !== 'fee' && other !== null && other !== wallet && !paid.addresses.has(other)) {
-        if (paid.lookAlikes.findImitated(other) !== undefined) reasons.push('address-poisoning')
-      }
+      const other = poisoningCandidate(t, wallet)
+      if (other !== undefined && poisoners.has(other)) reasons.push('address-poisoning')
       if (zeroOut.includes(t) && !signed.has(`${t.blockNumber}:${t.txIndex}`)) reasons.push('zero-value-transfer-from')
     })
   }

@@ -96,6 +96,24 @@ export function lookAlikeKey(address: string, chars: number, fixedPrefix = ''): 
 }
 
 /**
+ * Where the addresses `address` could be a look-alike of are, as text: they begin with `startsWith`
+ * (`0x` or the chain's `fixedPrefix`, then the body's first `chars` characters) and end with
+ * `endsWith`; undefined when it imitates no one (lookAlikeKey). A store finds them by a prefix range
+ * (store/spam-store.ts), then isLookAlike decides. Hex is matched in lower case, as it is stored.
+ */
+export function lookAlikeEnds(
+  address: string,
+  chars: number,
+  fixedPrefix = '',
+): { startsWith: string; endsWith: string } | undefined {
+  if (lookAlikeKey(address, chars, fixedPrefix) === undefined) return undefined
+  const body = addressBody(address, fixedPrefix)
+  // what addressBody took off: `0x`, the fixed prefix, or nothing
+  const head = address.slice(0, address.length - body.length)
+  return { startsWith: head + body.slice(0, chars), endsWith: body.slice(-chars) }
+}
+
+/**
  * Whether `candidate` looks like `genuine` to someone who checks only its ends: the first and the last
  * `chars` characters (after `0x`, or after the chain's `fixedPrefix`) are the same, and the addresses
  * are not; the zero address is no look-alike.

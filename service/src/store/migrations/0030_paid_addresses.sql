@@ -1,0 +1,40 @@
+-- The addresses each wallet really paid (address-poisoning's genuine counterparties, docs/spam.md):
+-- one row per chain, wallet and address paid, with the first block it was paid in. "Paid": a non-zero
+-- value of anything, not a fee, to another address, in a transaction the wallet signed (a native send,
+-- or one whose fee it paid). A page's spam flags look up its counterparties here, one index range per
+-- counterparty, instead of reading the wallet's whole outgoing history (the whale of bench:scale at
+-- 10^7 records: 1.6 million outgoing records, a query timeout on its first page).
+--
+-- The address is its text (store/packed-text.ts unpacked), in the "C" collation: a look-alike shares
+-- the first characters, so the primary key's btree finds every paid address beginning with a
+-- counterparty's first characters in one range. The indexer writes the pairs as it appends (not
+-- during a chain's first backfill: they are filled once when its history indexes are built), the
+-- explorer cache as it stores a page; a reorg removes those first paid above the fork block.
+CREATE TABLE paid_addresses (
+  chain text NOT NULL,
+  wallet bytea NOT NULL,
+  address text COLLATE "C" NOT NULL,
+  first_block bigint NOT NULL,
+  PRIMARY KEY (chain, wallet, address)
+);
+
+CREATE INDEX paid_addresses_by_first_block ON paid_addresses (chain, first_block);
+
+-- Every payment written before this migration, in one pass per kind: native sends, and other payments
+-- joined to their sender's fee in the same transaction (a hashed semi-join; store/paid-addresses.ts
+-- fillPaidAddresses is the same statement for one partition).
+SET LOCAL work_mem = '256MB';
+
+INSERT INTO paid_addresses (chain, wallet, address, first_block)
+SELECT s.chain, s.from_address, wds_unpack(s.to_address), min(s.block_number) FROM (
+  SELECT s.chain, s.from_address, s.to_address, s.block_number FROM transfers s
+  WHERE s.from_address IS NOT NULL AND s.to_address IS NOT NULL AND s.to_address <> s.from_address
+    AND s.value > 0 AND s.type = 'native'
+  UNION ALL
+  SELECT s.chain, s.from_address, s.to_address, s.block_number FROM transfers s
+  WHERE s.from_address IS NOT NULL AND s.to_address IS NOT NULL AND s.to_address <> s.from_address
+    AND s.value > 0 AND s.type NOT IN ('fee', 'native')
+    AND EXISTS (SELECT 1 FROM transfers f WHERE f.type = 'fee' AND f.chain = s.chain AND f.from_address = s.from_address
+                  AND f.block_number = s.block_number AND f.tx_index = s.tx_index)
+) s
+GROUP BY s.chain, s.from_address, s.to_address;
