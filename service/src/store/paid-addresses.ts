@@ -47,8 +47,9 @@ export async function writePaidAddresses(client: Client, chain: string, blocks: 
   const pairs = [...paidPairsOf(blocks).values()]
   if (pairs.length === 0) return
   await client.query(
-    `INSERT INTO paid_addresses (chain, wallet, address, first_block)
-     SELECT $1, * FROM unnest($2::bytea[], $3::text[], $4::bigint[]) ${UPSERT}`,
+    `INSERT INTO paid_addresses (chain, wallet, address, ends, first_block)
+     SELECT $1, p.wallet, p.address, wds_address_ends(p.address), p.block
+     FROM unnest($2::bytea[], $3::text[], $4::bigint[]) AS p(wallet, address, block) ${UPSERT}`,
     [chain, pairs.map((p) => pack(p.wallet)), pairs.map((p) => p.address), pairs.map((p) => p.block)],
   )
 }
@@ -67,8 +68,8 @@ export async function fillPaidAddresses(client: Client, chain: string, blockNumb
   // a whole partition's fees hashed in memory (in a transaction: chain-writer.ts buildHistoryIndexes)
   if (blockNumbers === undefined) await client.query("SET LOCAL work_mem = '256MB'")
   await client.query(
-    `INSERT INTO paid_addresses (chain, wallet, address, first_block)
-     SELECT $1, s.from_address, wds_unpack(s.to_address), min(s.block_number) FROM (
+    `INSERT INTO paid_addresses (chain, wallet, address, ends, first_block)
+     SELECT $1, s.from_address, wds_unpack(s.to_address), wds_address_ends(wds_unpack(s.to_address)), min(s.block_number) FROM (
        SELECT s.from_address, s.to_address, s.block_number FROM ${partition} s WHERE ${payments} AND s.type = 'native'
        UNION ALL
        SELECT s.from_address, s.to_address, s.block_number FROM ${partition} s WHERE ${payments} AND s.type <> 'native'

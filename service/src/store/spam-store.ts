@@ -61,8 +61,8 @@ export function createSpamStore(db: Queryable) {
      * Of a page's counterparties, those the wallet paid (migration 0030: a non-zero amount of anything,
      * in a transaction it signed), and for each the other paid addresses whose text begins with its
      * `startsWith` and ends with its `endsWith` (the candidates it may imitate, domain/spam
-     * lookAlikeEnds): one statement, each counterparty an index lookup and one index range, whatever
-     * the number of addresses the wallet paid.
+     * lookAlikeEnds): one statement, each counterparty a primary-key lookup and one range of the
+     * `by_ends` index (both ends at once), whatever the number of addresses the wallet paid.
      */
     async findPaidCounterparties(
       chain: string,
@@ -72,14 +72,19 @@ export function createSpamStore(db: Queryable) {
       const found = { paid: new Set<string>(), lookAlikes: new Map<string, string[]>() }
       if (counterparties.length === 0) return found
       const { rows } = await db.query<{ counterparty: string; address: string }>(
-        `SELECT c.address AS counterparty, p.address FROM unnest($3::text[], $4::text[], $5::text[]) AS c(address, head, tail)
-         CROSS JOIN LATERAL (
+        `WITH c AS (
+           -- the start of the ends (migration 0030) of the addresses with this head and tail
+           SELECT c.address, c.head, c.tail,
+                  left(wds_address_ends(c.head || c.tail), 2 * least(length(c.head), length(c.tail), 16)) COLLATE "C" AS ends
+           FROM unnest($3::text[], $4::text[], $5::text[]) AS c(address, head, tail)
+         )
+         SELECT c.address AS counterparty, p.address FROM c CROSS JOIN LATERAL (
            SELECT p.address FROM paid_addresses p WHERE p.chain = $1 AND p.wallet = $2 AND p.address = c.address COLLATE "C"
            UNION ALL
            SELECT p.address FROM paid_addresses p
            WHERE c.head IS NOT NULL AND p.chain = $1 AND p.wallet = $2
-             -- the range of texts beginning with head (chr(1114111), the highest code point, sorts after any)
-             AND p.address >= c.head COLLATE "C" AND p.address < (c.head || chr(1114111)) COLLATE "C"
+             -- the range of ends beginning with c.ends (chr(1114111), the highest code point, sorts after any)
+             AND p.ends >= c.ends AND p.ends < c.ends || chr(1114111)
              AND starts_with(p.address, c.head) AND right(p.address, length(c.tail)) = c.tail
              AND p.address <> c.address COLLATE "C"
          ) p`,

@@ -5,19 +5,30 @@
 -- counterparty, instead of reading the wallet's whole outgoing history (the whale of bench:scale at
 -- 10^7 records: 1.6 million outgoing records, a query timeout on its first page).
 --
--- The address is its text (store/packed-text.ts unpacked), in the "C" collation: a look-alike shares
--- the first characters, so the primary key's btree finds every paid address beginning with a
--- counterparty's first characters in one range. The indexer writes the pairs as it appends (not
--- during a chain's first backfill: they are filled once when its history indexes are built), the
--- explorer cache as it stores a page; a reorg removes those first paid above the fork block.
+-- The address is its text (store/packed-text.ts unpacked), in the "C" collation. A look-alike shares
+-- the first and the last characters: `ends` interleaves an address's first 16 characters with its last
+-- 16 (the first, the last, the second, the second to last ...), so that the addresses beginning with a
+-- counterparty's first k characters and ending with its last k are one range of the `by_ends` index,
+-- whatever k the settings ask (lookAlikeChars; up to 16), however many addresses share a prefix
+-- (vanity `0x0000…` contracts). The indexer writes the pairs as it appends (not during a chain's
+-- first backfill: they are filled once when its history indexes are built), the explorer cache as it
+-- stores a page; a reorg removes those first paid above the fork block.
+CREATE FUNCTION wds_address_ends(text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT coalesce(string_agg(substr($1, i, 1) || substr(reverse($1), i, 1), '' ORDER BY i), '')
+  FROM generate_series(1, least(16, length($1))) AS i
+$$;
+
 CREATE TABLE paid_addresses (
   chain text NOT NULL,
   wallet bytea NOT NULL,
   address text COLLATE "C" NOT NULL,
+  ends text COLLATE "C" NOT NULL,
   first_block bigint NOT NULL,
   PRIMARY KEY (chain, wallet, address)
 );
 
+CREATE INDEX paid_addresses_by_ends ON paid_addresses (chain, wallet, ends);
 CREATE INDEX paid_addresses_by_first_block ON paid_addresses (chain, first_block);
 
 -- Every payment written before this migration, in one pass per kind: native sends, and other payments
@@ -25,8 +36,8 @@ CREATE INDEX paid_addresses_by_first_block ON paid_addresses (chain, first_block
 -- fillPaidAddresses is the same statement for one partition).
 SET LOCAL work_mem = '256MB';
 
-INSERT INTO paid_addresses (chain, wallet, address, first_block)
-SELECT s.chain, s.from_address, wds_unpack(s.to_address), min(s.block_number) FROM (
+INSERT INTO paid_addresses (chain, wallet, address, ends, first_block)
+SELECT s.chain, s.from_address, wds_unpack(s.to_address), wds_address_ends(wds_unpack(s.to_address)), min(s.block_number) FROM (
   SELECT s.chain, s.from_address, s.to_address, s.block_number FROM transfers s
   WHERE s.from_address IS NOT NULL AND s.to_address IS NOT NULL AND s.to_address <> s.from_address
     AND s.value > 0 AND s.type = 'native'
