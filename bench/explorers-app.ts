@@ -14,7 +14,7 @@ export async function createTestAppOn(
   { chains, explorers }: { chains: Config['chains']; explorers: ExplorerSyncOptions },
 ) {
   const logger = createLogger('warn')
-  const stores = createStores(db, db)
+  const stores = createStores(db)
   const { app } = await createApp({
     config: { keyPrefix: 'wds', chains },
     implementedChains: implementedChains(),

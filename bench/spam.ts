@@ -148,7 +148,7 @@ async function startApi(db: Db, jwtSecret: Uint8Array, spamFlags?: SpamFlags) {
     implementedChains: implementedChains(),
     db,
     logger,
-    stores: createStores(db, db),
+    stores: createStores(db),
     onDemand: createOnDemand({
       store: createBalancesStore(db),
       findSource: async () => undefined,

@@ -15,9 +15,10 @@ import type { StripeBilling } from '../portal/stripe-billing.ts'
 import type { AccountsStore } from '../store/accounts-store.ts'
 import type { BillingStore } from '../store/billing-store.ts'
 import type { ChainStatesStore } from '../store/chain-states-store.ts'
-import { type Db, runInQueryScope } from '../store/db.ts'
+import type { Db, Queryable } from '../store/db.ts'
 import type { PlansStore } from '../store/plans-store.ts'
 import type { PortalAccountsStore } from '../store/portal-accounts-store.ts'
+import type { ReadPools, ReadScope } from '../store/read-pools.ts'
 import type { SpamOverridesStore } from '../store/spam-overrides-store.ts'
 import type { UsageStore } from '../store/usage-store.ts'
 import { answerClientError } from './http/client-errors.ts'
@@ -25,6 +26,7 @@ import type { Metrics } from './http/metrics.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { accountOf, createPortalAuth } from './http/portal-auth.ts'
 import { handleError, sendProblem } from './http/problem.ts'
+import { addRequestContext } from './http/request-context.ts'
 import { addRequestHooks } from './http/request-hooks.ts'
 import { addCors, addSecurityHeaders } from './http/security-headers.ts'
 import { createSerializerBuilder } from './http/serializers.ts'
@@ -43,28 +45,14 @@ import { reconciliationRoutes } from './routes/v1/reconciliation.ts'
 import { statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
 import { webPageRoutes } from './routes/web-pages.ts'
-import type { HdWallets } from './wallets/hd-wallets.ts'
-import type { WalletBalances } from './wallets/wallet-balances.ts'
 import type { WalletExport } from './wallets/wallet-export.ts'
 import type { ChainAvailability } from './wallets/wallet-query.ts'
-import type { WalletReconciliation } from './wallets/wallet-reconciliation.ts'
-import type { WalletRecords } from './wallets/wallet-records.ts'
-import type { WalletTransactions } from './wallets/wallet-transactions.ts'
+import type { ReadStores, WalletsIn } from './wallets/wallet-services.ts'
 
 /** The HTTP-level settings, each with its default when a test leaves it out. */
 export type HttpSettings = Pick<Config, 'requestTimeoutMs' | 'accountConcurrency' | 'metricsToken' | 'corsOrigins' | 'poolWaitMs'>
 
 export const HTTP_DEFAULTS = { requestTimeoutMs: 10_000, corsOrigins: [], poolWaitMs: 2_000 } as const
-
-/** The wallet services the data routes call (api/wallets/). */
-export type WalletServices = {
-  records: WalletRecords
-  transactions: WalletTransactions
-  hdWallets: HdWallets
-  balances: WalletBalances
-  reconciliation: WalletReconciliation
-  export: WalletExport
-}
 
 /** The developer portal's stores and settings. */
 export type PortalServices = {
@@ -90,13 +78,19 @@ export type AppServices = {
   db: Db
   metrics: Metrics
   availability: ChainAvailability
-  /** The chains' states, read where the data API reads. */
+  /** Where the data API reads: read replicas, else the primary. Each request reads through its context (api/http/request-context.ts). */
+  reads: ReadPools
+  /** The indexed data's stores over a read scope's `db`. */
+  readStores: (db: Queryable) => ReadStores
+  /** The chains' states outside a request (metrics, the status page): each call reads in a read scope of its own. */
   chainStates: ChainStatesStore
   /** API keys, rate limits, metering: the data routes' hooks. */
   access: AccessControl
   /** Whether the bundled market data is in; until then FX, prices and `includePrices` answer 503 `warming_up`. */
   marketReady: () => boolean
-  wallets: WalletServices
+  /** The wallet services over a request's read scope. */
+  wallets: WalletsIn
+  walletExport: WalletExport
   /** The accounts' spam overrides, on the primary: an override counts from the account's next request. */
   spamOverrides: SpamOverridesStore
   fxBook: FxBook
@@ -129,7 +123,7 @@ export async function buildApp(services: AppServices) {
   addRequestHooks(app, metrics)
   addSecurityHeaders(app)
   addCors(app, http.corsOrigins)
-  cancelQueriesOfAbandonedRequests(app)
+  addRequestContext(app, services.reads)
 
   await registerOpenApi(app)
 
@@ -230,12 +224,13 @@ async function registerDataRoutes(v1: FastifyInstance, services: AppServices): P
     const overrides = await services.spamOverrides.listOverrides(accountId)
     return new Map(overrides.map((o) => [`${o.chain}:${o.contractAddress}`, o.spam]))
   }
-  const { records, transactions, hdWallets } = wallets
-  await v1.register(statusRoutes, { store: services.chainStates, availability })
-  await v1.register(walletRoutes, { records, transactions, availability, hdWallets, spamOverridesOf })
-  await v1.register(balanceRoutes, { walletBalances: wallets.balances, availability, spamOverridesOf })
-  await v1.register(reconciliationRoutes, { reconciliation: wallets.reconciliation, availability })
-  await v1.register(exportRoutes, { walletExport: wallets.export, availability, chargeRequest: access.chargeRequest })
+  const chainStatesIn = (scope: ReadScope) => services.readStores(scope.db).chainStates
+  await v1.register(statusRoutes, { chainStatesIn, availability })
+  await v1.register(walletRoutes, { wallets, availability, spamOverridesOf })
+  await v1.register(balanceRoutes, { wallets, availability, spamOverridesOf })
+  await v1.register(reconciliationRoutes, { wallets, availability })
+  const { walletExport } = services
+  await v1.register(exportRoutes, { walletExport, wallets, availability, chargeRequest: access.chargeRequest })
   await v1.register(fxRoutes, { fxBook: services.fxBook })
   await v1.register(priceRoutes, { pricer: services.pricer })
 }
@@ -295,25 +290,4 @@ function collectRoutes(app: FastifyInstance) {
       return [...methods].sort()
     },
   }
-}
-
-/**
- * Every handler runs in a query scope of its request: when the client hangs up before the answer is
- * sent, the statements the request has running are cancelled on the server (store/db.ts).
- */
-function cancelQueriesOfAbandonedRequests(app: FastifyInstance): void {
-  app.addHook('onRoute', (route) => {
-    const handler = route.handler
-    route.handler = function (this: FastifyInstance, request, reply) {
-      const abandoned = new AbortController()
-      // a client gone before the handler starts (while its key was looked up) is gone already: 'close' will not come again
-      if (reply.raw.closed) abandoned.abort(new Error('the client closed the connection'))
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) abandoned.abort(new Error('the client closed the connection'))
-      })
-      // the request's arrival (elapsedTime runs from it): what the auth-change barrier is measured from
-      const arrivedAt = performance.now() - reply.elapsedTime
-      return runInQueryScope(abandoned.signal, () => handler.call(this, request, reply), arrivedAt)
-    }
-  })
 }

@@ -1,21 +1,16 @@
 import { type AccessOptions, createAccessControl } from '../access/access-control.ts'
 import type { RateLimitCounters } from '../access/counters.ts'
 import { createMemoryThrottle, type Throttle } from '../access/throttle.ts'
-import { type AppServices, buildApp, HTTP_DEFAULTS, type HttpSettings, type WalletServices } from '../api/app.ts'
+import { type AppServices, buildApp, HTTP_DEFAULTS, type HttpSettings } from '../api/app.ts'
 import { createMetrics } from '../api/http/metrics.ts'
 import { listChainStatuses } from '../api/routes/v1/status.ts'
 import { deriveCursorKey } from '../api/wallets/cursor.ts'
-import { createHdWallets } from '../api/wallets/hd-wallets.ts'
-import { createHistoryStatesCache } from '../api/wallets/history-states.ts'
-import { createSpamFlags, type SpamFlags } from '../api/wallets/spam-flags.ts'
-import { createWalletBalances } from '../api/wallets/wallet-balances.ts'
+import type { SpamFlags } from '../api/wallets/spam-flags.ts'
 import { createWalletExport } from '../api/wallets/wallet-export.ts'
-import { createWalletReconciliation } from '../api/wallets/wallet-reconciliation.ts'
-import { createWalletRecords } from '../api/wallets/wallet-records.ts'
-import { createWalletTransactions } from '../api/wallets/wallet-transactions.ts'
+import { createWalletMemory, createWalletsIn, readStoresOf } from '../api/wallets/wallet-services.ts'
 import type { Config } from '../config/config.ts'
 import type { OnDemand } from '../domain/on-demand.ts'
-import { DEFAULT_SPAM_SETTINGS, type SpamSettings } from '../domain/spam/reasons.ts'
+import type { SpamSettings } from '../domain/spam/reasons.ts'
 import { createOnDemand } from '../ingestion/on-demand.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
@@ -28,18 +23,13 @@ import { createAccountsStore } from '../store/accounts-store.ts'
 import { createAssetPricesStore } from '../store/asset-prices-store.ts'
 import { createBalancesStore } from '../store/balances-store.ts'
 import { createBillingStore } from '../store/billing-store.ts'
-import { createChainStatesStore } from '../store/chain-states-store.ts'
-import { type Db, measureQueryScopeFromNow, queryScopeStartedAt } from '../store/db.ts'
+import type { Db } from '../store/db.ts'
 import { createExplorerWalletsStore } from '../store/explorer-wallets-store.ts'
 import { createFxRatesStore } from '../store/fx-rates-store.ts'
-import { createOutputsStore } from '../store/outputs-store.ts'
 import { createPlansStore } from '../store/plans-store.ts'
 import { createPortalAccountsStore } from '../store/portal-accounts-store.ts'
-import { createPrimaryReads, type Queryable, type ReadPools, routeReads } from '../store/read-pools.ts'
+import { createPrimaryReads, type ReadPools } from '../store/read-pools.ts'
 import { createSpamOverridesStore } from '../store/spam-overrides-store.ts'
-import { createSpamStore } from '../store/spam-store.ts'
-import { createTransactionFactsStore } from '../store/transaction-facts-store.ts'
-import { createTransfersReader } from '../store/transfers-reader.ts'
 import { createUsageStore } from '../store/usage-store.ts'
 import { type Database, preparesStatements } from './database.ts'
 import { createExplorerFinder, createSourceFinder, implementedChains } from './indexing.ts'
@@ -48,20 +38,16 @@ import { createExplorerFinder, createSourceFinder, implementedChains } from './i
 const DEFAULT_HD_GAP_LIMIT = 20
 
 /**
- * The API's stores: accounts, usage, billing, market data and overrides on the primary (`primary`);
- * the indexed data (chain states, transfers, balances, outputs, spam facts) where the data API reads
- * (`reads`: the read pools' `db`, or the primary). `prepare`: the page statements are prepared
- * (WDS_PREPARED_STATEMENTS).
+ * The API's stores: accounts, usage, billing, market data and overrides on the primary; the indexed
+ * data (chain states, transfers, balances, outputs, spam facts) over a read scope's `db` by
+ * `readStores` (api/wallets/wallet-services.ts). `balances` on the primary: where on-demand writes.
+ * `prepare`: the page statements are prepared (WDS_PREPARED_STATEMENTS).
  */
-export function createStores(primary: Db, reads: Queryable, { prepare = false }: { prepare?: boolean } = {}) {
+export function createStores(primary: Db, { prepare = false }: { prepare?: boolean } = {}) {
   return {
+    readStores: readStoresOf(primary, { prepare }),
     accounts: createAccountsStore(primary),
-    chainStates: createChainStatesStore(reads, primary),
-    walletTransfers: createTransfersReader(reads, { prepare }),
-    balances: createBalancesStore(reads),
-    outputs: createOutputsStore(reads),
-    spam: createSpamStore(reads),
-    transactionFacts: createTransactionFactsStore(reads),
+    balances: createBalancesStore(primary),
     spamOverrides: createSpamOverridesStore(primary),
     fxRates: createFxRatesStore(primary),
     assetPrices: createAssetPricesStore(primary),
@@ -84,7 +70,7 @@ export type ApiDeps = {
     }
   /** The primary (the API's own pool in the service). */
   db: Db
-  /** Where the data API reads (read replicas, else the primary); `stores` must read through `reads.db`. Unset: the primary. */
+  /** Where the data API reads (read replicas, else the primary). Unset: the primary. */
   reads?: ReadPools
   /** A direct connection to the primary for LISTEN when `db` goes through a transaction-mode pooler. */
   direct?: Db
@@ -124,17 +110,18 @@ export async function createApp(deps: ApiDeps) {
 export function createServices(deps: ApiDeps): AppServices {
   const { config, db, stores, logger } = deps
   const reads = deps.reads ?? createPrimaryReads(db)
-  const chainStates = routeReads(reads, stores.chainStates)
+  // outside a request (metrics, the status page), each read of the chains' states in a scope of its own
+  const chainStates = { listChainStates: () => reads.run((scope) => stores.readStores(scope.db).chainStates.listChainStates()) }
   const availability = { configured: new Set(Object.keys(config.chains)), implemented: deps.implementedChains }
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(chainStates, availability, new Date()) })
-  // measured from the request's arrival: the barrier its key check waited for is enough
-  const statesCache = createHistoryStatesCache(() => access.caughtUp(queryScopeStartedAt()))
+  // a cached read waits for the auth-change barrier measured from its request's start (request-context.ts)
+  const memory = createWalletMemory((since) => access.caughtUp(since))
   const http = { ...HTTP_DEFAULTS, ...config }
   const access = createAccessControl(
     {
       db,
       listenDb: deps.direct,
-      chainStates: statesCache,
+      chainStates: memory.historyStates,
       logger,
       accounts: stores.accounts,
       usage: stores.usage,
@@ -146,8 +133,6 @@ export function createServices(deps: ApiDeps): AppServices {
   )
   const fxBook = createFxBook(stores.fxRates)
   const pricer = createPricer({ prices: stores.assetPrices, fxBook })
-  const history = statesCache.wrap(stores.walletTransfers, reads)
-  const wallets = createWalletServices(deps, { reads, history, pricer })
   const { portalAccounts, accounts, usage, plans, billing } = stores
   const portal = { ...deps.portal, throttle: deps.portal.throttle ?? createMemoryThrottle() }
   return {
@@ -156,68 +141,26 @@ export function createServices(deps: ApiDeps): AppServices {
     db,
     metrics,
     availability,
+    reads,
+    readStores: (scope) => stores.readStores(scope),
     chainStates,
     access,
     marketReady: deps.marketReady ?? (() => true),
-    wallets,
+    wallets: createWalletsIn({
+      stores,
+      spamSettings: config.spam,
+      spamFlags: deps.spamFlags,
+      memory,
+      pricer,
+      onDemand: deps.onDemand,
+      cursorKey: deriveCursorKey(deps.portal.jwtSecret),
+      gapLimit: config.hdGapLimit ?? DEFAULT_HD_GAP_LIMIT,
+    }),
+    walletExport: createWalletExport(),
     spamOverrides: stores.spamOverrides,
     fxBook,
     pricer,
     portal: { ...portal, portalAccounts, accounts, usage, plans, billing },
-  }
-}
-
-/** The wallet services, each call of the data routes' ones reading from one pool (routeReads). */
-function createWalletServices(
-  deps: ApiDeps,
-  { reads, history, pricer }: { reads: ReadPools; history: ApiStores['walletTransfers']; pricer: AppServices['pricer'] },
-): WalletServices {
-  const { config, stores } = deps
-  const onDemand = readingItsWrites(deps.onDemand)
-  const cursorKey = deriveCursorKey(deps.portal.jwtSecret)
-  const spam =
-    deps.spamFlags ??
-    createSpamFlags({
-      store: stores.spam,
-      findTokens: (chain, contracts) => history.findTokens(chain, contracts),
-      settings: { ...DEFAULT_SPAM_SETTINGS, ...config.spam },
-    })
-  const records = routeReads(reads, createWalletRecords({ store: history, pricer, onDemand, cursorKey, reads, spam }))
-  const gapLimit = config.hdGapLimit ?? DEFAULT_HD_GAP_LIMIT
-  const hdWallets = createHdWallets({ outputs: stores.outputs, history, pricer, gapLimit, cursorKey })
-  const facts = stores.transactionFacts
-  const transactions = routeReads(
-    reads,
-    createWalletTransactions({ store: history, facts, pricer, onDemand, hdWallets, cursorKey, reads, spam }),
-  )
-  const balances = routeReads(
-    reads,
-    createWalletBalances({ balances: stores.balances, history, onDemand, pricer, hdWallets, reads, spam }),
-  )
-  const reconciliation = createWalletReconciliation({ balances: stores.balances, history, onDemand })
-  return { records, transactions, hdWallets, balances, reconciliation, export: createWalletExport({ transactions }) }
-}
-
-/**
- * `onDemand` whose calls, once settled, count the request as begun anew (store/db.ts): what they wrote
- * (an explorer wallet's rows, its chain's state) is then read back, not the chains' states held from
- * before, which the barrier the request's key waited for would otherwise vouch for.
- */
-function readingItsWrites(onDemand: OnDemand): OnDemand {
-  const settled =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await call(...args)
-      } finally {
-        measureQueryScopeFromNow()
-      }
-    }
-  return {
-    openingBalances: settled((...args) => onDemand.openingBalances(...args)),
-    syncWallet: settled((...args) => onDemand.syncWallet(...args)),
-    readBalances: settled((...args) => onDemand.readBalances(...args)),
-    readNodeBalances: settled((...args) => onDemand.readNodeBalances(...args)),
   }
 }
 
@@ -245,7 +188,7 @@ export async function createServiceApp(
     reads,
     direct: database.direct,
     logger,
-    stores: createStores(api, reads.db, { prepare: preparesStatements(config) }),
+    stores: createStores(api, { prepare: preparesStatements(config) }),
     // without shared counters, access control keeps them in this process (seeded from usage_daily)
     rateLimits:
       options.counters === undefined ? { now: options.clock.now } : { now: options.clock.now, counters: options.counters },

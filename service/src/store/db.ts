@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Socket } from 'node:net'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -58,35 +57,6 @@ export function isDatabaseFailure(error: unknown): boolean {
   return error instanceof PoolWaitTimeoutError || error instanceof QueryReadTimeoutError
 }
 
-/**
- * What the queries of one unit of work (an API request) share: aborting `signal` cancels the statements
- * they have running on the server, and refuses new ones; `startedAt` (performance.now()) is when the
- * unit of work began, which the auth-change barrier is measured from. Set with `runInQueryScope`.
- */
-const queryScope = new AsyncLocalStorage<{ signal: AbortSignal; startedAt: number }>()
-
-/**
- * Runs `work` so that every `db.query` made inside it is cancelled when `signal` aborts (a client that
- * hung up). `startedAt`: when the unit of work began (a request's arrival), by performance.now().
- */
-export function runInQueryScope<T>(signal: AbortSignal, work: () => T, startedAt = performance.now()): T {
-  return queryScope.run({ signal, startedAt }, work)
-}
-
-/** When the running unit of work began (performance.now()); undefined outside a query scope. */
-export function queryScopeStartedAt(): number | undefined {
-  return queryScope.getStore()?.startedAt
-}
-
-/**
- * The running unit of work has written what it will read back (an explorer wallet's rows and its
- * chain's state): from here on it counts as begun now, so that a barrier must show its own writes too.
- */
-export function measureQueryScopeFromNow(): void {
-  const scope = queryScope.getStore()
-  if (scope !== undefined) scope.startedAt = performance.now()
-}
-
 export function createDb({
   url,
   applicationName,
@@ -106,30 +76,31 @@ export function createDb({
   // Without a listener, an idle connection's error would be an uncaught exception that ends the process.
   pool.on('error', onIdleError)
   if (queryTimeoutMs !== undefined) pool.on('connect', (client) => closeOnReadTimeout(client, queryTimeoutMs))
-  const connect = pool.connect.bind(pool)
-  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>
-  // A connection that does not come free within poolWaitMs is a PoolWaitTimeoutError, whoever asks.
-  pool.connect = (async (...args: unknown[]) => {
-    if (args.length > 0) return (connect as (...a: unknown[]) => unknown)(...args)
-    try {
-      return await connect()
-    } catch (error) {
-      throw asPoolWaitError(error)
-    }
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown
+  // A connection that does not come free within poolWaitMs is a PoolWaitTimeoutError, whoever asks
+  // (pool.query asks through the callback form).
+  pool.connect = ((...args: unknown[]) => {
+    const [callback] = args
+    if (typeof callback !== 'function')
+      return (connect() as Promise<pg.PoolClient>).catch((error) => Promise.reject(asPoolWaitError(error)))
+    return connect((error: Error | undefined, ...rest: unknown[]) => callback(asPoolWaitError(error), ...rest))
   }) as typeof pool.connect
-  // Inside a query scope, a statement runs on a connection of its own, cancelled on the server when the scope aborts.
-  pool.query = (async (...args: unknown[]) => {
-    const signal = queryScope.getStore()?.signal
-    if (signal === undefined || typeof args.at(-1) === 'function') {
-      try {
-        return await query(...args)
-      } catch (error) {
-        throw asPoolWaitError(error)
-      }
-    }
+  return pool
+}
+
+/** What a store needs of a pool: queries only (a transaction or a LISTEN needs the primary itself). */
+export type Queryable = Pick<Db, 'query'>
+
+/**
+ * `pool` for one unit of work (an API request) that `signal` ends: each statement runs on a connection
+ * of its own, and is cancelled on the server when `signal` aborts (a client that hung up); once it
+ * has, no new statement starts.
+ */
+export function cancellable(pool: Db, signal: AbortSignal): Queryable {
+  const query = async (...args: unknown[]) => {
     signal.throwIfAborted()
     const client = await pool.connect()
-    const cancel = () => cancelRunningQuery(url, client)
+    const cancel = () => cancelRunningQuery(pool.options.connectionString, client)
     signal.addEventListener('abort', cancel, { once: true })
     client.on('error', ignoreWhileHeld)
     try {
@@ -139,8 +110,8 @@ export function createDb({
       client.off('error', ignoreWhileHeld)
       client.release()
     }
-  }) as typeof pool.query
-  return pool
+  }
+  return { query: query as Db['query'] }
 }
 
 /**
@@ -208,7 +179,7 @@ function asPoolWaitError(error: unknown): unknown {
 }
 
 /** Asks the server to cancel what `client` is running (a CancelRequest on a connection of its own, as psql's Ctrl-C). */
-function cancelRunningQuery(url: string, client: pg.PoolClient): void {
+function cancelRunningQuery(url: string | undefined, client: pg.PoolClient): void {
   const internal = client as unknown as { activeQuery?: unknown }
   if (internal.activeQuery == null) return
   const canceller = new pg.Client({ connectionString: url }) as unknown as {

@@ -23,7 +23,7 @@ function fakePool(name: string, { down = false } = {}): Db & { down: boolean; si
 }
 
 const whoAnswers = async (reads: ReturnType<typeof createReadPools>) =>
-  reads.run(async () => ((await reads.db.query('SELECT name')) as unknown as { rows: { name: string }[] }).rows[0]?.name)
+  reads.run(async (scope) => ((await scope.db.query('SELECT name')) as unknown as { rows: { name: string }[] }).rows[0]?.name)
 
 describe('createReadPools()', () => {
   test('reads go round robin over the replicas in rotation, one pool per run', async () => {
@@ -66,10 +66,10 @@ describe('createReadPools()', () => {
   test('usePrimary() sends the rest of the run to the primary', async () => {
     const reads = createReadPools({ primary: fakePool('primary'), replicas: [fakePool('a')], maxLagSeconds: 5 })
     await reads.checkReplicas()
-    const names = await reads.run(async () => {
-      const first = await reads.db.query('SELECT name')
-      reads.usePrimary()
-      const second = await reads.db.query('SELECT name')
+    const names = await reads.run(async (scope) => {
+      const first = await scope.db.query('SELECT name')
+      scope.usePrimary()
+      const second = await scope.db.query('SELECT name')
       return [first, second].map((r) => (r as unknown as { rows: { name: string }[] }).rows[0]?.name)
     })
     expect(names).toEqual(['a', 'primary'])

@@ -1,8 +1,19 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
-import { type Db, QueryReadTimeoutError } from './db.ts'
+import { cancellable, type Db, type Queryable, QueryReadTimeoutError } from './db.ts'
 
-/** What a read store needs of a pool: queries only (a transaction or a LISTEN needs the primary itself). */
-export type Queryable = Pick<Db, 'query'>
+export type { Queryable } from './db.ts'
+
+/**
+ * Where one unit of work (an API request's read) reads: one pool throughout, so that what it reads is
+ * one consistent snapshot of that pool's progress. Made by `ReadPools.run`, handed to the work.
+ */
+export type ReadScope = {
+  /** The chosen pool (each statement cancelled when the run's signal aborts); after usePrimary(), the primary. */
+  readonly db: Queryable
+  /** Whether `db` reads a replica now. */
+  readonly replica: boolean
+  /** The rest of the work reads from the primary (it must see what the primary holds). */
+  usePrimary(): void
+}
 
 export type ReplicaState = {
   /** The replica's position in DATABASE_READ_URL, from 0. */
@@ -13,21 +24,22 @@ export type ReplicaState = {
   lagSeconds: number | null
 }
 
+export type ReadOptions = {
+  /** Aborted when the work's answer is no longer wanted (the client hung up): its running statements are cancelled. */
+  signal?: AbortSignal | undefined
+  /** Read from the primary from the start. */
+  primary?: boolean | undefined
+}
+
 export type ReadPools = {
-  /** Reads through this go to the pool chosen for the current request (see `run`), else to the primary. */
-  readonly db: Queryable
   /**
-   * Runs `work` with one pool chosen for all of its reads: the next replica in rotation, or the
-   * primary. When the replica's connection fails, it leaves the rotation and `work` runs again on
-   * the primary (reads only: running them twice is harmless). When the replica does not answer at
-   * all (QueryReadTimeoutError: the time is spent already), it leaves the rotation and the error
-   * stands: the request is not made to wait that long again.
+   * Runs `work` with one read scope: the next replica in rotation, or the primary. When the replica's
+   * connection fails, it leaves the rotation and `work` runs again on the primary (reads only: running
+   * them twice is harmless). When the replica does not answer at all (QueryReadTimeoutError: the time
+   * is spent already), it leaves the rotation and the error stands: the request is not made to wait
+   * that long again.
    */
-  run<T>(work: () => Promise<T>): Promise<T>
-  /** The rest of the current request reads from the primary (it must see what the primary holds). */
-  usePrimary(): void
-  /** Whether the current request reads from a replica. */
-  readsReplica(): boolean
+  run<T>(work: (scope: ReadScope) => Promise<T>, options?: ReadOptions): Promise<T>
   replicaStates(): ReplicaState[]
   /** Measures every replica's lag now (also done every `checkIntervalMs`). */
   checkReplicas(): Promise<void>
@@ -69,7 +81,6 @@ export function createReadPools({
   onStateChange = () => {},
 }: ReadPoolsOptions): ReadPools {
   const states: ReplicaState[] = replicas.map((_, index) => ({ index, inRotation: false, lagSeconds: null }))
-  const requests = new AsyncLocalStorage<Choice>()
   let next = 0
 
   const choose = (): Choice => {
@@ -119,31 +130,42 @@ export function createReadPools({
         }, checkIntervalMs)
   timer?.unref()
 
-  const current = (): Db => requests.getStore()?.pool ?? primary
+  const primaryChoice: Choice = { pool: primary, replica: false, index: -1 }
+
+  /** A scope reading `choice`'s pool until its usePrimary(); through `signal`'s cancellable view when given. */
+  function openScope(choice: Choice, signal: AbortSignal | undefined): ReadScope {
+    const viewOf = (pool: Db): Queryable => (signal === undefined ? pool : cancellable(pool, signal))
+    let db = viewOf(choice.pool)
+    let replica = choice.replica
+    return {
+      db: { query: ((...args: Parameters<Db['query']>) => db.query(...args)) as Db['query'] },
+      get replica() {
+        return replica
+      },
+      usePrimary() {
+        if (!replica) return
+        replica = false
+        db = viewOf(primary)
+      },
+    }
+  }
 
   return {
-    db: { query: ((...args: Parameters<Db['query']>) => current().query(...args)) as Db['query'] },
-    async run(work) {
-      const choice = choose()
+    async run(work, { signal, primary: fromPrimary = false } = {}) {
+      const choice = fromPrimary ? primaryChoice : choose()
+      const scope = openScope(choice, signal)
       try {
-        return await requests.run(choice, work)
+        return await work(scope)
       } catch (error) {
         const unanswered = error instanceof QueryReadTimeoutError
-        if (!choice.replica || !(unanswered || isConnectionFailure(error))) throw error
+        if (!scope.replica || !(unanswered || isConnectionFailure(error))) throw error
         const state = { index: choice.index, inRotation: false, lagSeconds: null }
         if (states[choice.index]?.inRotation === true) onStateChange(state)
         states[choice.index] = state
         if (unanswered) throw error
-        return requests.run({ pool: primary, replica: false, index: -1 }, work)
+        return work(openScope(primaryChoice, signal))
       }
     },
-    usePrimary() {
-      const choice = requests.getStore()
-      if (choice === undefined) return
-      choice.pool = primary
-      choice.replica = false
-    },
-    readsReplica: () => requests.getStore()?.replica === true,
     replicaStates: () => states.map((state) => ({ ...state })),
     checkReplicas,
     async close() {
@@ -157,13 +179,4 @@ export function createReadPools({
 /** The primary alone: what a deployment without DATABASE_READ_URL reads from. */
 export function createPrimaryReads(primary: Db): ReadPools {
   return createReadPools({ primary, replicas: [], maxLagSeconds: 0 })
-}
-
-/** `service` with each of its methods run under `reads.run`: one pool for all the reads of a call. */
-export function routeReads<T extends object>(reads: ReadPools, service: T): T {
-  const routed: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(service)) {
-    routed[name] = typeof value === 'function' ? (...args: unknown[]) => reads.run(async () => value(...args)) : value
-  }
-  return routed as T
 }

@@ -141,6 +141,22 @@ function pageStatement(
 }
 
 /**
+ * What a transfers reader keeps for the process, whichever pool it reads (readers are made per read
+ * scope): whether pages are prepared, their statement names, and the tokens whose metadata is complete.
+ */
+export function createReaderMemory(prepare: boolean) {
+  return {
+    prepared: prepare,
+    /** Statement names by the short key that decides a text (its direction and filters), not the whole text. */
+    statementNames: new Map<string, string>(),
+    /** Tokens whose metadata is complete, by `chain:contract`. */
+    completeTokens: new Map<string, Token>(),
+  }
+}
+
+export type ReaderMemory = ReturnType<typeof createReaderMemory>
+
+/**
  * A wallet's transfers newest first, by keyset: each side (sent, received) is one range scan of its
  * address index starting at the cursor, so any page costs the same however deep it is. A transfer
  * to oneself is read from the sending side only, so it appears once.
@@ -152,10 +168,11 @@ function pageStatement(
  * migration change the table's columns while the process runs, PostgreSQL refuses the old statements:
  * the process then reads unprepared.
  */
-export function createTransfersReader(db: Queryable, { prepare = false }: { prepare?: boolean } = {}) {
-  let prepared = prepare
-  /** Statement names by the short key that decides a text (its direction and filters), not the whole text. */
-  const statementNames = new Map<string, string>()
+export function createTransfersReader(
+  db: Queryable,
+  { prepare = false, memory = createReaderMemory(prepare) }: { prepare?: boolean; memory?: ReaderMemory } = {},
+) {
+  const { statementNames, completeTokens } = memory
   const statementName = (key: string, sql: string) => {
     let name = statementNames.get(key)
     if (name === undefined) {
@@ -164,8 +181,6 @@ export function createTransfersReader(db: Queryable, { prepare = false }: { prep
     }
     return name
   }
-  /** Tokens whose metadata is complete, by `chain:contract`. */
-  const completeTokens = new Map<string, Token>()
   /** The timestamp of a stored block. */
   async function findBlockTime(chain: string, blockNumber: number): Promise<Date | undefined> {
     const { rows } = await db.query<{ timestamp: Date }>('SELECT timestamp FROM blocks WHERE chain = $1 AND number = $2', [
@@ -201,14 +216,14 @@ export function createTransfersReader(db: Queryable, { prepare = false }: { prep
       (
         await db.query<unknown[]>({ text: sql, values: params, rowMode: 'array', ...(name === undefined ? {} : { name }) })
       ).rows.map(storedTransfer)
-    if (!prepared) return read()
+    if (!memory.prepared) return read()
     try {
       return await read(statementName(pages.map((page) => page.key).join('|'), sql))
     } catch (error) {
       if (!isStalePlan(error)) throw error
       // the table's columns changed under the connections' prepared statements (a migration while
       // this process runs): from here on this process reads unprepared, and this page is read again
-      prepared = false
+      memory.prepared = false
       return read()
     }
   }

@@ -65,7 +65,7 @@ export async function createTestApp(
       done()
     },
   })
-  const stores = createStores(database.db, database.db, { prepare: true })
+  const stores = createStores(database.db, { prepare: true })
   const logger = createLogger('info', sink)
   const keyPrefix = config.keyPrefix ?? 'wds'
   const { app } = await createApp({

@@ -2,7 +2,7 @@ import { getHeapSpaceStatistics } from 'node:v8'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../../src/lib/logger.ts'
 import { followAuthChanges } from '../../src/store/auth-changes.ts'
-import { createDb, PoolWaitTimeoutError, QueryReadTimeoutError, runInQueryScope, withTransaction } from '../../src/store/db.ts'
+import { cancellable, createDb, PoolWaitTimeoutError, QueryReadTimeoutError, withTransaction } from '../../src/store/db.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
 import { type StallProxy, startStallProxy } from '../helpers/stall-proxy.ts'
 
@@ -96,7 +96,7 @@ describe('a database that stops answering', () => {
     try {
       await db.query('SELECT 1')
       proxy.stall()
-      const scoped = await timed(() => runInQueryScope(new AbortController().signal, () => db.query('SELECT 1')))
+      const scoped = await timed(() => cancellable(db, new AbortController().signal).query('SELECT 1'))
       expect(scoped.error).toBeInstanceOf(QueryReadTimeoutError)
       const client = await timed(async () => {
         const connection = await db.connect()
@@ -105,7 +105,7 @@ describe('a database that stops answering', () => {
       expect(client.error).toBeInstanceOf(PoolWaitTimeoutError)
       proxy.resume()
       // the one connection the pool may hold is a new, working one, not the one still waiting
-      const after = await timed(() => runInQueryScope(new AbortController().signal, () => db.query('SELECT 1')))
+      const after = await timed(() => cancellable(db, new AbortController().signal).query('SELECT 1'))
       expect(after).toMatchObject({ error: undefined })
     } finally {
       proxy.resume()
@@ -129,7 +129,7 @@ describe('a database that stops answering', () => {
       // the answer comes while the proxy holds everything back, then the backend is terminated: both
       // reach the client together, while it is still taken from the pool. Each step waits for the
       // server to be where the next needs it, however slow the machine.
-      const answer = runInQueryScope(scope, () => db.query<{ one: number }>('SELECT 1 AS one FROM pg_sleep(2)'))
+      const answer = cancellable(db, scope).query<{ one: number }>('SELECT 1 AS one FROM pg_sleep(2)')
       await until(async () => (await backend())?.query.includes('pg_sleep(2)') === true)
       proxy.stall()
       await until(async () => (await backend())?.state === 'idle') // answered, into the stalled proxy
@@ -138,7 +138,7 @@ describe('a database that stops answering', () => {
       proxy.resume()
       expect((await answer).rows).toEqual([{ one: 1 }])
       // the broken connection was dropped; a new one answers
-      expect((await runInQueryScope(scope, () => db.query<{ one: number }>('SELECT 1 AS one'))).rows).toEqual([{ one: 1 }])
+      expect((await cancellable(db, scope).query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
       expect((await withTransaction(db, (client) => client.query<{ one: number }>('SELECT 1 AS one'))).rows).toEqual([{ one: 1 }])
     } finally {
       proxy.resume()
@@ -214,7 +214,7 @@ describe('the read timeout costs the answers nothing', () => {
   test("nor in a request's query scope (node-postgres's promise form made every result do so)", async () => {
     const db = createDb({ url: database.url, applicationName: 'wds-test', maxConnections: 2, queryTimeoutMs: 5_000 })
     try {
-      const inScope = () => runInQueryScope(new AbortController().signal, () => db.query({ text: sql, rowMode: 'array' }))
+      const inScope = () => cancellable(db, new AbortController().signal).query({ text: sql, rowMode: 'array' })
       // through pg's promise form, some 40-60 KB a statement moved to the old space; through its callback, next to nothing
       expect(await oldSpaceGain(inScope)).toBeLessThan(6_000_000)
     } finally {

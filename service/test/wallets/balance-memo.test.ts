@@ -30,15 +30,21 @@ beforeAll(async () => {
     { chains: { [CHAIN]: { urls: [anvil.url], startBlock: 0 } } },
     { findSource: async (chain) => evmSourceFor(chain, anvil.url, logger) },
   )
-  const { balances } = t.stores
-  const { sumMovements, sumRows } = balances
-  balances.sumMovements = (...args) => {
-    asked.sums++
-    return sumMovements(...args)
-  }
-  balances.sumRows = (...args) => {
-    asked.rows++
-    return sumRows(...args)
+  // every read scope's balances store counts what it is asked
+  const { readStores } = t.stores
+  t.stores.readStores = (db) => {
+    const stores = readStores(db)
+    const { balances } = stores
+    const { sumMovements, sumRows } = balances
+    balances.sumMovements = (...args) => {
+      asked.sums++
+      return sumMovements(...args)
+    }
+    balances.sumRows = (...args) => {
+      asked.rows++
+      return sumRows(...args)
+    }
+    return stores
   }
   await indexToHead(t.db, CHAIN, anvil.url, { logger, ...INDEXING })
   key = (await t.createKey('memo@example.com', 'pro')).key
@@ -136,12 +142,17 @@ test('a reorg changes the history epoch: the balance remembered is not used agai
 })
 
 test('the chains’ history states are read once while no chain changes, and again after a change', async () => {
-  const { walletTransfers } = t.stores
-  const { listHistoryStates } = walletTransfers
+  const { readStores } = t.stores
   let reads = 0
-  walletTransfers.listHistoryStates = () => {
-    reads++
-    return listHistoryStates()
+  // every read scope's transfers reader counts its reads of the states
+  t.stores.readStores = (db) => {
+    const stores = readStores(db)
+    const { listHistoryStates } = stores.walletTransfers
+    stores.walletTransfers.listHistoryStates = () => {
+      reads++
+      return listHistoryStates()
+    }
+    return stores
   }
   try {
     const wallet = accounts[3] as string
@@ -157,7 +168,7 @@ test('the chains’ history states are read once while no chain changes, and aga
     await expectEqualsNode(wallet)
     expect(reads).toBe(settled + 1)
   } finally {
-    walletTransfers.listHistoryStates = listHistoryStates
+    t.stores.readStores = readStores
   }
 })
 

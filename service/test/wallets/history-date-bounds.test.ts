@@ -52,11 +52,16 @@ beforeAll(async () => {
     { chains: { [CHAIN]: { urls: [anvil.url], startBlock: 0 } } },
     { findSource: async (chain) => evmSourceFor(chain, anvil.url, logger) },
   )
-  const { walletTransfers } = t.stores
-  const { findBlockByTime } = walletTransfers
-  walletTransfers.findBlockByTime = (...args) => {
-    lookups++
-    return findBlockByTime(...args)
+  // every read scope's transfers reader counts its lookups
+  const { readStores } = t.stores
+  t.stores.readStores = (db) => {
+    const stores = readStores(db)
+    const { findBlockByTime } = stores.walletTransfers
+    stores.walletTransfers.findBlockByTime = (...args) => {
+      lookups++
+      return findBlockByTime(...args)
+    }
+    return stores
   }
   await indexToHead(t.db, CHAIN, anvil.url, { logger })
   key = (await t.createKey('dates@example.com', 'pro')).key

@@ -12,6 +12,19 @@ type Entry = { epoch: string; block: number; listedThrough: number; sums: Readon
 /** Wallets remembered per process (each entry a few assets' sums): a few MB at most. */
 const MAX_WALLETS = 20_000
 
+/** What a balance memo remembers for the process (shared by the memos of every read scope). */
+export function createBalanceMemory(maxWallets = MAX_WALLETS) {
+  return {
+    memo: new LRUCache<string, Entry>({ max: maxWallets }),
+    /** Opening balances by chain, address and opening block: once the source has answered one, it never changes. */
+    openings: new LRUCache<string, ReadonlyMap<string, bigint>>({ max: maxWallets }),
+    /** Block times by chain and block. */
+    blockTimes: new LRUCache<string, { epoch: string; time: Date }>({ max: maxWallets }),
+  }
+}
+
+export type BalanceMemory = ReturnType<typeof createBalanceMemory>
+
 /**
  * A wallet's net movements per asset, remembered in this process so that asking again costs what the
  * chain added since, not a new sum: the balance at the indexed head is the last one made plus the rows
@@ -24,14 +37,8 @@ const MAX_WALLETS = 20_000
 export function createBalanceMemo(
   balances: Pick<BalancesStore, 'sumMovements' | 'sumRows'>,
   onDemand: Pick<OnDemand, 'openingBalances'>,
-  maxWallets = MAX_WALLETS,
+  { memo, openings, blockTimes }: BalanceMemory = createBalanceMemory(),
 ) {
-  const memo = new LRUCache<string, Entry>({ max: maxWallets })
-  /** Opening balances by chain, address and opening block: once the source has answered one, it never changes. */
-  const openings = new LRUCache<string, ReadonlyMap<string, bigint>>({ max: maxWallets })
-  /** Block times by chain and block. */
-  const blockTimes = new LRUCache<string, { epoch: string; time: Date }>({ max: maxWallets })
-
   return {
     /** As `BalancesStore.sumMovements` (every asset the address moved in the indexed range), at `atBlock`. */
     async sumMovements(

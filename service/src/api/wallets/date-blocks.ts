@@ -4,6 +4,11 @@ import type { TransfersReader } from '../../store/transfers-reader.ts'
 /** Date bounds remembered per process (a short key and a block number each). */
 const MAX_DATE_BLOCKS = 20_000
 
+/** The date bounds a process remembers (shared by the date blocks of every read scope). */
+export const createDateBlocksMemory = (max = MAX_DATE_BLOCKS) => new LRUCache<string, { epoch: string; block: number }>({ max })
+
+export type DateBlocksMemory = ReturnType<typeof createDateBlocksMemory>
+
 /**
  * Dates resolved to blocks (store.findBlockByTime: the first block at or after a time, or the last one
  * before it, within a block range), remembered in this process while the chain's history epoch holds
@@ -12,8 +17,10 @@ const MAX_DATE_BLOCKS = 20_000
  * (indexed from a node): an explorer chain stores only its wallets' blocks, and a gap filled later
  * could; callers pass no epoch for those, and the bound is read each time.
  */
-export function createDateBlocks(store: Pick<TransfersReader, 'findBlockByTime'>, max = MAX_DATE_BLOCKS) {
-  const remembered = new LRUCache<string, { epoch: string; block: number }>({ max })
+export function createDateBlocks(
+  store: Pick<TransfersReader, 'findBlockByTime'>,
+  remembered: DateBlocksMemory = createDateBlocksMemory(),
+) {
   return {
     async find(
       chain: string,

@@ -8,8 +8,8 @@ import type { ReadRouting } from './wallet-history.ts'
  * What is synced from an explorer is written to the primary and read back at once (and on later
  * pages): a request over an "Explorer API" chain reads from the primary, never from a replica.
  */
-export function readOwnWrites(reads: Pick<ReadRouting, 'usePrimary'> | undefined, chains: readonly ChainInfo[]): void {
-  if (chains.some((chain) => chain.source === 'explorer')) reads?.usePrimary()
+export function readOwnWrites(scope: Pick<ReadRouting, 'usePrimary'> | undefined, chains: readonly ChainInfo[]): void {
+  if (chains.some((chain) => chain.source === 'explorer')) scope?.usePrimary()
 }
 
 /**

@@ -42,6 +42,11 @@ type RecordsQuery = Pick<HdTransfersQuery, 'fromBlock' | 'toBlock' | 'direction'
 /** The key of the wallet's own party when a transaction's records are computed. */
 const SELF = '\u0000wallet'
 
+/** Each extended key's derived addresses per chain and the last one used, by wallet id: kept for the process. */
+export const createDerivedAddresses = () => new Map<string, { addresses: string[]; lastUsed: number }[]>()
+
+export type DerivedAddresses = ReturnType<typeof createDerivedAddresses>
+
 /**
  * Wallets of many addresses (an extended public key or a descriptor): every address derived from it,
  * on each of its chains until `gapLimit` unused addresses in a row (BIP 44), is one wallet. Its
@@ -52,19 +57,23 @@ const SELF = '\u0000wallet'
 export function createHdWallets({
   outputs,
   history,
+  listHistoryStates = () => history.listHistoryStates(),
+  derived = createDerivedAddresses(),
   pricer,
   gapLimit,
   cursorKey,
 }: {
   outputs: OutputsStore
   history: TransfersReader
+  /** The chains' history states as the read scope sees them (history-states.ts); unset: the store's. */
+  listHistoryStates?: () => Promise<HistoryState[]>
+  /** The process's derived addresses (createDerivedAddresses), shared by every read scope. */
+  derived?: DerivedAddresses
   pricer: Pricer
   gapLimit: number
   /** Signs cursors (deriveCursorKey of the server secret). */
   cursorKey: Uint8Array
 }) {
-  const derived = new Map<string, { addresses: string[]; lastUsed: number }[]>()
-
   function chainOf(wallet: HdWallet, chainIndex: number) {
     let perChain = derived.get(wallet.id)
     if (perChain === undefined) {
@@ -112,7 +121,7 @@ export function createHdWallets({
   }
 
   async function indexedState(chain: ChainInfo): Promise<HistoryState & { indexedFrom: number; indexedBlock: number }> {
-    const state = (await history.listHistoryStates()).find((s) => s.chain === chain.slug)
+    const state = (await listHistoryStates()).find((s) => s.chain === chain.slug)
     if (state?.indexedBlock == null || state.indexedFrom == null || !state.historyIndexed) {
       throw new WdsError(
         'chain_unavailable',

@@ -1,5 +1,5 @@
+import type { ReadScope } from '../../store/read-pools.ts'
 import type { HistoryState, TransfersReader } from '../../store/transfers-reader.ts'
-import type { ReadRouting } from './wallet-history.ts'
 
 /**
  * The chains' history states (indexed range, history indexes, epoch), which every wallet read asks
@@ -9,29 +9,31 @@ import type { ReadRouting } from './wallet-history.ts'
  * cache waits for, shared by the requests arriving meanwhile). Not followed (not yet, or the
  * connection dropped): read each time. A read that raced a change is not kept. A request that reads
  * a replica reads its states there (they match its rows), never from here.
+ *
+ * `caughtUp(since)`: whether every change committed before `since` (performance.now()) has been heard.
  */
-export function createHistoryStatesCache(caughtUp: () => Promise<boolean>) {
+export function createHistoryStatesCache(caughtUp: (since: number) => Promise<boolean>) {
   let states: HistoryState[] | undefined
   let trusted = false
   let generation = 0
 
   return {
     /**
-     * `store` with its listHistoryStates read through this cache (`reads`: the request's read routing);
-     * its other methods are the store's own, looked up on it at each call (it is the prototype).
+     * The chains' history states for a read in `scope` through `store` (the scope's reader), by a
+     * request that began at `since` (performance.now(); its barrier is measured from then).
      */
-    wrap(store: TransfersReader, reads: ReadRouting | undefined): TransfersReader {
-      return Object.assign(Object.create(store) as TransfersReader, {
-        async listHistoryStates(): Promise<HistoryState[]> {
-          if (reads?.readsReplica() === true) return store.listHistoryStates()
-          const cached = trusted ? states : undefined
-          if (cached !== undefined && (await caughtUp()) && states === cached) return cached
-          const started = generation
-          const read = await store.listHistoryStates()
-          if (trusted && generation === started && reads?.readsReplica() !== true) states = read
-          return read
-        },
-      })
+    async list(
+      store: Pick<TransfersReader, 'listHistoryStates'>,
+      scope: Pick<ReadScope, 'replica'>,
+      since: number,
+    ): Promise<HistoryState[]> {
+      if (scope.replica) return store.listHistoryStates()
+      const cached = trusted ? states : undefined
+      if (cached !== undefined && (await caughtUp(since)) && states === cached) return cached
+      const started = generation
+      const read = await store.listHistoryStates()
+      if (trusted && generation === started && !scope.replica) states = read
+      return read
     },
     changed(): void {
       generation++
@@ -45,3 +47,5 @@ export function createHistoryStatesCache(caughtUp: () => Promise<boolean>) {
     },
   }
 }
+
+export type HistoryStatesCache = ReturnType<typeof createHistoryStatesCache>

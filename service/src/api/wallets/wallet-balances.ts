@@ -10,8 +10,8 @@ import { roundValue } from '../../market/prices.ts'
 import type { BalancesStore } from '../../store/balances-store.ts'
 import { isDatabaseFailure } from '../../store/db.ts'
 import type { HistoryState, TransfersReader } from '../../store/transfers-reader.ts'
-import { createBalanceMemo } from './balance-memo.ts'
-import { createDateBlocks } from './date-blocks.ts'
+import { type BalanceMemory, createBalanceMemo } from './balance-memo.ts'
+import { createDateBlocks, type DateBlocksMemory } from './date-blocks.ts'
 import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset, type Valued } from './fiat-values.ts'
 import type { HdWallets } from './hd-wallets.ts'
@@ -93,13 +93,18 @@ export function createWalletBalances(deps: {
   onDemand: OnDemand
   pricer: Pricer
   hdWallets: HdWallets
-  reads?: ReadRouting | undefined
+  /** The read scope the stores read through (store/read-pools.ts). */
+  scope: Pick<ReadRouting, 'usePrimary'>
+  /** The chains' history states as the scope sees them (history-states.ts). */
+  listHistoryStates: () => Promise<HistoryState[]>
+  /** What the process remembers of balances and date bounds, shared by every read scope. */
+  memory: { balances: BalanceMemory; dateBlocks: DateBlocksMemory }
   /** The token verdicts of `spam` (docs/spam.md); unset: nothing flagged. */
   spam?: Pick<SpamFlags, 'flagTokens'> | undefined
 }) {
-  const { balances, history, onDemand, pricer, hdWallets, reads, spam } = deps
-  const memo = createBalanceMemo(balances, onDemand)
-  const dateBlocks = createDateBlocks(history)
+  const { balances, history, onDemand, pricer, hdWallets, scope, listHistoryStates, spam } = deps
+  const memo = createBalanceMemo(balances, onDemand, deps.memory.balances)
+  const dateBlocks = createDateBlocks(history, deps.memory.dateBlocks)
 
   /** An extended key's balance: the sum over its derived addresses, with the per-address list. */
   async function readHdChain(hd: NonNullable<BalancesRequest['hd']>, state: HistoryState | undefined, request: BalancesRequest) {
@@ -257,7 +262,7 @@ export function createWalletBalances(deps: {
 
   /** Each chain's balances (an extended key's: its one chain's, with the per-address list), in registry order. */
   async function readChains(request: BalancesRequest) {
-    const states = new Map((await history.listHistoryStates()).map((state) => [state.chain, state]))
+    const states = new Map((await listHistoryStates()).map((state) => [state.chain, state]))
     const results: ChainBalances[] = []
     const unavailableChains: UnavailableChain[] = [...request.unservedChains]
     let perAddress: { address: string; balance: string }[] | undefined
@@ -285,7 +290,7 @@ export function createWalletBalances(deps: {
     async read(request: BalancesRequest) {
       refuseFutureDate(request.atDate)
       // the explorer's token metadata is stored on the primary as the answer is read
-      readOwnWrites(reads, request.chains)
+      readOwnWrites(scope, request.chains)
       const { results, unavailableChains, perAddress } = await readChains(request)
       const records = []
       const valued = []

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { Readable } from 'node:stream'
 import { type ChainInfo, findChain } from '../../config/chains.ts'
 import { csvLine } from '../../domain/exports/csv.ts'
@@ -25,6 +24,9 @@ export type ExportRequest = {
 export type ChargeRows = (rows: number) => Promise<void>
 
 type Listed = Awaited<ReturnType<WalletTransactions['listTransactions']>>
+
+/** A page of `/transactions` (WalletTransactions.listTransactions), read in a read scope of the export's request. */
+export type ListTransactions = (request: TransactionsRequest) => Promise<Listed>
 type Listing = Listed['transactions'][number]
 type ListedRecord = Listing['movements'][number]
 
@@ -74,22 +76,21 @@ function exportEntry(t: Listing, wallet: string, currency: string): ExportEntry 
  * whatever the history's length. The next page is read only when the client has taken the last
  * (backpressure), and none once it has gone.
  */
-export function createWalletExport({
-  transactions,
-  pageSize = EXPORT_PAGE_TRANSACTIONS,
-}: {
-  transactions: WalletTransactions
-  pageSize?: number
-}) {
+export function createWalletExport({ pageSize = EXPORT_PAGE_TRANSACTIONS }: { pageSize?: number } = {}) {
   /** The file's chunks: the header, then each page's rows; `rows` counts the rows written so far. */
-  async function* chunks(request: ExportRequest, progress: { rows: number }, charge: ChargeRows): AsyncGenerator<string> {
+  async function* chunks(
+    request: ExportRequest,
+    listTransactions: ListTransactions,
+    progress: { rows: number },
+    charge: ChargeRows,
+  ): AsyncGenerator<string> {
     const format = EXPORT_FORMATS[request.format]
     const options = { ownAddresses: new Set(request.wallets.map((w) => w.address)), currency: request.currency }
     yield csvLine(format.columns)
     for (const wallet of request.wallets) {
       let cursor: string | undefined
       do {
-        const page = await transactions.listTransactions({
+        const page = await listTransactions({
           ...wallet,
           direction: 'both',
           includePrices: true,
@@ -112,15 +113,16 @@ export function createWalletExport({
   return {
     /**
      * The export as a byte stream, its first page already read: a bad request or an unavailable chain
-     * is thrown here, before the response starts. `progress.rows` counts the rows handed out; `charge`
-     * is told of them page by page.
+     * is thrown here, before the response starts. Each page is read by `listTransactions`;
+     * `progress.rows` counts the rows handed out; `charge` is told of them page by page.
      */
     async open(
       request: ExportRequest,
+      listTransactions: ListTransactions,
       charge: ChargeRows = async () => {},
     ): Promise<{ stream: Readable; progress: { rows: number } }> {
       const progress = { rows: 0 }
-      const iterator = chunks(request, progress, charge)
+      const iterator = chunks(request, listTransactions, progress, charge)
       const header = await iterator.next()
       const first = await iterator.next()
       const head = `${header.value ?? ''}${first.done === true ? '' : first.value}`
@@ -130,12 +132,10 @@ export function createWalletExport({
 }
 
 /**
- * A readable stream of `head` then the iterator's chunks, each read only when the stream wants more,
- * in the request's async context (its query scope: a client that hangs up cancels the running query).
+ * A readable stream of `head` then the iterator's chunks, each read only when the stream wants more.
  * Destroying the stream (the client left) ends the iterator: no further page is read.
  */
 function streamOf(head: string, rest: AsyncGenerator<string> | undefined): Readable {
-  const inRequestScope = AsyncLocalStorage.snapshot()
   let headSent = false
   return new Readable({
     read() {
@@ -145,7 +145,7 @@ function streamOf(head: string, rest: AsyncGenerator<string> | undefined): Reada
         if (rest === undefined) this.push(null)
         return
       }
-      inRequestScope(() => (rest as AsyncGenerator<string>).next()).then(
+      ;(rest as AsyncGenerator<string>).next().then(
         (next) => this.push(next.done === true ? null : next.value),
         (error: unknown) => this.destroy(error as Error),
       )

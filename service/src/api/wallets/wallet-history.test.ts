@@ -235,8 +235,13 @@ describe('cursors', () => {
   test('on a replica behind the first page’s bounds the page is read from the primary; level with them, not', async () => {
     const memory = twoChains()
     const routing = { replica: true, toPrimary: 0 }
-    const reads = { readsReplica: () => routing.replica, usePrimary: () => void routing.toPrimary++ }
-    const history = createWalletHistory({ store: memory.store, cursorKey, reads })
+    const scope = {
+      get replica() {
+        return routing.replica
+      },
+      usePrimary: () => void routing.toPrimary++,
+    }
+    const history = createWalletHistory({ store: memory.store, cursorKey, scope })
     const first = await history.readPage(request())
     ;(memory.states[1] as HistoryState).indexedBlock = 9 // the replica has not replayed base's block 10
     const statesBefore = memory.reads.states

@@ -1,10 +1,10 @@
 import { findChain } from '../../config/chains.ts'
 import type { Direction, RecordType } from '../../domain/records.ts'
 import { WdsError } from '../../lib/errors.ts'
-import type { ReadPools } from '../../store/read-pools.ts'
+import type { ReadScope } from '../../store/read-pools.ts'
 import type { ChainPageQuery, HistoryState, StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
 import { type CursorState, decodeCursor, encodeCursor } from './cursor.ts'
-import { createDateBlocks } from './date-blocks.ts'
+import { createDateBlocks, type DateBlocksMemory } from './date-blocks.ts'
 
 /** One page's request, validated and normalised by the route. */
 export type HistoryRequest = {
@@ -37,8 +37,8 @@ export type HistoryPage = {
   upperBlocks: Readonly<Record<string, number>>
 }
 
-/** How a request's reads find out where they go (store/read-pools.ts). */
-export type ReadRouting = Pick<ReadPools, 'readsReplica' | 'usePrimary'>
+/** What a page needs of its read scope (store/read-pools.ts): whether it reads a replica, and the way to the primary. */
+export type ReadRouting = Pick<ReadScope, 'replica' | 'usePrimary'>
 
 /** Whether some chain is indexed, where these states were read, below the block a cursor reads up to. */
 function isBehind(states: ReadonlyMap<string, HistoryState>, upperBlocks: Readonly<Record<string, number>>): boolean {
@@ -73,13 +73,19 @@ function unavailableDetail(chain: string, state: HistoryState | undefined): stri
 export function createWalletHistory({
   store,
   cursorKey,
-  reads,
+  scope,
+  listHistoryStates = () => store.listHistoryStates(),
+  dateBlocksMemory,
 }: {
   store: TransfersReader
   cursorKey: Uint8Array
-  reads?: ReadRouting | undefined
+  /** The read scope `store` reads through; unset: the primary. */
+  scope?: ReadRouting | undefined
+  /** The chains' history states as the scope sees them (history-states.ts); unset: the store's. */
+  listHistoryStates?: () => Promise<HistoryState[]>
+  dateBlocksMemory?: DateBlocksMemory | undefined
 }) {
-  const dateBlocks = createDateBlocks(store)
+  const dateBlocks = createDateBlocks(store, dateBlocksMemory)
 
   /** A date bound's block; remembered (date-blocks.ts) on a chain indexed from a node. */
   const blockAtTime = (
@@ -115,15 +121,15 @@ export function createWalletHistory({
 
   return {
     async readPage(request: HistoryRequest): Promise<HistoryPage> {
-      let states = new Map((await store.listHistoryStates()).map((state) => [state.chain, state]))
+      let states = new Map((await listHistoryStates()).map((state) => [state.chain, state]))
       let cursor: CursorState
       if (request.cursor !== undefined) {
         cursor = decodeCursor(request.cursor, request.queryHash, cursorKey)
         // A page read on a replica that has not replayed up to the first page's bounds would skip
         // the records it lacks: such a page is read from the primary.
-        if (reads?.readsReplica() === true && isBehind(states, cursor.upperBlocks)) {
-          reads.usePrimary()
-          states = new Map((await store.listHistoryStates()).map((state) => [state.chain, state]))
+        if (scope?.replica === true && isBehind(states, cursor.upperBlocks)) {
+          scope.usePrimary()
+          states = new Map((await listHistoryStates()).map((state) => [state.chain, state]))
         }
       } else {
         const upperBlocks: Record<string, number> = {}

@@ -4,7 +4,7 @@ import { NATIVE_ASSET } from '../../domain/records.ts'
 import { formatUnits } from '../../lib/decimal.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { BalancesStore } from '../../store/balances-store.ts'
-import type { TransfersReader } from '../../store/transfers-reader.ts'
+import type { HistoryState, TransfersReader } from '../../store/transfers-reader.ts'
 
 export type ReconciliationRequest = { address: string; chain: ChainInfo; atBlock?: number | undefined }
 
@@ -21,11 +21,17 @@ const UNKNOWN_DIFFERENCE =
  * own answer at the same block, and the difference, explained where it is not zero by what the chain
  * moves that no record attributes. A difference is shown, never forced to zero.
  */
-export function createWalletReconciliation(deps: { balances: BalancesStore; history: TransfersReader; onDemand: OnDemand }) {
-  const { balances, history, onDemand } = deps
+export function createWalletReconciliation(deps: {
+  balances: BalancesStore
+  history: TransfersReader
+  /** The chains' history states (history-states.ts). */
+  listHistoryStates: () => Promise<HistoryState[]>
+  onDemand: OnDemand
+}) {
+  const { balances, history, listHistoryStates, onDemand } = deps
 
   async function indexedRange(chain: ChainInfo): Promise<{ indexedFrom: number; indexedBlock: number }> {
-    const state = (await history.listHistoryStates()).find((s) => s.chain === chain.slug)
+    const state = (await listHistoryStates()).find((s) => s.chain === chain.slug)
     if (state?.indexedBlock == null || state.indexedFrom == null || !state.historyIndexed) {
       throw new WdsError(
         'chain_unavailable',

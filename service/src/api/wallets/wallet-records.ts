@@ -16,7 +16,7 @@ import {
   shapeNftTransfer,
   shapeTransfer,
 } from './transfer-records.ts'
-import { createWalletHistory, type HistoryPage, type ReadRouting } from './wallet-history.ts'
+import type { HistoryPage, ReadRouting, WalletHistory } from './wallet-history.ts'
 import { listPageHead, type UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */
@@ -76,7 +76,8 @@ export function createWalletRecords({
   pricer,
   onDemand,
   cursorKey,
-  reads,
+  history,
+  scope,
   spam,
 }: {
   store: TransfersReader
@@ -84,12 +85,13 @@ export function createWalletRecords({
   onDemand: OnDemand
   /** Signs cursors (deriveCursorKey of the server secret). */
   cursorKey: Uint8Array
-  reads?: ReadRouting | undefined
+  /** The pages of the wallet's history, read in `scope`. */
+  history: WalletHistory
+  /** The read scope the stores read through (store/read-pools.ts). */
+  scope: ReadRouting
   /** Each record's spam verdict (docs/spam.md). */
   spam: SpamFlags
 }) {
-  const history = createWalletHistory({ store, cursorKey, reads })
-
   /** Token metadata for the records of a page, by `chain:contract`. */
   async function tokensOf(page: HistoryPage): Promise<Map<string, Token>> {
     const byChain = new Map<string, Set<string>>()
@@ -114,7 +116,7 @@ export function createWalletRecords({
   ) {
     const { address, chain, contractAddress, fromDate, toDateExclusive } = request
     // explorer chains are read into the store first (a later page reads what the first one did)
-    readOwnWrites(reads, [chain])
+    readOwnWrites(scope, [chain])
     if (request.cursor === undefined) await syncExplorerChains(onDemand, [chain], address, true)
     const excludeSpam = request.excludeSpam === true
     const overrides = request.spamOverrides ?? NO_OVERRIDES
@@ -151,7 +153,7 @@ export function createWalletRecords({
   return {
     async listTransfers(request: TransfersRequest) {
       const { address, asset, currency } = request
-      readOwnWrites(reads, request.chains)
+      readOwnWrites(scope, request.chains)
       const synced =
         request.cursor === undefined
           ? await syncExplorerChains(onDemand, request.chains, address, request.named)

@@ -31,7 +31,7 @@ import {
 } from './transaction-groups.ts'
 import { createGroupFlags, entrySpamOf, type GroupFlags, movementVerdicts, priceEntries } from './transaction-spam.ts'
 import { shapeTransfer, type TransferRecord } from './transfer-records.ts'
-import { createWalletHistory, type HistoryRequest, type ReadRouting } from './wallet-history.ts'
+import type { HistoryRequest, ReadRouting, WalletHistory } from './wallet-history.ts'
 import { listPageHead } from './wallet-query.ts'
 import type { TransfersRequest } from './wallet-records.ts'
 
@@ -45,6 +45,16 @@ type HdWalletOnChain = Parameters<HdWallets['readRecords']>[0]
 
 /** Bounds the recipient counts held in memory (about 100 bytes each). */
 const MAX_CACHED_COUNTS = 200_000
+
+/**
+ * How many addresses a sender gave a token to in a transaction, by `chain:txHash:sender:token`: a
+ * fact of the transaction's content, the same whichever block holds it (its records are stored
+ * together, in one commit), so it is kept once read, for the process. Cleared, not evicted, past
+ * MAX_CACHED_COUNTS.
+ */
+export const createRecipientCounts = () => new Map<string, number>()
+
+export type RecipientCounts = Map<string, number>
 
 /**
  * One transaction's entry: its movements as the rules see them, its category, and the records shaped
@@ -112,8 +122,10 @@ export function createWalletTransactions({
   onDemand,
   hdWallets,
   cursorKey,
-  reads,
+  history,
+  scope,
   spam,
+  recipientCounts,
 }: {
   store: TransfersReader
   facts: TransactionFactsStore
@@ -121,12 +133,15 @@ export function createWalletTransactions({
   hdWallets: HdWallets
   onDemand: OnDemand
   cursorKey: Uint8Array
-  reads?: ReadRouting | undefined
+  /** The pages of the wallet's history, read in `scope`. */
+  history: WalletHistory
+  /** The read scope the stores read through (store/read-pools.ts). */
+  scope: ReadRouting
   /** Each record's spam verdict (docs/spam.md). */
   spam: SpamFlags
+  /** The process's recipient counts (createRecipientCounts), shared by every read scope. */
+  recipientCounts: RecipientCounts
 }) {
-  const history = createWalletHistory({ store, cursorKey, reads })
-
   /** Whole transactions of an address (one chain or several) from the request's cursor on. */
   async function readTransactions(request: HistoryRequest, direction: Direction, flags: GroupFlags, excludeSpam: boolean) {
     const wallet = walletOf(request.address)
@@ -156,13 +171,6 @@ export function createWalletTransactions({
     }
     return { groups: taken, unavailableChains: unavailableChains ?? [], cursor: next, hasMore }
   }
-
-  /**
-   * How many addresses a sender gave a token to in a transaction, by `chain:txHash:sender:token`: a
-   * fact of the transaction's content, the same whichever block holds it (its records are stored
-   * together, in one commit), so it is kept once read. Cleared, not evicted, past MAX_CACHED_COUNTS.
-   */
-  const recipientCounts = new Map<string, number>()
 
   /** Per received token: the most distinct addresses its sender gave it to in that transaction (airdrop candidates only). */
   async function countRecipients(candidates: readonly Group[]): Promise<Map<StoredTransfer, number>> {
@@ -332,7 +340,7 @@ export function createWalletTransactions({
       const excludeSpam = request.excludeSpam === true
       const wallet = walletOf(address)
       const flags = createGroupFlags(spam, wallet, request.spamOverrides ?? NO_OVERRIDES)
-      readOwnWrites(reads, request.chains)
+      readOwnWrites(scope, request.chains)
       const synced =
         request.cursor === undefined
           ? await syncExplorerChains(onDemand, request.chains, address, request.named)

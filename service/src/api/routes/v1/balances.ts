@@ -6,7 +6,6 @@ import { WdsError } from '../../../lib/errors.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { getCurrencyParam } from '../../wallets/currencies.ts'
 import type { SpamOverrides } from '../../wallets/spam-flags.ts'
-import type { WalletBalances } from '../../wallets/wallet-balances.ts'
 import {
   type ChainAvailability,
   chainsForAddress,
@@ -17,9 +16,11 @@ import {
   parseDateParam,
   requireConfigured,
 } from '../../wallets/wallet-query.ts'
+import type { WalletsIn } from '../../wallets/wallet-services.ts'
 
 export type BalanceRoutesOptions = {
-  walletBalances: WalletBalances
+  /** The wallet services over a request's read scope (api/http/request-context.ts). */
+  wallets: WalletsIn
   availability: ChainAvailability
   /** The asking account's spam overrides; unset: none. */
   spamOverridesOf?: (request: FastifyRequest) => Promise<SpamOverrides>
@@ -46,7 +47,7 @@ const BalancesQuery = Type.Object(
 /** A wallet's balances: the handler validates its parameters and asks the balances service. */
 export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = async (
   app,
-  { walletBalances, availability, spamOverridesOf = async () => new Map() },
+  { wallets, availability, spamOverridesOf = async () => new Map() },
 ) => {
   app.get(
     '/wallets/:address/balances',
@@ -77,7 +78,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
       const currency = getCurrencyParam(q.currency)
       if (named !== undefined) requireConfigured(named, availability)
       if (hd !== undefined) requireConfigured(hd.chain, availability)
-      return walletBalances.read({
+      const balances = {
         hd,
         address,
         chains: named === undefined ? chainsForAddress(request.params.address, availability) : [named],
@@ -89,7 +90,9 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<BalanceRoutesOptions> = as
         currency,
         excludeSpam: q.excludeSpam,
         spamOverrides: await spamOverridesOf(request),
-      })
+      }
+      const { context } = request
+      return context.read((scope) => wallets(context, scope).balances.read(balances))
     },
   )
 }

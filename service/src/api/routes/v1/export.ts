@@ -8,7 +8,7 @@ import { EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../../domain/expo
 import { WdsError } from '../../../lib/errors.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { getCurrencyParam } from '../../wallets/currencies.ts'
-import type { ExportRequest, ExportWallet, WalletExport } from '../../wallets/wallet-export.ts'
+import type { ExportRequest, ExportWallet, ListTransactions, WalletExport } from '../../wallets/wallet-export.ts'
 import {
   type ChainAvailability,
   chainsForAddress,
@@ -20,9 +20,12 @@ import {
   parseDateRange,
   requireConfigured,
 } from '../../wallets/wallet-query.ts'
+import type { WalletsIn } from '../../wallets/wallet-services.ts'
 
 export type ExportRoutesOptions = {
   walletExport: WalletExport
+  /** The wallet services over a request's read scope: each page of an export is read in one. */
+  wallets: WalletsIn
   availability: ChainAvailability
   /** Counts one more request of the caller (access-control); unset: exports are one request whatever their size. */
   chargeRequest?: (caller: Caller) => Promise<Charge>
@@ -90,7 +93,7 @@ function fileName(parts: readonly (string | undefined)[]): string {
 /** Export routes: each validates, opens the export (its first page read) and streams the rest. */
 export const exportRoutes: FastifyPluginAsyncTypebox<ExportRoutesOptions> = async (
   app,
-  { walletExport, availability, chargeRequest, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
+  { walletExport, wallets, availability, chargeRequest, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
 ) => {
   /**
    * An export counts one request per EXPORT_ROWS_PER_REQUEST rows: the request itself the first N,
@@ -142,7 +145,10 @@ export const exportRoutes: FastifyPluginAsyncTypebox<ExportRoutesOptions> = asyn
   }
 
   async function send(reply: FastifyReply, request: ExportRequest, name: string) {
-    const { stream } = await walletExport.open(request, chargeRowsOf(reply.request))
+    const { context } = reply.request
+    const listTransactions: ListTransactions = (page) =>
+      context.read((scope) => wallets(context, scope).transactions.listTransactions(page))
+    const { stream } = await walletExport.open(request, listTransactions, chargeRowsOf(reply.request))
     reply.header('content-type', 'text/csv; charset=utf-8')
     reply.header('content-disposition', `attachment; filename="${name}"`)
     return reply.send(stream)

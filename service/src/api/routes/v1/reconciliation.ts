@@ -3,9 +3,13 @@ import { Type } from 'typebox'
 import { WdsError } from '../../../lib/errors.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { type ChainAvailability, getChainParam, normalizeAddress, requireConfigured } from '../../wallets/wallet-query.ts'
-import type { WalletReconciliation } from '../../wallets/wallet-reconciliation.ts'
+import type { WalletsIn } from '../../wallets/wallet-services.ts'
 
-export type ReconciliationRoutesOptions = { reconciliation: WalletReconciliation; availability: ChainAvailability }
+export type ReconciliationRoutesOptions = {
+  /** The wallet services over a request's read scope (api/http/request-context.ts). */
+  wallets: WalletsIn
+  availability: ChainAvailability
+}
 
 const ReconciliationQuery = Type.Object(
   {
@@ -20,7 +24,7 @@ const ReconciliationQuery = Type.Object(
 /** The accountant's proof: the handler validates its parameters and asks the reconciliation service. */
 export const reconciliationRoutes: FastifyPluginAsyncTypebox<ReconciliationRoutesOptions> = async (
   app,
-  { reconciliation, availability },
+  { wallets, availability },
 ) => {
   app.get(
     '/wallets/:address/reconciliation',
@@ -47,7 +51,14 @@ export const reconciliationRoutes: FastifyPluginAsyncTypebox<ReconciliationRoute
       }
       const address = normalizeAddress(request.params.address, [chain])
       requireConfigured(chain, availability)
-      return reconciliation.reconcile({ address, chain, atBlock: request.query.atBlock })
+      const { context } = request
+      // on the primary: reconciliation is not among the reads sent to replicas (docs/architecture.md)
+      return context.read(
+        (scope) => wallets(context, scope).reconciliation.reconcile({ address, chain, atBlock: request.query.atBlock }),
+        {
+          primary: true,
+        },
+      )
     },
   )
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { CHAINS, type ChainInfo } from '../../../config/chains.ts'
 import type { ChainState, ChainStatesStore } from '../../../store/chain-states-store.ts'
+import type { ReadScope } from '../../../store/read-pools.ts'
 import type { ChainStatus } from '../../schemas/chain-status.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import type { ChainAvailability } from '../../wallets/wallet-query.ts'
@@ -73,11 +74,16 @@ export async function listChainStatuses(
   )
 }
 
-export type StatusRoutesOptions = { store: ChainStatesStore; availability: ChainAvailability; now?: () => Date }
+export type StatusRoutesOptions = {
+  /** The chains' states over a request's read scope (api/http/request-context.ts). */
+  chainStatesIn: (scope: ReadScope) => ChainStatesStore
+  availability: ChainAvailability
+  now?: () => Date
+}
 
 export const statusRoutes: FastifyPluginAsyncTypebox<StatusRoutesOptions> = async (
   app,
-  { store, availability, now = () => new Date() },
+  { chainStatesIn, availability, now = () => new Date() },
 ) => {
   app.get(
     '/status/chains',
@@ -92,9 +98,10 @@ export const statusRoutes: FastifyPluginAsyncTypebox<StatusRoutesOptions> = asyn
         response: { 200: Type.Ref('ChainStatusList', { description: 'The status of all 29 chains' }), ...PROBLEM_RESPONSES },
       },
     },
-    async () => {
+    async (request) => {
       const at = now()
-      return { updatedAt: at.toISOString(), chains: await listChainStatuses(store, availability, at) }
+      const chains = await request.context.read((scope) => listChainStatuses(chainStatesIn(scope), availability, at))
+      return { updatedAt: at.toISOString(), chains }
     },
   )
 }

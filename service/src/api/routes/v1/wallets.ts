@@ -5,7 +5,6 @@ import { CHAINS, type ChainInfo, type HdWallet } from '../../../config/chains.ts
 import { WdsError } from '../../../lib/errors.ts'
 import { PROBLEM_RESPONSES } from '../../schemas/problem.ts'
 import { getCurrencyParam } from '../../wallets/currencies.ts'
-import type { HdWallets } from '../../wallets/hd-wallets.ts'
 import type { SpamOverrides } from '../../wallets/spam-flags.ts'
 import {
   type ChainAvailability,
@@ -18,16 +17,13 @@ import {
   parseDateRange,
   requireConfigured,
 } from '../../wallets/wallet-query.ts'
-import type { TokenTransfersRequest, WalletRecords } from '../../wallets/wallet-records.ts'
-import type { WalletTransactions } from '../../wallets/wallet-transactions.ts'
+import type { TokenTransfersRequest } from '../../wallets/wallet-records.ts'
+import type { WalletsIn } from '../../wallets/wallet-services.ts'
 
 export type WalletRoutesOptions = {
-  records: WalletRecords
-  /** Records grouped by transaction and categorised (`/transactions`). */
-  transactions: WalletTransactions
+  /** The wallet services over a request's read scope: records, transactions, extended keys' wallets. */
+  wallets: WalletsIn
   availability: ChainAvailability
-  /** Wallets of many addresses (Bitcoin's extended keys and descriptors). */
-  hdWallets: HdWallets
   /** The asking account's spam overrides; unset: none. */
   spamOverridesOf?: (request: FastifyRequest) => Promise<SpamOverrides>
 }
@@ -215,10 +211,13 @@ const NFT_TRANSFERS_ROUTE = {
   },
 }
 
-/** A wallet's transfers: each handler validates its parameters and asks the records service for the page. */
+/**
+ * A wallet's transfers: each handler validates its parameters and asks the records service for the
+ * page, in a read scope of the request's context (api/http/request-context.ts).
+ */
 export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (
   app,
-  { records, transactions, availability, hdWallets, spamOverridesOf = async () => new Map() },
+  { wallets, availability, spamOverridesOf = async () => new Map() },
 ) => {
   /** The parameters of the single-chain token endpoints (SPEC 4.2, 4.3), checked. */
   function tokenRequest(
@@ -243,9 +242,11 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
   }
 
   app.get('/wallets/:address/transfers', TRANSFERS_ROUTE, async (request) => {
-    const q = request.query
+    const { query: q, context } = request
     const wallet = listedWallet(request.params.address, q.chain, availability)
-    if ('hd' in wallet) return hdWallets.readTransfers(wallet.hd, q)
+    // on the primary: an extended key's /transfers pages are not among the reads sent to replicas (docs/architecture.md)
+    if ('hd' in wallet)
+      return context.read((scope) => wallets(context, scope).hdWallets.readTransfers(wallet.hd, q), { primary: true })
     const page = listPage(q)
     const asset =
       q.asset === undefined
@@ -253,44 +254,42 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = asyn
         : q.asset.toLowerCase() === 'native'
           ? 'native'
           : normalizeAddress(q.asset, wallet.scope, 'asset')
-    return records.listTransfers({
+    const transfers = {
       ...chainsOf(request.params.address, wallet, availability),
       ...page,
       asset,
       includeFees: q.includeFees,
       spamOverrides: await spamOverridesOf(request),
-    })
+    }
+    return context.read((scope) => wallets(context, scope).records.listTransfers(transfers))
   })
 
   app.get('/wallets/:address/transactions', TRANSACTIONS_ROUTE, async (request) => {
+    const { context } = request
     const wallet = listedWallet(request.params.address, request.query.chain, availability)
-    const page = listPage(request.query)
-    if ('hd' in wallet)
-      return transactions.listHdTransactions(wallet.hd, { ...page, spamOverrides: await spamOverridesOf(request) })
-    return transactions.listTransactions({
-      ...chainsOf(request.params.address, wallet, availability),
-      ...page,
-      spamOverrides: await spamOverridesOf(request),
-    })
+    const page = { ...listPage(request.query), spamOverrides: await spamOverridesOf(request) }
+    if ('hd' in wallet) return context.read((scope) => wallets(context, scope).transactions.listHdTransactions(wallet.hd, page))
+    const transactions = { ...chainsOf(request.params.address, wallet, availability), ...page }
+    return context.read((scope) => wallets(context, scope).transactions.listTransactions(transactions))
   })
 
   app.get('/wallets/:address/erc20-transfers', ERC20_TRANSFERS_ROUTE, async (request) => {
-    const { includePrices, currency } = request.query
-    return records.listErc20Transfers({
-      ...tokenRequest(request.params, request.query),
+    const { query, context } = request
+    const transfers = {
+      ...tokenRequest(request.params, query),
       spamOverrides: await spamOverridesOf(request),
-      includePrices,
-      currency: getCurrencyParam(currency),
-    })
+      includePrices: query.includePrices,
+      currency: getCurrencyParam(query.currency),
+    }
+    return context.read((scope) => wallets(context, scope).records.listErc20Transfers(transfers))
   })
 
   app.get('/wallets/:address/nft-transfers', NFT_TRANSFERS_ROUTE, async (request) => {
+    const { context } = request
     for (const param of ['includePrices', 'currency'] as const) {
       if (request.query[param] !== undefined) throw new WdsError('invalid_parameter', NFT_NOT_PRICED, { param })
     }
-    return records.listNftTransfers({
-      ...tokenRequest(request.params, request.query),
-      spamOverrides: await spamOverridesOf(request),
-    })
+    const transfers = { ...tokenRequest(request.params, request.query), spamOverrides: await spamOverridesOf(request) }
+    return context.read((scope) => wallets(context, scope).records.listNftTransfers(transfers))
   })
 }
