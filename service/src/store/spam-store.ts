@@ -7,6 +7,16 @@ import type { Queryable } from './read-pools.ts'
  */
 export type PaidProbe = { address: string; startsWith?: string; endsWith?: string }
 
+/**
+ * The start of the `ends` (migration 0030: first and last 16 characters interleaved) of the addresses
+ * beginning with `head` and ending with `tail`: the first, the last, the second, the second to last …
+ */
+function endsKey(head: string, tail: string): string {
+  let key = ''
+  for (let i = 0; i < Math.min(head.length, tail.length, 16); i++) key += `${head[i]}${tail[tail.length - 1 - i]}`
+  return key
+}
+
 /** A record of the wallet's by its transaction: whether the wallet signed that transaction is asked. */
 export type WalletTransaction = { blockNumber: number; txIndex: number }
 
@@ -72,19 +82,14 @@ export function createSpamStore(db: Queryable) {
       const found = { paid: new Set<string>(), lookAlikes: new Map<string, string[]>() }
       if (counterparties.length === 0) return found
       const { rows } = await db.query<{ counterparty: string; address: string }>(
-        `WITH c AS (
-           -- the start of the ends (migration 0030) of the addresses with this head and tail
-           SELECT c.address, c.head, c.tail,
-                  left(wds_address_ends(c.head || c.tail), 2 * least(length(c.head), length(c.tail), 16)) COLLATE "C" AS ends
-           FROM unnest($3::text[], $4::text[], $5::text[]) AS c(address, head, tail)
-         )
-         SELECT c.address AS counterparty, p.address FROM c CROSS JOIN LATERAL (
+        `SELECT c.address AS counterparty, p.address
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS c(address, head, tail, ends) CROSS JOIN LATERAL (
            SELECT p.address FROM paid_addresses p WHERE p.chain = $1 AND p.wallet = $2 AND p.address = c.address COLLATE "C"
            UNION ALL
            SELECT p.address FROM paid_addresses p
            WHERE c.head IS NOT NULL AND p.chain = $1 AND p.wallet = $2
              -- the range of ends beginning with c.ends (chr(1114111), the highest code point, sorts after any)
-             AND p.ends >= c.ends AND p.ends < c.ends || chr(1114111)
+             AND p.ends >= c.ends COLLATE "C" AND p.ends < (c.ends || chr(1114111)) COLLATE "C"
              AND starts_with(p.address, c.head) AND right(p.address, length(c.tail)) = c.tail
              AND p.address <> c.address COLLATE "C"
          ) p`,
@@ -94,6 +99,9 @@ export function createSpamStore(db: Queryable) {
           counterparties.map((c) => c.address),
           counterparties.map((c) => c.startsWith ?? null),
           counterparties.map((c) => c.endsWith ?? null),
+          counterparties.map((c) =>
+            c.startsWith === undefined || c.endsWith === undefined ? null : endsKey(c.startsWith, c.endsWith),
+          ),
         ],
       )
       for (const { counterparty, address } of rows) {

@@ -13,10 +13,25 @@
 -- (vanity `0x0000…` contracts). The indexer writes the pairs as it appends (not during a chain's
 -- first backfill: they are filled once when its history indexes are built), the explorer cache as it
 -- stores a page; a reorg removes those first paid above the fork block.
+-- (written out, so that it is inlined: a character past either end is the empty string)
 CREATE FUNCTION wds_address_ends(text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-  SELECT coalesce(string_agg(substr($1, i, 1) || substr(reverse($1), i, 1), '' ORDER BY i), '')
-  FROM generate_series(1, least(16, length($1))) AS i
+  SELECT substr($1, 1, 1) || substr($1, length($1), 1)
+    || substr($1, 2, 1) || substr($1, length($1) - 1, 1)
+    || substr($1, 3, 1) || substr($1, length($1) - 2, 1)
+    || substr($1, 4, 1) || substr($1, length($1) - 3, 1)
+    || substr($1, 5, 1) || substr($1, length($1) - 4, 1)
+    || substr($1, 6, 1) || substr($1, length($1) - 5, 1)
+    || substr($1, 7, 1) || substr($1, length($1) - 6, 1)
+    || substr($1, 8, 1) || substr($1, length($1) - 7, 1)
+    || substr($1, 9, 1) || substr($1, length($1) - 8, 1)
+    || substr($1, 10, 1) || substr($1, length($1) - 9, 1)
+    || substr($1, 11, 1) || substr($1, length($1) - 10, 1)
+    || substr($1, 12, 1) || substr($1, length($1) - 11, 1)
+    || substr($1, 13, 1) || substr($1, length($1) - 12, 1)
+    || substr($1, 14, 1) || substr($1, length($1) - 13, 1)
+    || substr($1, 15, 1) || substr($1, length($1) - 14, 1)
+    || substr($1, 16, 1) || substr($1, length($1) - 15, 1)
 $$;
 
 CREATE TABLE paid_addresses (
