@@ -47,7 +47,7 @@ export function createAccessControl(
     usage: UsageStore
     keyPrefix: string
     registry: Registry
-    /** What else is kept exact by the same notifications: the chains' history states (api/wallets/history-states.ts). */
+    /** What else is kept exact by the same notifications: the chains' history states (api/wallets/wallet-services.ts). */
     chainStates?: { changed(chain: string): void; setTrusted(trusted: boolean): void } | undefined
   },
   options: AccessOptions = {},

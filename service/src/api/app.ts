@@ -26,8 +26,7 @@ import type { Metrics } from './http/metrics.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { accountOf, createPortalAuth } from './http/portal-auth.ts'
 import { handleError, sendProblem } from './http/problem.ts'
-import { addRequestContext } from './http/request-context.ts'
-import { addRequestHooks } from './http/request-hooks.ts'
+import { addRequestContext, addRequestHooks } from './http/request-hooks.ts'
 import { addCors, addSecurityHeaders } from './http/security-headers.ts'
 import { createSerializerBuilder } from './http/serializers.ts'
 import { createValidatorBuilder } from './http/validation.ts'
@@ -78,7 +77,7 @@ export type AppServices = {
   db: Db
   metrics: Metrics
   availability: ChainAvailability
-  /** Where the data API reads: read replicas, else the primary. Each request reads through its context (api/http/request-context.ts). */
+  /** Where the data API reads: read replicas, else the primary. Each request reads through its context (api/http/request-hooks.ts). */
   reads: ReadPools
   /** The indexed data's stores over a read scope's `db`. */
   readStores: (db: Queryable) => ReadStores

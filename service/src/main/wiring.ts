@@ -114,7 +114,7 @@ export function createServices(deps: ApiDeps): AppServices {
   const chainStates = { listChainStates: () => reads.run((scope) => stores.readStores(scope.db).chainStates.listChainStates()) }
   const availability = { configured: new Set(Object.keys(config.chains)), implemented: deps.implementedChains }
   const metrics = createMetrics({ readChainStatuses: () => listChainStatuses(chainStates, availability, new Date()) })
-  // a cached read waits for the auth-change barrier measured from its request's start (request-context.ts)
+  // a cached read waits for the auth-change barrier measured from its request's start (api/http/request-hooks.ts)
   const memory = createWalletMemory((since) => access.caughtUp(since))
   const http = { ...HTTP_DEFAULTS, ...config }
   const access = createAccessControl(

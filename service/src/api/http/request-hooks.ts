@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { findKeyInQuery, redactUrl } from '../../access/auth.ts'
 import { WdsError } from '../../lib/errors.ts'
+import type { ReadOptions, ReadPools, ReadScope } from '../../store/read-pools.ts'
 import type { Metrics } from './metrics.ts'
 
 /**
@@ -50,5 +51,70 @@ export function addRequestHooks(app: FastifyInstance, metrics: Metrics): void {
   })
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close')
+  })
+}
+
+/**
+ * What one request's work shares, made when it arrives (addRequestContext) and passed by the route
+ * handler to the services it calls: where its reads go, when to stop them, and what it must see.
+ */
+export type RequestContext = {
+  /** Aborted when the client hangs up before its answer is sent: the statements still running are cancelled. */
+  readonly signal: AbortSignal
+  /**
+   * When the request began (performance.now()): its arrival, until measureFromNow(). The auth-change
+   * barrier a cached read waits for (api/wallets/wallet-services.ts's history states) is measured from it.
+   */
+  readonly startedAt: number
+  /**
+   * The request has written what it will read back (an explorer wallet's rows, its chain's state): from
+   * here on it counts as begun now, so that a barrier must show its own writes too.
+   */
+  measureFromNow(): void
+  /**
+   * Runs `work` with one read scope (store/read-pools.ts): a replica in rotation or the primary (the
+   * primary from the start with `primary`), its statements cancelled when `signal` aborts, the whole
+   * of `work` run again on the primary when the replica's connection fails.
+   */
+  read<T>(work: (scope: ReadScope) => Promise<T>, options?: Pick<ReadOptions, 'primary'>): Promise<T>
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** This request's context (api/http/request-hooks.ts). */
+    context: RequestContext
+  }
+}
+
+const CLIENT_GONE = 'the client closed the connection'
+
+/** The context of a request whose reply is `reply`, reading through `reads`. */
+export function createRequestContext(reply: FastifyReply, reads: Pick<ReadPools, 'run'>): RequestContext {
+  const abandoned = new AbortController()
+  // a client gone already (while an earlier hook ran) will not close again
+  if (reply.raw.closed) abandoned.abort(new Error(CLIENT_GONE))
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abandoned.abort(new Error(CLIENT_GONE))
+  })
+  // elapsedTime runs from the request's arrival
+  let startedAt = performance.now() - reply.elapsedTime
+  const { signal } = abandoned
+  return {
+    signal,
+    get startedAt() {
+      return startedAt
+    },
+    measureFromNow() {
+      startedAt = performance.now()
+    },
+    read: (work, options = {}) => reads.run(work, { ...options, signal }),
+  }
+}
+
+/** Every request gets its context (`request.context`) as it arrives. */
+export function addRequestContext(app: FastifyInstance, reads: Pick<ReadPools, 'run'>): void {
+  app.decorateRequest('context', null as unknown as RequestContext)
+  app.addHook('onRequest', async (request, reply) => {
+    request.context = createRequestContext(reply, reads)
   })
 }

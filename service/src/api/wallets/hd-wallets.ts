@@ -65,7 +65,7 @@ export function createHdWallets({
 }: {
   outputs: OutputsStore
   history: TransfersReader
-  /** The chains' history states as the read scope sees them (history-states.ts); unset: the store's. */
+  /** The chains' history states as the read scope sees them (wallet-services.ts's createHistoryStatesCache); unset: the store's. */
   listHistoryStates?: () => Promise<HistoryState[]>
   /** The process's derived addresses (createDerivedAddresses), shared by every read scope. */
   derived?: DerivedAddresses

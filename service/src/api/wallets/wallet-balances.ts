@@ -11,12 +11,11 @@ import type { BalancesStore } from '../../store/balances-store.ts'
 import { isDatabaseFailure } from '../../store/db.ts'
 import type { HistoryState, TransfersReader } from '../../store/transfers-reader.ts'
 import { type BalanceMemory, createBalanceMemo } from './balance-memo.ts'
-import { createDateBlocks, type DateBlocksMemory } from './date-blocks.ts'
 import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset, type Valued } from './fiat-values.ts'
 import type { HdWallets } from './hd-wallets.ts'
 import type { SpamFlags, SpamOverrides } from './spam-flags.ts'
-import type { ReadRouting } from './wallet-history.ts'
+import { createDateBlocks, type DateBlocksMemory, type ReadRouting } from './wallet-history.ts'
 import { addressReadAs, type DateParam, type UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/balances` request. */
@@ -95,7 +94,7 @@ export function createWalletBalances(deps: {
   hdWallets: HdWallets
   /** The read scope the stores read through (store/read-pools.ts). */
   scope: Pick<ReadRouting, 'usePrimary'>
-  /** The chains' history states as the scope sees them (history-states.ts). */
+  /** The chains' history states as the scope sees them (wallet-services.ts's createHistoryStatesCache). */
   listHistoryStates: () => Promise<HistoryState[]>
   /** What the process remembers of balances and date bounds, shared by every read scope. */
   memory: { balances: BalanceMemory; dateBlocks: DateBlocksMemory }

@@ -1,10 +1,11 @@
+import { LRUCache } from 'lru-cache'
 import { findChain } from '../../config/chains.ts'
 import type { Direction, RecordType } from '../../domain/records.ts'
+import type { SpamVerdict } from '../../domain/spam/reasons.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { ReadScope } from '../../store/read-pools.ts'
 import type { ChainPageQuery, HistoryState, StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
-import { type CursorState, decodeCursor, encodeCursor } from './cursor.ts'
-import { createDateBlocks, type DateBlocksMemory } from './date-blocks.ts'
+import { type CursorPosition, type CursorState, decodeCursor, encodeCursor } from './cursor.ts'
 
 /** One page's request, validated and normalised by the route. */
 export type HistoryRequest = {
@@ -81,13 +82,13 @@ export function createWalletHistory({
   cursorKey: Uint8Array
   /** The read scope `store` reads through; unset: the primary. */
   scope?: ReadRouting | undefined
-  /** The chains' history states as the scope sees them (history-states.ts); unset: the store's. */
+  /** The chains' history states as the scope sees them (wallet-services.ts's createHistoryStatesCache); unset: the store's. */
   listHistoryStates?: () => Promise<HistoryState[]>
   dateBlocksMemory?: DateBlocksMemory | undefined
 }) {
   const dateBlocks = createDateBlocks(store, dateBlocksMemory)
 
-  /** A date bound's block; remembered (date-blocks.ts) on a chain indexed from a node. */
+  /** A date bound's block; remembered (createDateBlocks) on a chain indexed from a node. */
   const blockAtTime = (
     chain: string,
     time: Date,
@@ -192,3 +193,101 @@ export function createWalletHistory({
 }
 
 export type WalletHistory = ReturnType<typeof createWalletHistory>
+
+/** Date bounds remembered per process (a short key and a block number each). */
+const MAX_DATE_BLOCKS = 20_000
+
+/** The date bounds a process remembers (shared by the date blocks of every read scope). */
+export const createDateBlocksMemory = (max = MAX_DATE_BLOCKS) => new LRUCache<string, { epoch: string; block: number }>({ max })
+
+export type DateBlocksMemory = ReturnType<typeof createDateBlocksMemory>
+
+/**
+ * Dates resolved to blocks (store.findBlockByTime: the first block at or after a time, or the last one
+ * before it, within a block range), remembered in this process while the chain's history epoch holds
+ * (migration 0022) and used while a later block is in the asked range: once a later block is stored,
+ * blocks appended above cannot change the answer. Only for chains whose stored blocks have no gaps
+ * (indexed from a node): an explorer chain stores only its wallets' blocks, and a gap filled later
+ * could; callers pass no epoch for those, and the bound is read each time.
+ */
+export function createDateBlocks(
+  store: Pick<TransfersReader, 'findBlockByTime'>,
+  remembered: DateBlocksMemory = createDateBlocksMemory(),
+) {
+  return {
+    async find(
+      chain: string,
+      time: Date,
+      side: 'atOrAfter' | 'before',
+      range: { from: number; to: number },
+      /** The chain's history epoch; undefined: not remembered. */
+      epoch: string | undefined,
+    ): Promise<number | undefined> {
+      const key = `${chain}|${side}|${time.getTime()}|${range.from}`
+      const known = epoch === undefined ? undefined : remembered.get(key)
+      if (known !== undefined && known.epoch === epoch && known.block < range.to) return known.block
+      const block = await store.findBlockByTime(chain, time, side, range)
+      if (epoch !== undefined && block !== undefined && block < range.to) remembered.set(key, { epoch, block })
+      return block
+    },
+  }
+}
+
+export type DateBlocks = ReturnType<typeof createDateBlocks>
+
+/** A page with each record's spam verdict (`verdicts[i]` is `transfers[i]`'s). */
+export type FlaggedPage = HistoryPage & { verdicts: SpamVerdict[] }
+
+const positionOf = (t: StoredTransfer): CursorPosition => ({ blockNumber: t.blockNumber, txIndex: t.txIndex, seq: t.seq })
+
+/**
+ * Reads a page of history with the spam verdict of each record; with `excludeSpam`, the flagged ones
+ * left out and pages read on until `limit` unflagged records are found or the history ends. The
+ * cursor then resumes, per chain, after the last record examined before the page's end (a flagged
+ * record past a page's last one is examined again on the next page). `request.queryHash` must
+ * cover `excludeSpam`: the cursor is bound to it.
+ */
+export async function readFlaggedPage(
+  history: WalletHistory,
+  request: HistoryRequest,
+  flag: (records: readonly StoredTransfer[]) => Promise<SpamVerdict[]>,
+  { excludeSpam, cursorKey }: { excludeSpam: boolean; cursorKey: Uint8Array },
+): Promise<FlaggedPage> {
+  const first = await history.readPage(request)
+  const firstVerdicts = await flag(first.transfers)
+  if (!excludeSpam) return { ...first, verdicts: firstVerdicts }
+
+  const positions =
+    request.cursor === undefined ? {} : { ...decodeCursor(request.cursor, request.queryHash, cursorKey).positions }
+  const transfers: StoredTransfer[] = []
+  const verdicts: SpamVerdict[] = []
+  let page = first
+  let pageVerdicts = firstVerdicts
+  let hasMore = false
+  for (;;) {
+    for (const [i, t] of page.transfers.entries()) {
+      const verdict = pageVerdicts[i] as SpamVerdict
+      if (!verdict.flagged && transfers.length === request.limit) {
+        hasMore = true
+        break
+      }
+      positions[t.chain] = positionOf(t)
+      if (verdict.flagged) continue
+      transfers.push(t)
+      verdicts.push(verdict)
+    }
+    if (hasMore || !page.hasMore || page.cursor === null) break
+    page = await history.readPage({ ...request, cursor: page.cursor })
+    pageVerdicts = await flag(page.transfers)
+  }
+  return {
+    transfers,
+    verdicts,
+    unavailableChains: first.unavailableChains,
+    cursor: hasMore
+      ? encodeCursor({ query: request.queryHash, upperBlocks: { ...first.upperBlocks }, positions }, cursorKey)
+      : null,
+    hasMore,
+    upperBlocks: first.upperBlocks,
+  }
+}

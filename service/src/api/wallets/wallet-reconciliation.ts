@@ -24,7 +24,7 @@ const UNKNOWN_DIFFERENCE =
 export function createWalletReconciliation(deps: {
   balances: BalancesStore
   history: TransfersReader
-  /** The chains' history states (history-states.ts). */
+  /** The chains' history states (wallet-services.ts's createHistoryStatesCache). */
   listHistoryStates: () => Promise<HistoryState[]>
   onDemand: OnDemand
 }) {

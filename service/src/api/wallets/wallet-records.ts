@@ -7,7 +7,6 @@ import { hashQuery } from './cursor.ts'
 import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import { NO_OVERRIDES, type SpamFlags, type SpamOverrides } from './spam-flags.ts'
-import { readFlaggedPage } from './spam-pages.ts'
 import {
   ALL_BUT_FEES,
   COIN_TYPES,
@@ -16,7 +15,7 @@ import {
   shapeNftTransfer,
   shapeTransfer,
 } from './transfer-records.ts'
-import type { HistoryPage, ReadRouting, WalletHistory } from './wallet-history.ts'
+import { type HistoryPage, type ReadRouting, readFlaggedPage, type WalletHistory } from './wallet-history.ts'
 import { listPageHead, type UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */

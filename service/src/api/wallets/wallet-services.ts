@@ -8,15 +8,18 @@ import { createOutputsStore, type OutputsStore } from '../../store/outputs-store
 import type { ReadScope } from '../../store/read-pools.ts'
 import { createSpamStore, type SpamStore } from '../../store/spam-store.ts'
 import { createTransactionFactsStore, type TransactionFactsStore } from '../../store/transaction-facts-store.ts'
-import { createReaderMemory, createTransfersReader, type TransfersReader } from '../../store/transfers-reader.ts'
-import type { RequestContext } from '../http/request-context.ts'
+import {
+  createReaderMemory,
+  createTransfersReader,
+  type HistoryState,
+  type TransfersReader,
+} from '../../store/transfers-reader.ts'
+import type { RequestContext } from '../http/request-hooks.ts'
 import { createBalanceMemory } from './balance-memo.ts'
-import { createDateBlocksMemory } from './date-blocks.ts'
 import { createDerivedAddresses, createHdWallets, type HdWallets } from './hd-wallets.ts'
-import { createHistoryStatesCache } from './history-states.ts'
 import { createSpamFlags, type SpamFlags } from './spam-flags.ts'
 import { createWalletBalances, type WalletBalances } from './wallet-balances.ts'
-import { createWalletHistory } from './wallet-history.ts'
+import { createDateBlocksMemory, createWalletHistory } from './wallet-history.ts'
 import { createWalletReconciliation, type WalletReconciliation } from './wallet-reconciliation.ts'
 import { createWalletRecords, type WalletRecords } from './wallet-records.ts'
 import { createRecipientCounts, createWalletTransactions, type WalletTransactions } from './wallet-transactions.ts'
@@ -60,6 +63,55 @@ export type WalletServices = {
 
 /** The wallet services of a request's read scope: `context.read((scope) => wallets(context, scope).records…)`. */
 export type WalletsIn = (context: RequestContext, scope: ReadScope) => WalletServices
+
+/**
+ * The chains' history states (indexed range, history indexes, epoch), which every wallet read asks
+ * for, held in memory while the chain-state notifications are followed (migration 0023): a change
+ * drops them when its notification arrives, and they are used only after the barrier on the
+ * notification connection has shown every change committed before the request (the one the key
+ * cache waits for, shared by the requests arriving meanwhile). Not followed (not yet, or the
+ * connection dropped): read each time. A read that raced a change is not kept. A request that reads
+ * a replica reads its states there (they match its rows), never from here.
+ *
+ * `caughtUp(since)`: whether every change committed before `since` (performance.now()) has been heard.
+ */
+export function createHistoryStatesCache(caughtUp: (since: number) => Promise<boolean>) {
+  let states: HistoryState[] | undefined
+  let trusted = false
+  let generation = 0
+
+  return {
+    /**
+     * The chains' history states for a read in `scope` through `store` (the scope's reader), by a
+     * request that began at `since` (performance.now(); its barrier is measured from then).
+     */
+    async list(
+      store: Pick<TransfersReader, 'listHistoryStates'>,
+      scope: Pick<ReadScope, 'replica'>,
+      since: number,
+    ): Promise<HistoryState[]> {
+      if (scope.replica) return store.listHistoryStates()
+      const cached = trusted ? states : undefined
+      if (cached !== undefined && (await caughtUp(since)) && states === cached) return cached
+      const started = generation
+      const read = await store.listHistoryStates()
+      if (trusted && generation === started && !scope.replica) states = read
+      return read
+    },
+    changed(): void {
+      generation++
+      states = undefined
+    },
+    /** Whether notifications are followed: when not, nothing cached is used (and it is dropped). */
+    setTrusted(value: boolean): void {
+      generation++
+      trusted = value
+      states = undefined
+    },
+  }
+}
+
+export type HistoryStatesCache = ReturnType<typeof createHistoryStatesCache>
 
 /**
  * What the wallet services keep for the process, shared by those of every read scope: the chains'

@@ -19,7 +19,7 @@ import {
 import type { WalletsIn } from '../../wallets/wallet-services.ts'
 
 export type BalanceRoutesOptions = {
-  /** The wallet services over a request's read scope (api/http/request-context.ts). */
+  /** The wallet services over a request's read scope (api/http/request-hooks.ts). */
   wallets: WalletsIn
   availability: ChainAvailability
   /** The asking account's spam overrides; unset: none. */

@@ -6,7 +6,7 @@ import { type ChainAvailability, getChainParam, normalizeAddress, requireConfigu
 import type { WalletsIn } from '../../wallets/wallet-services.ts'
 
 export type ReconciliationRoutesOptions = {
-  /** The wallet services over a request's read scope (api/http/request-context.ts). */
+  /** The wallet services over a request's read scope (api/http/request-hooks.ts). */
   wallets: WalletsIn
   availability: ChainAvailability
 }

@@ -75,7 +75,7 @@ export async function listChainStatuses(
 }
 
 export type StatusRoutesOptions = {
-  /** The chains' states over a request's read scope (api/http/request-context.ts). */
+  /** The chains' states over a request's read scope (api/http/request-hooks.ts). */
   chainStatesIn: (scope: ReadScope) => ChainStatesStore
   availability: ChainAvailability
   now?: () => Date

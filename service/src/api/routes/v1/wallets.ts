@@ -213,7 +213,7 @@ const NFT_TRANSFERS_ROUTE = {
 
 /**
  * A wallet's transfers: each handler validates its parameters and asks the records service for the
- * page, in a read scope of the request's context (api/http/request-context.ts).
+ * page, in a read scope of the request's context (api/http/request-hooks.ts).
  */
 export const walletRoutes: FastifyPluginAsyncTypebox<WalletRoutesOptions> = async (
   app,
