@@ -52,11 +52,6 @@ export class QueryReadTimeoutError extends WdsError {
   }
 }
 
-/** The database's own failures (no connection in time, no answer): a whole request's, never one chain's to skip. */
-export function isDatabaseFailure(error: unknown): boolean {
-  return error instanceof PoolWaitTimeoutError || error instanceof QueryReadTimeoutError
-}
-
 export function createDb({
   url,
   applicationName,

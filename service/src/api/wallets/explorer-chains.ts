@@ -1,8 +1,8 @@
 import type { ChainInfo } from '../../config/chains.ts'
 import type { OnDemand } from '../../domain/on-demand.ts'
 import { WdsError } from '../../lib/errors.ts'
-import { isDatabaseFailure } from '../../store/db.ts'
 import type { ReadRouting } from './wallet-history.ts'
+import { isChainScoped } from './wallet-query.ts'
 
 /**
  * What is synced from an explorer is written to the primary and read back at once (and on later
@@ -35,7 +35,7 @@ export async function syncExplorerChains(
         try {
           await onDemand.syncWallet(chain.slug, chain.address.canonical(address) ?? address)
         } catch (error) {
-          if (named || !(error instanceof WdsError) || isDatabaseFailure(error)) throw error
+          if (named || !isChainScoped(error)) throw error
           failed.add(chain.slug)
           unavailableChains.push({
             chain: chain.slug,

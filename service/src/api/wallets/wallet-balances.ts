@@ -8,7 +8,6 @@ import { WdsError } from '../../lib/errors.ts'
 import type { Pricer } from '../../market/pricer.ts'
 import { roundValue } from '../../market/prices.ts'
 import type { BalancesStore } from '../../store/balances-store.ts'
-import { isDatabaseFailure } from '../../store/db.ts'
 import type { HistoryState, TransfersReader } from '../../store/transfers-reader.ts'
 import { type BalanceMemory, createBalanceMemo } from './balance-memo.ts'
 import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
@@ -16,7 +15,7 @@ import { addFiatValues, pricedAsset, type Valued } from './fiat-values.ts'
 import type { HdWallets } from './hd-wallets.ts'
 import type { SpamFlags, SpamOverrides } from './spam-flags.ts'
 import { createDateBlocks, type DateBlocksMemory, type ReadRouting } from './wallet-history.ts'
-import { addressReadAs, type DateParam, type UnavailableChain } from './wallet-query.ts'
+import { addressReadAs, checkAtBlock, type DateParam, isChainScoped, type UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/balances` request. */
 export type BalancesRequest = {
@@ -141,22 +140,7 @@ export function createWalletBalances(deps: {
   async function asOfBlock(chain: ChainInfo, state: IndexedState, request: BalancesRequest): Promise<number> {
     const { atBlock, atDate } = request
     if (atBlock !== undefined) {
-      if (atBlock > state.indexedBlock) {
-        throw new WdsError(
-          'invalid_parameter',
-          `atBlock ${atBlock} is above ${chain.name}'s indexed block ${state.indexedBlock}`,
-          {
-            param: 'atBlock',
-          },
-        )
-      }
-      if (atBlock < state.indexedFrom) {
-        throw new WdsError(
-          'invalid_parameter',
-          `atBlock ${atBlock} is before ${chain.name}'s indexed range (from block ${state.indexedFrom})`,
-          { param: 'atBlock' },
-        )
-      }
+      checkAtBlock(chain, atBlock, state)
       return atBlock
     }
     if (atDate !== undefined) {
@@ -275,7 +259,7 @@ export function createWalletBalances(deps: {
         try {
           results.push(await readChain(chain, states.get(chain.slug), request))
         } catch (error) {
-          if (request.named || !(error instanceof WdsError) || isDatabaseFailure(error)) throw error
+          if (request.named || !isChainScoped(error)) throw error
           unavailableChains.push({ chain: chain.slug, code: error.code as UnavailableChain['code'], detail: error.message })
         }
       }),

@@ -8,7 +8,7 @@ import {
   sourceVariable,
 } from '../../config/chains.ts'
 import { DAY_MS } from '../../lib/dates.ts'
-import { WdsError } from '../../lib/errors.ts'
+import { type ErrorCode, WdsError } from '../../lib/errors.ts'
 
 /** SPEC 8: fromDate and toDate at most 365 days apart. */
 export const MAX_DATE_RANGE_DAYS = 365
@@ -154,6 +154,59 @@ export function addressReadAs(address: string): string[] {
 }
 
 export type UnavailableChain = { chain: string; code: 'chain_unavailable'; detail: string }
+
+/**
+ * The parameters every wallet list page's cursor is bound to beside its endpoint and wallet (hashQuery):
+ * its range, direction, pricing and spam filter (`excludeSpam` only when set, as cursors made without it have it).
+ */
+export function listQueryFields(request: {
+  fromBlock?: number | undefined
+  toBlock?: number | undefined
+  fromDate?: Date | undefined
+  toDateExclusive?: Date | undefined
+  direction: string
+  includePrices: boolean
+  currency: string
+  excludeSpam?: boolean | undefined
+}) {
+  return {
+    fromBlock: request.fromBlock,
+    toBlock: request.toBlock,
+    fromDate: request.fromDate?.toISOString(),
+    toDate: request.toDateExclusive?.toISOString(),
+    direction: request.direction,
+    includePrices: request.includePrices,
+    currency: request.currency,
+    ...(request.excludeSpam === true ? { excludeSpam: true } : {}),
+  }
+}
+
+/** Refuses (400 naming atBlock) a block outside `chain`'s indexed range. */
+export function checkAtBlock(chain: ChainInfo, atBlock: number, range: { indexedFrom: number; indexedBlock: number }): void {
+  if (atBlock > range.indexedBlock) {
+    throw new WdsError('invalid_parameter', `atBlock ${atBlock} is above ${chain.name}'s indexed block ${range.indexedBlock}`, {
+      param: 'atBlock',
+    })
+  }
+  if (atBlock < range.indexedFrom) {
+    throw new WdsError(
+      'invalid_parameter',
+      `atBlock ${atBlock} is before ${chain.name}'s indexed range (from block ${range.indexedFrom})`,
+      { param: 'atBlock' },
+    )
+  }
+}
+
+/** The codes of one chain's failures: not served yet, its source failing, a bound it cannot serve. */
+const CHAIN_SCOPED_CODES: ReadonlySet<ErrorCode> = new Set(['chain_unavailable', 'upstream_error', 'invalid_parameter'])
+
+/**
+ * Whether `error` is one chain's failure, which an all-chains request lists as that chain's and answers
+ * without; any other (the database's, a bug) fails the whole request.
+ */
+export function isChainScoped(error: unknown): error is WdsError {
+  return error instanceof WdsError && CHAIN_SCOPED_CODES.has(error.code)
+}
 
 /**
  * The head every wallet list page starts with (`/transfers` and friends, `/transactions`): the address,

@@ -5,6 +5,7 @@ import { formatUnits } from '../../lib/decimal.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { BalancesStore } from '../../store/balances-store.ts'
 import type { HistoryState, TransfersReader } from '../../store/transfers-reader.ts'
+import { checkAtBlock } from './wallet-query.ts'
 
 export type ReconciliationRequest = { address: string; chain: ChainInfo; atBlock?: number | undefined }
 
@@ -42,26 +43,11 @@ export function createWalletReconciliation(deps: {
     return { indexedFrom: state.indexedFrom, indexedBlock: state.indexedBlock }
   }
 
-  function checkBlock(chain: ChainInfo, atBlock: number, range: { indexedFrom: number; indexedBlock: number }) {
-    if (atBlock > range.indexedBlock) {
-      throw new WdsError('invalid_parameter', `atBlock ${atBlock} is above ${chain.name}'s indexed block ${range.indexedBlock}`, {
-        param: 'atBlock',
-      })
-    }
-    if (atBlock < range.indexedFrom) {
-      throw new WdsError(
-        'invalid_parameter',
-        `atBlock ${atBlock} is before ${chain.name}'s indexed range (from block ${range.indexedFrom})`,
-        { param: 'atBlock' },
-      )
-    }
-  }
-
   return {
     async reconcile({ address, chain, atBlock }: ReconciliationRequest) {
       const range = await indexedRange(chain)
       const blockNumber = atBlock ?? range.indexedBlock
-      checkBlock(chain, blockNumber, range)
+      checkAtBlock(chain, blockNumber, range)
       const openingBlock = Math.max(0, range.indexedFrom - 1)
       const movements = await balances.sumMovements(chain.slug, address, openingBlock, blockNumber)
       const contracts = [...movements.keys()].filter((asset) => asset !== NATIVE_ASSET)

@@ -16,7 +16,7 @@ import {
   shapeTransfer,
 } from './transfer-records.ts'
 import { type HistoryPage, type ReadRouting, readFlaggedPage, type WalletHistory } from './wallet-history.ts'
-import { listPageHead, type UnavailableChain } from './wallet-query.ts'
+import { listPageHead, listQueryFields, type UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */
 export type TransfersRequest = {
@@ -178,16 +178,9 @@ export function createWalletRecords({
             endpoint: 'transfers',
             address,
             chain: request.named ? request.chains[0]?.slug : 'all',
-            fromBlock: request.fromBlock,
-            toBlock: request.toBlock,
-            fromDate: request.fromDate?.toISOString(),
-            toDate: request.toDateExclusive?.toISOString(),
             asset,
-            direction: request.direction,
-            includePrices: request.includePrices,
-            currency,
             includeFees: request.includeFees,
-            ...(excludeSpam ? { excludeSpam } : {}),
+            ...listQueryFields(request),
           }),
         },
         (records) => spam.flag(records, address, overrides),

@@ -32,7 +32,7 @@ import {
 import { createGroupFlags, entrySpamOf, type GroupFlags, movementVerdicts, priceEntries } from './transaction-spam.ts'
 import { shapeTransfer, type TransferRecord } from './transfer-records.ts'
 import type { HistoryRequest, ReadRouting, WalletHistory } from './wallet-history.ts'
-import { listPageHead } from './wallet-query.ts'
+import { listPageHead, listQueryFields } from './wallet-query.ts'
 import type { TransfersRequest } from './wallet-records.ts'
 
 /** A validated `/transactions` request: `/transfers`'s, without `asset` and `includeFees`. */
@@ -314,14 +314,7 @@ export function createWalletTransactions({
         endpoint: 'hd-transactions',
         wallet: found.wallet.id,
         chain: found.chain.slug,
-        fromBlock: request.fromBlock,
-        toBlock: request.toBlock,
-        fromDate: request.fromDate?.toISOString(),
-        toDate: request.toDateExclusive?.toISOString(),
-        direction: request.direction,
-        includePrices: request.includePrices,
-        currency: request.currency,
-        ...(request.excludeSpam === true ? { excludeSpam: true } : {}),
+        ...listQueryFields(request),
       })
       const overrides = request.spamOverrides ?? NO_OVERRIDES
       const page = await readHdTransactions(found, request, queryHash, (wallet) => createGroupFlags(spam, wallet, overrides))
@@ -336,7 +329,7 @@ export function createWalletTransactions({
     },
 
     async listTransactions(request: TransactionsRequest) {
-      const { address, currency } = request
+      const { address } = request
       const excludeSpam = request.excludeSpam === true
       const wallet = walletOf(address)
       const flags = createGroupFlags(spam, wallet, request.spamOverrides ?? NO_OVERRIDES)
@@ -361,14 +354,7 @@ export function createWalletTransactions({
             endpoint: 'transactions',
             address,
             chain: request.named ? request.chains[0]?.slug : 'all',
-            fromBlock: request.fromBlock,
-            toBlock: request.toBlock,
-            fromDate: request.fromDate?.toISOString(),
-            toDate: request.toDateExclusive?.toISOString(),
-            direction: request.direction,
-            includePrices: request.includePrices,
-            currency,
-            ...(excludeSpam ? { excludeSpam } : {}),
+            ...listQueryFields(request),
           }),
         },
         request.direction,
