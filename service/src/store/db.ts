@@ -112,7 +112,7 @@ export function cancellable(pool: Db, signal: AbortSignal): Queryable {
 /**
  * A statement through node-postgres's callback form, its answer as a promise of our own. Not pg's
  * promise form (`client.query(config)` without a callback): with it every statement's rows outlive
- * the young generation's collections into the old one — 400 statements of 100 rows in a query scope
+ * the young generation's collections into the old one — 400 statements of 100 rows through a cancellable view
  * leave 11 MB more in the old space (test/store/unreachable-database.test.ts), a page of the API some 50 KB
  * a request — and the old space's collections then cost a tenth of each request's CPU.
  */

@@ -211,7 +211,7 @@ describe('the read timeout costs the answers nothing', () => {
     }
   })
 
-  test("nor in a request's query scope (node-postgres's promise form made every result do so)", async () => {
+  test("nor through a request's cancellable view (node-postgres's promise form made every result do so)", async () => {
     const db = createDb({ url: database.url, applicationName: 'wds-test', maxConnections: 2, queryTimeoutMs: 5_000 })
     try {
       const inScope = () => cancellable(db, new AbortController().signal).query({ text: sql, rowMode: 'array' })
