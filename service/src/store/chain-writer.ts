@@ -5,7 +5,7 @@ import { type BalanceCheckpointsStore, createBalanceCheckpointsStore, rollBackCh
 import { type ChainStateWriter, createChainStateWriter } from './chain-states-store.ts'
 import { copyChunks, copyLines, type Db, withTransaction } from './db.ts'
 import { rollBackOutputs, writeOutputs } from './outputs-store.ts'
-import { fillPaidAddresses, rollBackPaidAddresses, writePaidAddresses } from './paid-addresses.ts'
+import { buildPaidAddresses, openPaidAddresses, rollBackPaidAddresses, writePaidAddresses } from './paid-addresses.ts'
 import {
   blockLine,
   failedTransactionsOf,
@@ -119,6 +119,8 @@ export function createChainWriter(db: Db): ChainWriter {
       )
       const row = rows[0]
       if (row === undefined) throw new InternalError(`no state for ${chain}`)
+      // a backfilling chain's paid addresses are built with its history indexes, the partition with them
+      if (row.history_indexed) await openPaidAddresses(db, chain)
       if (row.history_indexed) backfilling.delete(chain)
       else backfilling.add(chain)
       return { indexedFrom: row.indexed_from, indexedBlock: row.indexed_block, historyIndexed: row.history_indexed }
@@ -155,7 +157,7 @@ export function createChainWriter(db: Db): ChainWriter {
           ].map(([suffix, definition]) => `CREATE INDEX IF NOT EXISTS ${outputs}_${suffix} ON ${outputs} ${definition}`),
         ),
         // the backfill wrote no paid addresses (migration 0030): all of them at once, from the rows
-        withTransaction(db, (client) => fillPaidAddresses(client, chain)),
+        withTransaction(db, (client) => buildPaidAddresses(client, chain)),
       ])
       for (const result of built) if (result.status === 'rejected') throw result.reason
       // statistics before the mark: the first pages are read, and the bundled market data loaded

@@ -1,7 +1,7 @@
 import type { BlockRef, ChainBlock, Token } from '../domain/records.ts'
 import { type Db, withTransaction } from './db.ts'
 import { pack, packOrNull } from './packed-text.ts'
-import { fillPaidAddresses } from './paid-addresses.ts'
+import { fillPaidAddresses, openPaidAddresses } from './paid-addresses.ts'
 import { HISTORY_INDEXES, partitionName } from './row-encoding.ts'
 
 /** How far a wallet's history on an explorer chain has been read. */
@@ -27,6 +27,7 @@ export function createExplorerWalletsStore(db: Db) {
     async openChain(chain: string): Promise<void> {
       const partition = partitionName(chain)
       await db.query(`CREATE TABLE IF NOT EXISTS ${partition} PARTITION OF transfers FOR VALUES IN ('${chain}')`)
+      await openPaidAddresses(db, chain)
       await db.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${partition}_by_record ON ${partition} (tx_hash, seq)`)
       for (const [suffix, definition] of HISTORY_INDEXES) {
         await db.query(`CREATE INDEX IF NOT EXISTS ${partition}_${suffix} ON ${partition} ${definition}`)

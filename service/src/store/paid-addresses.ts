@@ -54,32 +54,70 @@ export async function writePaidAddresses(client: Client, chain: string, blocks: 
   )
 }
 
+/** The chain's partition of `paid_addresses` (migration 0030). */
+export function paidPartitionName(chain: string): string {
+  return `paid_addresses_${partitionName(chain).slice('transfers_'.length)}`
+}
+
+/** Makes the chain's partition of the paid addresses, with the parent's indexes, where it is missing. */
+export async function openPaidAddresses(client: Client, chain: string): Promise<void> {
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS ${paidPartitionName(chain)} PARTITION OF paid_addresses FOR VALUES IN ('${chain}')`,
+  )
+}
+
 /**
- * Fills the pairs from the rows stored in the chain's partition: all of them (after a chain's first
- * backfill, which writes none), or those of `blockNumbers` (an explorer page, whose records join those
- * stored for other wallets). The same definition as migration 0030's: native sends, and other
+ * The pairs paid in the rows of the chain's partition `partition` (all of them, or those of the blocks
+ * `$2`), one row per pair with its first block: migration 0030's definition, native sends, and other
  * payments joined to their sender's fee in the same transaction (a semi-join, hashed for a whole
  * partition: an EXISTS beside an OR was asked once per row, 32 s for a million payments).
  */
-export async function fillPaidAddresses(client: Client, chain: string, blockNumbers?: readonly number[]): Promise<void> {
-  const partition = partitionName(chain)
+function paymentsOf(partition: string, ofBlocks: boolean): string {
   const payments = `s.from_address IS NOT NULL AND s.to_address IS NOT NULL AND s.to_address <> s.from_address
-    AND s.value > 0 AND s.type <> 'fee' ${blockNumbers === undefined ? '' : 'AND s.block_number = ANY($2::bigint[])'}`
-  // a whole partition's fees hashed in memory (in a transaction: chain-writer.ts buildHistoryIndexes)
-  if (blockNumbers === undefined) await client.query("SET LOCAL work_mem = '256MB'")
-  await client.query(
-    `INSERT INTO paid_addresses (chain, wallet, address, ends, first_block)
-     SELECT $1, s.from_address, wds_unpack(s.to_address), wds_address_ends(wds_unpack(s.to_address)), min(s.block_number) FROM (
+    AND s.value > 0 AND s.type <> 'fee' ${ofBlocks ? 'AND s.block_number = ANY($2::bigint[])' : ''}`
+  return `SELECT $1, s.from_address, wds_unpack(s.to_address), wds_address_ends(wds_unpack(s.to_address)), min(s.block_number) FROM (
        SELECT s.from_address, s.to_address, s.block_number FROM ${partition} s WHERE ${payments} AND s.type = 'native'
        UNION ALL
        SELECT s.from_address, s.to_address, s.block_number FROM ${partition} s WHERE ${payments} AND s.type <> 'native'
          AND EXISTS (SELECT 1 FROM ${partition} f WHERE f.type = 'fee' AND f.from_address = s.from_address
                        AND f.block_number = s.block_number AND f.tx_index = s.tx_index)
      ) s
-     GROUP BY s.from_address, s.to_address
-     ${UPSERT}`,
-    blockNumbers === undefined ? [chain] : [chain, blockNumbers],
+     GROUP BY s.from_address, s.to_address`
+}
+
+/**
+ * Fills the pairs paid in `blockNumbers` from the rows stored for them (an explorer page, whose records
+ * join those stored for other wallets: a transaction's fee row may have come with another's page).
+ */
+export async function fillPaidAddresses(client: Client, chain: string, blockNumbers: readonly number[]): Promise<void> {
+  await client.query(
+    `INSERT INTO paid_addresses (chain, wallet, address, ends, first_block) ${paymentsOf(partitionName(chain), true)} ${UPSERT}`,
+    [chain, blockNumbers],
   )
+}
+
+/**
+ * All the chain's pairs, once its first backfill has stored the rows (it wrote none): loaded into a
+ * table of their own, indexed by sorting (as the history indexes are built) and attached as the chain's
+ * partition. Inserted one by one into the parent's three btrees instead, a million pairs took a minute
+ * once the indexes outgrew the buffer cache. Run in a transaction (chain-writer.ts buildHistoryIndexes):
+ * a partition left by an attempt that failed after it is replaced.
+ */
+export async function buildPaidAddresses(client: Client, chain: string): Promise<void> {
+  const table = paidPartitionName(chain)
+  await client.query(`DROP TABLE IF EXISTS ${table}`)
+  await client.query(`CREATE TABLE ${table} (LIKE paid_addresses)`)
+  await client.query("SET LOCAL work_mem = '256MB'")
+  await client.query("SET LOCAL maintenance_work_mem = '256MB'")
+  await client.query(
+    `INSERT INTO ${table} (chain, wallet, address, ends, first_block) ${paymentsOf(partitionName(chain), false)}`,
+    [chain],
+  )
+  // the parent's indexes (migration 0030), matched by ATTACH instead of built again
+  await client.query(`ALTER TABLE ${table} ADD PRIMARY KEY (chain, wallet, address)`)
+  await client.query(`CREATE INDEX ON ${table} (wallet, ends)`)
+  await client.query(`CREATE INDEX ON ${table} (first_block)`)
+  await client.query(`ALTER TABLE paid_addresses ATTACH PARTITION ${table} FOR VALUES IN ('${chain}')`)
 }
 
 /** Removes the pairs first paid above `ancestor` (a reorg); one paid earlier too stays, that payment stands. */
