@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { AccessControl } from '../access/access-control.ts'
 import { redactUrl } from '../access/auth.ts'
 import type { Throttle } from '../access/throttle.ts'
@@ -26,7 +26,7 @@ import type { Metrics } from './http/metrics.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { accountOf, createPortalAuth } from './http/portal-auth.ts'
 import { handleError, sendProblem } from './http/problem.ts'
-import { addRequestContext, addRequestHooks } from './http/request-hooks.ts'
+import { addRequestContext, addRequestHooks, refuseWhileWarming } from './http/request-hooks.ts'
 import { addCors, addSecurityHeaders } from './http/security-headers.ts'
 import { createSerializerBuilder } from './http/serializers.ts'
 import { createValidatorBuilder } from './http/validation.ts'
@@ -44,6 +44,7 @@ import { reconciliationRoutes } from './routes/v1/reconciliation.ts'
 import { statusRoutes } from './routes/v1/status.ts'
 import { walletRoutes } from './routes/v1/wallets.ts'
 import { webPageRoutes } from './routes/web-pages.ts'
+import { readSpamOverrides } from './wallets/spam-flags.ts'
 import type { WalletExport } from './wallets/wallet-export.ts'
 import type { ChainAvailability } from './wallets/wallet-query.ts'
 import type { ReadStores, WalletsIn } from './wallets/wallet-services.ts'
@@ -95,16 +96,6 @@ export type AppServices = {
   fxBook: FxBook
   pricer: Pricer
   portal: PortalServices
-}
-
-/** How long a caller is told to wait while the bundled market data loads (it takes a few seconds). */
-const WARMING_RETRY_AFTER_SECONDS = 5
-
-/** The requests that need market data: the FX and price endpoints, and any page with prices. */
-function needsMarketData(request: FastifyRequest): boolean {
-  const route = request.routeOptions.url ?? ''
-  if (route.startsWith('/v1/fx') || route.startsWith('/v1/prices')) return true
-  return String((request.query as Record<string, unknown> | undefined)?.includePrices) === 'true'
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -203,26 +194,10 @@ function answerUnknownRoutes(app: FastifyInstance): void {
 /** The data routes under /v1: market data ready, then the key checked and the request counted, then the route. */
 async function registerDataRoutes(v1: FastifyInstance, services: AppServices): Promise<void> {
   const { access, availability, wallets, marketReady } = services
-  // before the key is checked: a caller learns nothing from it, and no request of theirs is counted
-  v1.addHook('onRequest', async (request) => {
-    if (needsMarketData(request) && !marketReady()) {
-      throw new WdsError(
-        'warming_up',
-        'the bundled FX rates and prices are still loading (first start); try again in a few seconds',
-        {
-          headers: { 'retry-after': String(WARMING_RETRY_AFTER_SECONDS) },
-        },
-      )
-    }
-  })
+  refuseWhileWarming(v1, marketReady)
   v1.addHook('onRequest', access.authenticate)
   v1.addHook('onRequest', access.rateLimit)
-  const spamOverridesOf = async (request: FastifyRequest) => {
-    const accountId = request.caller?.accountId
-    if (accountId === undefined) return new Map<string, boolean>()
-    const overrides = await services.spamOverrides.listOverrides(accountId)
-    return new Map(overrides.map((o) => [`${o.chain}:${o.contractAddress}`, o.spam]))
-  }
+  const spamOverridesOf = readSpamOverrides(services.spamOverrides)
   const chainStatesIn = (scope: ReadScope) => services.readStores(scope.db).chainStates
   await v1.register(statusRoutes, { chainStatesIn, availability })
   await v1.register(walletRoutes, { wallets, availability, spamOverridesOf })

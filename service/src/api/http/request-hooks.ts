@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { findKeyInQuery, redactUrl } from '../../access/auth.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { ReadOptions, ReadPools, ReadScope } from '../../store/read-pools.ts'
@@ -116,5 +116,32 @@ export function addRequestContext(app: FastifyInstance, reads: Pick<ReadPools, '
   app.decorateRequest('context', null as unknown as RequestContext)
   app.addHook('onRequest', async (request, reply) => {
     request.context = createRequestContext(reply, reads)
+  })
+}
+
+/** How long a caller is told to wait while the bundled market data loads (it takes a few seconds). */
+const WARMING_RETRY_AFTER_SECONDS = 5
+
+/** The requests that need market data: the FX and price endpoints, and any page with prices. */
+function needsMarketData(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url ?? ''
+  if (route.startsWith('/v1/fx') || route.startsWith('/v1/prices')) return true
+  return String((request.query as Record<string, unknown> | undefined)?.includePrices) === 'true'
+}
+
+/**
+ * Until the bundled market data is in (`marketReady`), a request that needs it is answered 503
+ * `warming_up`: before the key is checked, so a caller learns nothing from it and no request of theirs
+ * is counted.
+ */
+export function refuseWhileWarming(app: FastifyInstance, marketReady: () => boolean): void {
+  app.addHook('onRequest', async (request) => {
+    if (needsMarketData(request) && !marketReady()) {
+      throw new WdsError(
+        'warming_up',
+        'the bundled FX rates and prices are still loading (first start); try again in a few seconds',
+        { headers: { 'retry-after': String(WARMING_RETRY_AFTER_SECONDS) } },
+      )
+    }
   })
 }

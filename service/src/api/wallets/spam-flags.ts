@@ -14,6 +14,7 @@ import {
   verdictOf,
 } from '../../domain/spam/reasons.ts'
 import { isReviewedToken, LISTED_LABELS } from '../../market/known-assets.ts'
+import type { SpamOverridesStore } from '../../store/spam-overrides-store.ts'
 import type { SpamStore } from '../../store/spam-store.ts'
 import type { StoredTransfer } from '../../store/transfers-reader.ts'
 
@@ -29,6 +30,16 @@ export const REVIEWED_TOKENS: ReviewedTokens = {
 /** An account's overrides, by `chain:contract`: true marks the token spam, false not spam. */
 export type SpamOverrides = ReadonlyMap<string, boolean>
 export const NO_OVERRIDES: SpamOverrides = new Map()
+
+/** The overrides of the request's account (none for a request without one), read on the primary at each request. */
+export function readSpamOverrides(store: Pick<SpamOverridesStore, 'listOverrides'>) {
+  return async (request: { caller?: { accountId: string } | undefined }): Promise<SpamOverrides> => {
+    const accountId = request.caller?.accountId
+    if (accountId === undefined) return NO_OVERRIDES
+    const overrides = await store.listOverrides(accountId)
+    return new Map(overrides.map((o) => [`${o.chain}:${o.contractAddress}`, o.spam]))
+  }
+}
 
 const MAX_MEMOISED_TOKENS = 50_000
 

@@ -10,12 +10,19 @@ import { roundValue } from '../../market/prices.ts'
 import type { BalancesStore } from '../../store/balances-store.ts'
 import type { HistoryState, TransfersReader } from '../../store/transfers-reader.ts'
 import { type BalanceMemory, createBalanceMemo } from './balance-memo.ts'
-import { readExplorerBalances, readOwnWrites } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset, type Valued } from './fiat-values.ts'
 import type { HdWallets } from './hd-wallets.ts'
 import type { SpamFlags, SpamOverrides } from './spam-flags.ts'
 import { createDateBlocks, type DateBlocksMemory, type ReadRouting } from './wallet-history.ts'
-import { addressReadAs, checkAtBlock, type DateParam, isChainScoped, type UnavailableChain } from './wallet-query.ts'
+import {
+  addressReadAs,
+  checkAtBlock,
+  type DateParam,
+  isChainScoped,
+  readExplorerBalances,
+  readOwnWrites,
+  type UnavailableChain,
+} from './wallet-query.ts'
 
 /** A validated `/balances` request. */
 export type BalancesRequest = {

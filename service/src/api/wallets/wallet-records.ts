@@ -4,7 +4,6 @@ import { type Direction, ERC20_STANDARD_TYPES, NFT_TYPES, type RecordType, type 
 import type { Pricer } from '../../market/pricer.ts'
 import type { TransfersReader } from '../../store/transfers-reader.ts'
 import { hashQuery } from './cursor.ts'
-import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
 import { NO_OVERRIDES, type SpamFlags, type SpamOverrides } from './spam-flags.ts'
 import {
@@ -16,7 +15,7 @@ import {
   shapeTransfer,
 } from './transfer-records.ts'
 import { type HistoryPage, type ReadRouting, readFlaggedPage, type WalletHistory } from './wallet-history.ts'
-import { listPageHead, listQueryFields, type UnavailableChain } from './wallet-query.ts'
+import { listPageHead, listQueryFields, readOwnWrites, syncExplorerChains, type UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */
 export type TransfersRequest = {

@@ -8,7 +8,6 @@ import type { Pricer } from '../../market/pricer.ts'
 import { failedKey, type TransactionFactsStore } from '../../store/transaction-facts-store.ts'
 import type { StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
 import { type CursorPosition, decodeCursor, encodeCursor, hashQuery, InvalidCursorError } from './cursor.ts'
-import { readOwnWrites, syncExplorerChains } from './explorer-chains.ts'
 import type { HdWallets } from './hd-wallets.ts'
 import { NO_OVERRIDES, type SpamFlags } from './spam-flags.ts'
 import {
@@ -32,7 +31,7 @@ import {
 import { createGroupFlags, entrySpamOf, type GroupFlags, movementVerdicts, priceEntries } from './transaction-spam.ts'
 import { shapeTransfer, type TransferRecord } from './transfer-records.ts'
 import type { HistoryRequest, ReadRouting, WalletHistory } from './wallet-history.ts'
-import { listPageHead, listQueryFields } from './wallet-query.ts'
+import { listPageHead, listQueryFields, readOwnWrites, syncExplorerChains } from './wallet-query.ts'
 import type { TransfersRequest } from './wallet-records.ts'
 
 /** A validated `/transactions` request: `/transfers`'s, without `asset` and `includeFees`. */
