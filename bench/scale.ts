@@ -106,6 +106,8 @@ async function measureSize(size: number, postgres: Awaited<ReturnType<typeof ope
           ratio: round(recordsPerSecond / yardstick.recordsPerSecond, 3),
           wdsCpuSeconds: { ...cpu.seconds, other: cpu.otherSeconds, idle: cpu.idleSeconds },
           yardstickCpuSeconds: yardstick.cpuSeconds,
+          // WDS's balance checkpoints (written beside the appends; the yardstick writes none)
+          balanceCheckpoints: indexed.balanceCheckpoints,
         },
         historyIndexesSeconds: { wds: (indexed.historyIndexesMs ?? 0) / 1000, yardstick: yardstick.historyIndexesMs / 1000 },
         storage: {
@@ -197,6 +199,8 @@ async function writeResults(): Promise<void> {
     // the ratio to the yardstick, largest over smallest: records/s alone move with the machine's load
     // between sizes (measured hours apart on shared cores); the ratio is measured in the same minutes
     ingestRatioLargestVsSmallest: round(largest.ingest.ratio / smallest.ingest.ratio, 3),
+    // WDS's own records/s, largest over smallest (the other reading of "at most 10 % slower")
+    wdsRateLargestVsSmallest: round(largest.ingest.wdsRecordsPerSecond / smallest.ingest.wdsRecordsPerSecond, 3),
     apiRatioLargestVsSmallest: Object.fromEntries(
       Object.keys(largest.api).map((name) => {
         const [large, small] = [apiRatio(largest, name), apiRatio(smallest, name)]

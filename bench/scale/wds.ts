@@ -23,7 +23,7 @@ export async function startWds(dataDir: string, nodeUrl: string, env: Record<str
   /** The first log line with this message (for the ethereum chain when it names one). */
   const findLine = (msg: string): LogLine | undefined =>
     wds.logLines().find((l) => l.msg === msg && (l.chain === undefined || l.chain === 'ethereum'))
-  return { child: wds.child, url, listeningAt, findLine, logText: wds.logText }
+  return { child: wds.child, url, listeningAt, findLine, logLines: wds.logLines, logText: wds.logText }
 }
 
 /** Waits for the first backfill's end (its history indexes and statistics): when it came and how long the indexes took. */
@@ -33,11 +33,27 @@ export async function waitIndexed(wds: RunningWds, giveUpMs: number) {
     if (line !== undefined) {
       const begun = wds.findLine('indexer started')
       const from = Math.min(begun === undefined ? wds.listeningAt : Date.parse(begun.time), wds.listeningAt)
-      return { indexingMs: Date.parse(line.time) - from, historyIndexesMs: line.duration_ms ?? null }
+      return {
+        indexingMs: Date.parse(line.time) - from,
+        historyIndexesMs: line.duration_ms ?? null,
+        balanceCheckpoints: sumCheckpoints(wds, Date.parse(line.time)),
+      }
     }
     if (Date.now() - started > giveUpMs) throw new Error(`no "${INDEXES_BUILT}" within ${giveUpMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, POLL_MS))
   }
+}
+
+/**
+ * The balance checkpoints written up to `until` (their log lines): how many, how many full, and the
+ * seconds their statements took (PostgreSQL's work, beside the appends: the yardstick writes none).
+ */
+function sumCheckpoints(wds: RunningWds, until: number) {
+  const lines = wds
+    .logLines()
+    .filter((l) => l.msg === 'balance checkpoint written' && l.chain === 'ethereum' && Date.parse(l.time) <= until)
+  const seconds = lines.reduce((sum, l) => sum + (l.duration_ms ?? 0), 0) / 1000
+  return { written: lines.length, full: lines.filter((l) => l.full === true).length, seconds: Math.round(seconds * 10) / 10 }
 }
 
 /** An Enterprise key without rate limits, and the stored records' count and bytes, from the running service's database. */

@@ -50,7 +50,7 @@ const SUMMED_MOVES = (partition: string, addressFilter: (column: string) => stri
  * A full balance checkpoint (migration 0021) at height $3 of chain $1: each (address, asset) moved in
  * blocks ($2, $3] ($2: the previous full checkpoint, or the opening block $4) with its net movement
  * there, and the addresses that moved at least $7 times there, tracked until the next full checkpoint.
- * One statement over the partition's rows of those blocks (its block-range BRIN index finds them).
+ * One statement over the partition's rows of those blocks (its block_number btree, migration 0031, finds them).
  */
 const WRITE_FULL_CHECKPOINT = (partition: string) => `
   ${SUMMED_MOVES(partition, (column) => `${column} IS NOT NULL`, 'balance_checkpoints')}, tracked AS (

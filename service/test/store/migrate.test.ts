@@ -295,3 +295,36 @@ test('0030 fills the paid addresses from the history written before it: signed p
     await upgraded.drop()
   }
 })
+
+test('0031 puts a btree on block_number in every partition, those stored before it too, and a block range reads it', async () => {
+  const upgraded = await createTestDatabase({ migrated: false })
+  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  try {
+    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0031')) {
+      await cp(join(MIGRATIONS_DIR, name), join(before, name))
+    }
+    await migrate(upgraded.db, logger, before)
+    await upgraded.db.query("CREATE TABLE transfers_base PARTITION OF transfers FOR VALUES IN ('base')")
+    await migrate(upgraded.db, logger)
+    await upgraded.db.query("CREATE TABLE transfers_optimism PARTITION OF transfers FOR VALUES IN ('optimism')")
+    const { rows } = await upgraded.db.query(
+      `SELECT c.relname AS index, am.amname AS method FROM pg_index i
+         JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+        WHERE i.indrelid IN ('transfers'::regclass, 'transfers_base'::regclass, 'transfers_optimism'::regclass)
+        ORDER BY c.relname`,
+    )
+    expect(rows).toEqual([
+      { index: 'transfers_base_block_number_idx', method: 'btree' },
+      { index: 'transfers_by_block', method: 'btree' },
+      { index: 'transfers_optimism_block_number_idx', method: 'btree' },
+    ])
+    // a balance checkpoint's rows: the blocks of a range, found through the index (not the whole table read)
+    const plan = await upgraded.db.query(
+      `EXPLAIN (FORMAT JSON) SELECT value FROM transfers_base WHERE block_number > 10 AND block_number <= 20`,
+    )
+    expect(JSON.stringify(plan.rows[0])).toContain('transfers_base_block_number_idx')
+  } finally {
+    await rm(before, { recursive: true, force: true })
+    await upgraded.drop()
+  }
+})
