@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { AccessControl } from '../access/access-control.ts'
-import { redactUrl } from '../access/auth.ts'
 import type { Throttle } from '../access/throttle.ts'
 import type { Config } from '../config/config.ts'
 import { WdsError } from '../lib/errors.ts'
@@ -26,9 +24,10 @@ import type { Metrics } from './http/metrics.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { accountOf, createPortalAuth } from './http/portal-auth.ts'
 import { handleError, sendProblem } from './http/problem.ts'
-import { addRequestContext, addRequestHooks, refuseWhileWarming } from './http/request-hooks.ts'
+import { addRequestContext, addRequestHooks, refuseWhileWarming, requestIdOf } from './http/request-hooks.ts'
 import { addCors, addSecurityHeaders } from './http/security-headers.ts'
 import { createSerializerBuilder } from './http/serializers.ts'
+import { answerUnknownRoutes } from './http/unknown-routes.ts'
 import { createValidatorBuilder } from './http/validation.ts'
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts'
 import { systemRoutes } from './routes/system.ts'
@@ -98,11 +97,6 @@ export type AppServices = {
   portal: PortalServices
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-
-/** The methods some route of the service answers. */
-const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'])
-
 /** The HTTP app: its plugins and hooks, then its routes, each given the services it calls. */
 export async function buildApp(services: AppServices) {
   const { db, metrics, access, availability } = services
@@ -146,11 +140,7 @@ function createFastify(logger: Logger, http: { requestTimeoutMs: number }) {
     },
     // a path parameter may be an output descriptor over an extended key (~150 characters, more with key origins)
     routerOptions: { maxParamLength: 500 },
-    // A caller's own X-Request-Id is kept when it is sane, so that logs on both sides can be joined.
-    genReqId: (request) => {
-      const given = request.headers['x-request-id']
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
-    },
+    genReqId: requestIdOf,
     // Fastify's own request lines would log URLs unredacted; one line per request is written below.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     frameworkErrors: (error, request, reply) => {
@@ -158,37 +148,6 @@ function createFastify(logger: Logger, http: { requestTimeoutMs: number }) {
       sendProblem(reply, new WdsError('invalid_parameter', error.message, { cause: error, status: 400 }))
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
-}
-
-/** 404 for a path no route has, 405 (with Allow) for a method its routes do not answer, OPTIONS answered. */
-function answerUnknownRoutes(app: FastifyInstance): void {
-  const routes = collectRoutes(app)
-  app.setNotFoundHandler((request, reply) => {
-    const path = redactUrl(request.url).split('?')[0] ?? '/'
-    const allowed = routes.methodsOf(path)
-    // a route of this method that found nothing (a missing asset) is a 404 too
-    if (allowed.length === 0 || allowed.includes(request.method))
-      return sendProblem(reply, new WdsError('not_found', `there is no route ${request.method} ${path}`))
-    const allow = [...allowed, 'OPTIONS'].join(', ')
-    if (request.method === 'OPTIONS') return reply.code(204).header('allow', allow).send()
-    return sendProblem(
-      reply,
-      new WdsError('method_not_allowed', `${request.method} is not allowed on ${path}; it allows ${allow}`, {
-        headers: { allow },
-      }),
-    )
-  })
-
-  // a method no route has (QUERY, PROPFIND…) is answered before any body is parsed: 405 on a known path, else 404
-  app.addHook('onRequest', async (request, reply) => {
-    if (SERVED_METHODS.has(request.method)) return
-    const path = redactUrl(request.url).split('?')[0] ?? '/'
-    const allowed = routes.methodsOf(path)
-    if (allowed.length === 0) throw new WdsError('not_found', `there is no route ${request.method} ${path}`)
-    const allow = [...allowed, 'OPTIONS'].join(', ')
-    reply.header('allow', allow)
-    throw new WdsError('method_not_allowed', `${request.method} is not allowed on ${path}; it allows ${allow}`)
-  })
 }
 
 /** The data routes under /v1: market data ready, then the key checked and the request counted, then the route. */
@@ -245,23 +204,4 @@ async function registerPortalRoutes(developer: FastifyInstance, services: AppSer
     flushUsage: access.flushUsage,
     onAuthChange: access.evictAccount,
   })
-}
-
-/** Every route's path pattern and methods, as they are added: what a 405's Allow header lists. */
-function collectRoutes(app: FastifyInstance) {
-  const routes: { pattern: RegExp; methods: string[] }[] = []
-  app.addHook('onRoute', (route) => {
-    const source = route.url
-      .split(/(:[A-Za-z0-9_]+|\*)/)
-      .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
-      .join('')
-    const methods = Array.isArray(route.method) ? route.method : [route.method]
-    routes.push({ pattern: new RegExp(`^${source}/?$`), methods: methods.map(String) })
-  })
-  return {
-    methodsOf(path: string): string[] {
-      const methods = new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods))
-      return [...methods].sort()
-    },
-  }
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { findKeyInQuery, redactUrl } from '../../access/auth.ts'
 import { WdsError } from '../../lib/errors.ts'
@@ -10,6 +12,14 @@ import type { Metrics } from './metrics.ts'
  * error handler ("request failed").
  */
 const PROBE_ROUTES = new Set(['/health', '/ready'])
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** A request's id (Fastify's genReqId): the caller's own X-Request-Id when it is sane, so that logs on both sides can be joined. */
+export function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers['x-request-id']
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+}
 
 /**
  * What every request goes through: its request id echoed, keys in URLs refused, one log line (at debug

@@ -18,8 +18,6 @@ export const RECORD_PAGES: ReadonlySet<string> = new Set([
   'TransactionList',
 ])
 
-const stringify: Serialize = (data) => JSON.stringify(data)
-
 const isRecordPage = (schema: unknown) =>
   typeof schema === 'object' && schema !== null && RECORD_PAGES.has(String((schema as { $ref?: unknown }).$ref))
 
@@ -31,7 +29,8 @@ const isRecordPage = (schema: unknown) =>
 export function createSerializerBuilder(externalSchemas: unknown, serializerOpts: unknown): BuildSerializer {
   const build = compileFromSchemas(externalSchemas, serializerOpts)
   return (route) => {
-    if (isRecordPage(route.schema)) return stringify
+    // JSON.stringify itself (Fastify calls a serialiser with the payload alone): nothing of ours runs per page
+    if (isRecordPage(route.schema)) return JSON.stringify
     let serialize: Serialize | undefined
     return (data) => {
       serialize ??= build(route)

@@ -6,8 +6,8 @@ import type { Pricer } from '../../market/pricer.ts'
 import type { OutputsStore, StoredUtxoTransaction } from '../../store/outputs-store.ts'
 import type { HistoryState, StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
 import { getCurrencyParam } from './currencies.ts'
-import { decodeCursor, encodeCursor, hashQuery } from './cursor.ts'
 import { priceTransfers, shapeTransfer } from './transfer-records.ts'
+import { decodeCursor, encodeCursor, hashQuery } from './wallet-history.ts'
 import { checkBlockRange, parseDateRange } from './wallet-query.ts'
 
 /** Derived addresses kept per wallet (deriving a key costs a curve multiplication). */

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 import { describe, expect, test } from 'vitest'
 import type { WdsError } from '../../lib/errors.ts'
 import type {
@@ -8,8 +8,16 @@ import type {
   StoredTransfer,
   TransfersReader,
 } from '../../store/transfers-reader.ts'
-import { deriveCursorKey, hashQuery } from './cursor.ts'
-import { createWalletHistory, type HistoryRequest } from './wallet-history.ts'
+import {
+  type CursorState,
+  createWalletHistory,
+  decodeCursor as decodeWith,
+  deriveCursorKey,
+  encodeCursor as encodeWith,
+  type HistoryRequest,
+  hashQuery,
+  InvalidCursorError,
+} from './wallet-history.ts'
 
 /**
  * The page logic of wallet-history.ts over a store held in memory that answers as
@@ -255,5 +263,65 @@ describe('cursors', () => {
     ;(memory.states[1] as HistoryState).indexedBlock = 9
     await history.readPage({ ...request(), cursor: first.cursor as string })
     expect(routing.toPrimary).toBe(1)
+  })
+})
+
+describe('the cursor codec', () => {
+  const codecKey = deriveCursorKey(randomBytes(32))
+  const encodeCursor = (state: CursorState) => encodeWith(state, codecKey)
+  const decodeCursor = (cursor: string, expected: string) => decodeWith(cursor, expected, codecKey)
+
+  const query = hashQuery({ address: '0xabc', chain: 'all', direction: 'both' })
+  const state: CursorState = {
+    query,
+    upperBlocks: { ethereum: 120, base: 9000 },
+    positions: { ethereum: { blockNumber: 100, txIndex: 3, seq: 7 } },
+  }
+
+  test('encodeCursor() and decodeCursor() round-trip, as an opaque URL-safe string', () => {
+    const cursor = encodeCursor(state)
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/)
+    expect(decodeCursor(cursor, query)).toEqual(state)
+  })
+
+  test('hashQuery() is independent of key order and changes with any filter', () => {
+    expect(hashQuery({ a: 1, b: 'x' })).toBe(hashQuery({ b: 'x', a: 1 }))
+    expect(hashQuery({ a: 1, b: undefined })).toBe(hashQuery({ a: 1, b: null }))
+    expect(hashQuery({ address: '0xabc', chain: 'all', direction: 'in' })).not.toBe(query)
+  })
+
+  test('decodeCursor() refuses a cursor of another query', () => {
+    const other = hashQuery({ address: '0xabc', chain: 'all', direction: 'in' })
+    expect(() => decodeCursor(encodeCursor(state), other)).toThrow(/another query/)
+  })
+
+  test('decodeCursor() refuses garbled cursors, even signed with the right key', () => {
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+    const signed = (value: unknown) =>
+      `${b64(value)}.${createHmac('sha256', codecKey).update(b64(value)).digest('base64url').slice(0, 22)}`
+    for (const garbled of [
+      'not a cursor!',
+      'AAAA',
+      encodeCursor(state).slice(0, -3),
+      signed({ v: 2, q: query, u: {}, p: {} }),
+      signed({ v: 1, q: query, u: { ethereum: -1 }, p: {} }),
+      signed({ v: 1, q: query, u: { ethereum: 5 }, p: { ethereum: [1, 2] } }),
+      signed({ v: 1, q: query, u: { ethereum: 5 }, p: { base: [1, 2, 3] } }),
+      signed({ v: 1, q: query, u: { ethereum: 5 }, p: { ethereum: [1, 2 ** 31, 3] } }),
+      signed([1, 2]),
+    ]) {
+      expect(() => decodeCursor(garbled, query), garbled).toThrow(InvalidCursorError)
+    }
+  })
+
+  test('decodeCursor() refuses a forged or altered cursor: bounds raised, or signed with another key', () => {
+    const [payload] = encodeCursor(state).split('.')
+    const forged = Buffer.from(
+      JSON.stringify({ v: 1, q: query, u: { ethereum: 2 ** 53 - 1, base: 9000, bitcoin: 1 }, p: {} }),
+    ).toString('base64url')
+    const signature = encodeCursor(state).split('.')[1]
+    for (const cursor of [`${forged}.${signature}`, payload as string, encodeWith(state, deriveCursorKey(randomBytes(32)))]) {
+      expect(() => decodeCursor(cursor, query)).toThrow('the cursor is not one this service issued')
+    }
   })
 })

@@ -3,9 +3,8 @@ import type { OnDemand } from '../../domain/on-demand.ts'
 import { type Direction, ERC20_STANDARD_TYPES, NFT_TYPES, type RecordType, type Token } from '../../domain/records.ts'
 import type { Pricer } from '../../market/pricer.ts'
 import type { TransfersReader } from '../../store/transfers-reader.ts'
-import { hashQuery } from './cursor.ts'
 import { addFiatValues, pricedAsset } from './fiat-values.ts'
-import { NO_OVERRIDES, type SpamFlags, type SpamOverrides } from './spam-flags.ts'
+import { NO_OVERRIDES, readFlaggedPage, type SpamFlags, type SpamOverrides } from './spam-flags.ts'
 import {
   ALL_BUT_FEES,
   COIN_TYPES,
@@ -14,7 +13,7 @@ import {
   shapeNftTransfer,
   shapeTransfer,
 } from './transfer-records.ts'
-import { type HistoryPage, type ReadRouting, readFlaggedPage, type WalletHistory } from './wallet-history.ts'
+import { type HistoryPage, hashQuery, type ReadRouting, type WalletHistory } from './wallet-history.ts'
 import { listPageHead, listQueryFields, readOwnWrites, syncExplorerChains, type UnavailableChain } from './wallet-query.ts'
 
 /** A validated `/transfers` request (the route has parsed and checked every parameter). */

@@ -7,7 +7,6 @@ import { WdsError } from '../../lib/errors.ts'
 import type { Pricer } from '../../market/pricer.ts'
 import { failedKey, type TransactionFactsStore } from '../../store/transaction-facts-store.ts'
 import type { StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
-import { type CursorPosition, decodeCursor, encodeCursor, hashQuery, InvalidCursorError } from './cursor.ts'
 import type { HdWallets } from './hd-wallets.ts'
 import { NO_OVERRIDES, type SpamFlags } from './spam-flags.ts'
 import {
@@ -30,7 +29,16 @@ import {
 } from './transaction-groups.ts'
 import { createGroupFlags, entrySpamOf, type GroupFlags, movementVerdicts, priceEntries } from './transaction-spam.ts'
 import { shapeTransfer, type TransferRecord } from './transfer-records.ts'
-import type { HistoryRequest, ReadRouting, WalletHistory } from './wallet-history.ts'
+import {
+  type CursorPosition,
+  decodeCursor,
+  encodeCursor,
+  type HistoryRequest,
+  hashQuery,
+  InvalidCursorError,
+  type ReadRouting,
+  type WalletHistory,
+} from './wallet-history.ts'
 import { listPageHead, listQueryFields, readOwnWrites, syncExplorerChains } from './wallet-query.ts'
 import type { TransfersRequest } from './wallet-records.ts'
 
