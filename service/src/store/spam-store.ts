@@ -17,6 +17,33 @@ function endsKey(head: string, tail: string): string {
   return key
 }
 
+/** A wallet's receipt of a token: its sender and transaction (mass-airdrop counts the sender's recipients there). */
+export type TokenReceipt = SenderInTransaction
+
+/** One sender of one token in one transaction. */
+export type SenderInTransaction = {
+  chain: string
+  txHash: string
+  blockNumber: number
+  txIndex: number
+  sender: string
+  contractAddress: string
+}
+
+/**
+ * How many addresses a sender gave a token to in a transaction, by `chain:txHash:sender:token`: a
+ * fact of the transaction's content, the same whichever block holds it (its records are stored
+ * together, in one commit), so it is kept once read, for the process (mass-airdrop on every page that
+ * holds a token, the airdrop category of /transactions). Cleared, not evicted, past MAX_CACHED_COUNTS.
+ */
+export const createRecipientCounts = () => new Map<string, number>()
+
+export type RecipientCounts = Map<string, number>
+
+const MAX_CACHED_COUNTS = 200_000
+
+const recipientsKey = (s: SenderInTransaction) => `${s.chain}:${s.txHash}:${s.sender}:${s.contractAddress}`
+
 /** A record of the wallet's by its transaction: whether the wallet signed that transaction is asked. */
 export type WalletTransaction = { blockNumber: number; txIndex: number }
 
@@ -29,42 +56,110 @@ export type WalletTransaction = { blockNumber: number; txIndex: number }
 /** How many of a wallet's first receipts of a token mass-airdrop looks at (docs/spam.md). */
 export const MASS_AIRDROP_FIRST_RECEIPTS = 20
 
-export function createSpamStore(db: Queryable) {
+export function createSpamStore(
+  db: Queryable,
+  { recipientCounts = createRecipientCounts() }: { recipientCounts?: RecipientCounts } = {},
+) {
   return {
     /**
-     * Of these token contracts, the ones the wallet received in a transaction in which the sender gave
-     * the token to at least `minRecipients` distinct addresses, from a sender the wallet never sent
-     * anything to (mass-airdrop). Only the wallet's first `firstReceipts` receipts of each token are
-     * looked at: the airdrop that brings a spam token is a wallet's first receipt of it, and a whale's
-     * 100,000 receipts of one token are not each counted again on every page (the recipient count of
-     * every receipt made a whale's /transfers page grow with its history: 186 ms at 10^5 records,
-     * 880 ms at 10^6, and a query timeout for a 100,000-transfer wallet).
+     * The wallet's first `firstReceipts` receipts of each of these tokens (history order), each with its
+     * sender and transaction: mass-airdrop looks only at these. The airdrop that brings a spam token is
+     * a wallet's first receipt of it, and a whale's 100,000 receipts of one token are not each counted
+     * again on every page (the recipient count of every receipt made a whale's /transfers page grow
+     * with its history: 186 ms at 10^5 records, 880 ms at 10^6, and a query timeout for a
+     * 100,000-transfer wallet). One statement: a range of the token-receipts index per token.
      */
-    async findMassAirdropped(
+    async findFirstReceipts(
       chain: string,
       wallet: string,
       contracts: readonly string[],
-      minRecipients: number,
       firstReceipts = MASS_AIRDROP_FIRST_RECEIPTS,
-    ): Promise<Set<string>> {
-      if (contracts.length === 0) return new Set()
-      const { rows } = await db.query<{ contract: string }>(
-        `SELECT ${hexOf('c.contract')} AS contract FROM unnest($3::bytea[]) AS c(contract)
-         WHERE EXISTS (
-           SELECT 1 FROM (
-             SELECT r.from_address, r.block_number, r.tx_index FROM transfers r
-             WHERE r.chain = $1 AND r.to_address = $2 AND r.contract_address = c.contract AND r.from_address IS NOT NULL
-             ORDER BY r.block_number, r.tx_index, r.seq
-             LIMIT $5
-           ) r
-           WHERE (SELECT count(DISTINCT t.to_address) FROM transfers t
-                  WHERE t.chain = $1 AND t.from_address = r.from_address AND t.block_number = r.block_number
-                    AND t.tx_index = r.tx_index AND t.contract_address = c.contract) >= $4
-             AND NOT EXISTS (SELECT 1 FROM transfers s WHERE s.chain = $1 AND s.from_address = $2 AND s.to_address = r.from_address)
-         )`,
-        [chain, pack(wallet), contracts.map(pack), minRecipients, firstReceipts],
+    ): Promise<TokenReceipt[]> {
+      if (contracts.length === 0) return []
+      const { rows } = await db.query<{ contract: string; sender: string; block: string; tx: number; hash: string }>(
+        `SELECT ${hexOf('c.contract')} AS contract, ${hexOf('r.from_address')} AS sender, r.block_number::text AS block,
+                r.tx_index AS tx, ${hexOf('r.tx_hash')} AS hash
+         FROM unnest($3::bytea[]) AS c(contract) CROSS JOIN LATERAL (
+           SELECT r.from_address, r.block_number, r.tx_index, r.tx_hash FROM transfers r
+           WHERE r.chain = $1 AND r.to_address = $2 AND r.contract_address = c.contract AND r.from_address IS NOT NULL
+           ORDER BY r.block_number, r.tx_index, r.seq
+           LIMIT $4
+         ) r`,
+        [chain, pack(wallet), contracts.map(pack), firstReceipts],
       )
-      return new Set(rows.map((row) => unpack(row.contract)))
+      return rows.map((row) => ({
+        chain,
+        txHash: unpack(row.hash),
+        blockNumber: Number(row.block),
+        txIndex: row.tx,
+        sender: unpack(row.sender),
+        contractAddress: unpack(row.contract),
+      }))
+    },
+
+    /**
+     * For each sender: how many distinct addresses it sent the token to in that transaction, from the
+     * indexed records (a descent of the sender's history index to that transaction, per sender not in
+     * the process's recipient counts; those read are kept there).
+     */
+    async countRecipients(senders: readonly SenderInTransaction[]): Promise<number[]> {
+      const found = new Map<string, number>()
+      const unknown: SenderInTransaction[] = []
+      for (const s of senders) {
+        const key = recipientsKey(s)
+        const known = recipientCounts.get(key)
+        if (known !== undefined) found.set(key, known)
+        else if (!found.has(key)) {
+          found.set(key, 0)
+          unknown.push(s)
+        }
+      }
+      const counts = new Array<number>(unknown.length).fill(0)
+      const byChain = new Map<string, number[]>()
+      unknown.forEach((s, i) => {
+        const indexes = byChain.get(s.chain) ?? []
+        indexes.push(i)
+        byChain.set(s.chain, indexes)
+      })
+      // one statement per chain, its partition named by a constant (pruned when planned)
+      await Promise.all(
+        [...byChain].map(async ([chain, indexes]) => {
+          const asked = indexes.map((i) => unknown[i] as SenderInTransaction)
+          const { rows } = await db.query<{ i: string; recipients: number }>(
+            `SELECT q.i, (
+               SELECT count(DISTINCT t.to_address)::int FROM transfers t
+               WHERE t.chain = $1 AND t.from_address = q.sender AND t.block_number = q.block
+                 AND t.tx_index = q.tx AND t.contract_address = q.contract
+             ) AS recipients
+             FROM unnest($2::bytea[], $3::bigint[], $4::int[], $5::bytea[]) WITH ORDINALITY AS q(sender, block, tx, contract, i)`,
+            [
+              chain,
+              asked.map((s) => pack(s.sender)),
+              asked.map((s) => s.blockNumber),
+              asked.map((s) => s.txIndex),
+              asked.map((s) => pack(s.contractAddress)),
+            ],
+          )
+          for (const row of rows) counts[indexes[Number(row.i) - 1] as number] = row.recipients
+        }),
+      )
+      if (recipientCounts.size + unknown.length > MAX_CACHED_COUNTS) recipientCounts.clear()
+      unknown.forEach((s, i) => {
+        found.set(recipientsKey(s), counts[i] ?? 0)
+        recipientCounts.set(recipientsKey(s), counts[i] ?? 0)
+      })
+      return senders.map((s) => found.get(recipientsKey(s)) ?? 0)
+    },
+
+    /** Of these addresses, the ones the wallet ever sent anything to (mass-airdrop spares their airdrops). */
+    async findSentTo(chain: string, wallet: string, senders: readonly string[]): Promise<Set<string>> {
+      if (senders.length === 0) return new Set()
+      const { rows } = await db.query<{ sender: string }>(
+        `SELECT ${hexOf('q.sender')} AS sender FROM unnest($3::bytea[]) AS q(sender)
+         WHERE EXISTS (SELECT 1 FROM transfers s WHERE s.chain = $1 AND s.from_address = $2 AND s.to_address = q.sender)`,
+        [chain, pack(wallet), senders.map(pack)],
+      )
+      return new Set(rows.map((row) => unpack(row.sender)))
     },
 
     /**

@@ -98,6 +98,22 @@ export function createSpamFlags({
     )
   }
 
+  /**
+   * Of these tokens, the ones the wallet received in a transaction in which the sender gave the token
+   * to at least `massAirdropRecipients` distinct addresses, from a sender the wallet never sent anything
+   * to (mass-airdrop), among its first receipts of each: the receipts read, their recipient counts
+   * (kept for the process: a transaction's content does not change), then the senders of those that
+   * qualify, if any.
+   */
+  async function findMassAirdropped(chain: string, wallet: string, contracts: readonly string[]): Promise<Set<string>> {
+    const receipts = await store.findFirstReceipts(chain, wallet, contracts)
+    const counts = await store.countRecipients(receipts)
+    const mass = receipts.filter((_, i) => (counts[i] ?? 0) >= settings.massAirdropRecipients)
+    if (mass.length === 0) return new Set()
+    const sentTo = await store.findSentTo(chain, wallet, [...new Set(mass.map((r) => r.sender))])
+    return new Set(mass.filter((r) => !sentTo.has(r.sender)).map((r) => r.contractAddress))
+  }
+
   function reasonsOfToken(chain: string, contract: string, token: Token | undefined): SpamReason[] {
     const key = `${chain}:${contract}:${token?.name ?? ''}:${token?.symbol ?? ''}`
     let reasons = tokenReasons.get(key)
@@ -121,7 +137,7 @@ export function createSpamFlags({
     )
     const [tokens, airdropped, poisoners, signed] = await Promise.all([
       findTokens(chain, unlisted),
-      store.findMassAirdropped(chain, wallet, unlisted, settings.massAirdropRecipients),
+      findMassAirdropped(chain, wallet, unlisted),
       findPoisoners(chain, records, wallet),
       store.findSigned(chain, wallet, zeroOut),
     ])
@@ -150,10 +166,7 @@ export function createSpamFlags({
       overrides: SpamOverrides = NO_OVERRIDES,
     ): Promise<Map<string, SpamVerdict>> {
       const unlisted = contracts.filter((contract) => !reviewed.isListed(chain, contract))
-      const [tokens, airdropped] = await Promise.all([
-        findTokens(chain, unlisted),
-        store.findMassAirdropped(chain, wallet, unlisted, settings.massAirdropRecipients),
-      ])
+      const [tokens, airdropped] = await Promise.all([findTokens(chain, unlisted), findMassAirdropped(chain, wallet, unlisted)])
       return new Map(
         contracts.map((contract) => {
           const reasons = unlisted.includes(contract) ? [...reasonsOfToken(chain, contract, tokens.get(contract))] : []

@@ -6,7 +6,7 @@ import { type ChainStatesStore, createChainStatesStore } from '../../store/chain
 import type { Queryable } from '../../store/db.ts'
 import { createOutputsStore, type OutputsStore } from '../../store/outputs-store.ts'
 import type { ReadScope } from '../../store/read-pools.ts'
-import { createSpamStore, type SpamStore } from '../../store/spam-store.ts'
+import { createRecipientCounts, createSpamStore, type SpamStore } from '../../store/spam-store.ts'
 import { createTransactionFactsStore, type TransactionFactsStore } from '../../store/transaction-facts-store.ts'
 import {
   createReaderMemory,
@@ -22,7 +22,7 @@ import { createWalletBalances, type WalletBalances } from './wallet-balances.ts'
 import { createDateBlocksMemory, createWalletHistory } from './wallet-history.ts'
 import { createWalletReconciliation, type WalletReconciliation } from './wallet-reconciliation.ts'
 import { createWalletRecords, type WalletRecords } from './wallet-records.ts'
-import { createRecipientCounts, createWalletTransactions, type WalletTransactions } from './wallet-transactions.ts'
+import { createWalletTransactions, type WalletTransactions } from './wallet-transactions.ts'
 
 /** The indexed data's stores over one read scope's `db`. */
 export type ReadStores = {
@@ -36,17 +36,19 @@ export type ReadStores = {
 
 /**
  * The read stores over a read scope's `db`, made per scope (closures over it), sharing what the
- * transfers reader keeps for the process (its prepared statements, token metadata). The chains' heads
+ * transfers reader keeps for the process (its prepared statements, token metadata) and the spam store's
+ * recipient counts. The chains' heads
  * come from `primary`. `prepare`: the page statements are prepared (WDS_PREPARED_STATEMENTS).
  */
 export function readStoresOf(primary: Queryable, { prepare = false }: { prepare?: boolean } = {}) {
   const memory = createReaderMemory(prepare)
+  const recipientCounts = createRecipientCounts()
   return (db: Queryable): ReadStores => ({
     chainStates: createChainStatesStore(db, primary),
     walletTransfers: createTransfersReader(db, { memory }),
     balances: createBalancesStore(db),
     outputs: createOutputsStore(db),
-    spam: createSpamStore(db),
+    spam: createSpamStore(db, { recipientCounts }),
     transactionFacts: createTransactionFactsStore(db),
   })
 }
@@ -116,14 +118,13 @@ export type HistoryStatesCache = ReturnType<typeof createHistoryStatesCache>
 /**
  * What the wallet services keep for the process, shared by those of every read scope: the chains'
  * history states (with `caughtUp`, the auth-change barrier they wait for), date bounds, balance sums,
- * recipient counts, extended keys' derived addresses.
+ * extended keys' derived addresses (the recipient counts are the read stores', readStoresOf).
  */
 export function createWalletMemory(caughtUp: (since: number) => Promise<boolean>) {
   return {
     historyStates: createHistoryStatesCache(caughtUp),
     dateBlocks: createDateBlocksMemory(),
     balances: createBalanceMemory(),
-    recipientCounts: createRecipientCounts(),
     derivedAddresses: createDerivedAddresses(),
   }
 }
@@ -174,7 +175,6 @@ export function createWalletServices(deps: WalletDeps, context: RequestContext, 
     cursorKey,
   })
   const history = createWalletHistory({ store: reader, cursorKey, scope, listHistoryStates, dateBlocksMemory: memory.dateBlocks })
-  const { recipientCounts } = memory
   const facts = stores.transactionFacts
   return {
     chainStates: stores.chainStates,
@@ -189,7 +189,7 @@ export function createWalletServices(deps: WalletDeps, context: RequestContext, 
       history,
       scope,
       spam,
-      recipientCounts,
+      recipients: stores.spam,
     }),
     hdWallets,
     balances: createWalletBalances({

@@ -5,6 +5,7 @@ import type { SpamVerdict } from '../../domain/spam/reasons.ts'
 import { categorise, type Movement } from '../../domain/transactions/categories.ts'
 import { WdsError } from '../../lib/errors.ts'
 import type { Pricer } from '../../market/pricer.ts'
+import type { SpamStore } from '../../store/spam-store.ts'
 import { failedKey, type TransactionFactsStore } from '../../store/transaction-facts-store.ts'
 import type { StoredTransfer, TransfersReader } from '../../store/transfers-reader.ts'
 import type { HdWallets } from './hd-wallets.ts'
@@ -49,19 +50,6 @@ export type TransactionsRequest = Omit<TransfersRequest, 'asset' | 'includeFees'
 export type HdTransactionsRequest = Omit<TransactionsRequest, 'address' | 'chains' | 'named' | 'unservedChains'>
 
 type HdWalletOnChain = Parameters<HdWallets['readRecords']>[0]
-
-/** Bounds the recipient counts held in memory (about 100 bytes each). */
-const MAX_CACHED_COUNTS = 200_000
-
-/**
- * How many addresses a sender gave a token to in a transaction, by `chain:txHash:sender:token`: a
- * fact of the transaction's content, the same whichever block holds it (its records are stored
- * together, in one commit), so it is kept once read, for the process. Cleared, not evicted, past
- * MAX_CACHED_COUNTS.
- */
-export const createRecipientCounts = () => new Map<string, number>()
-
-export type RecipientCounts = Map<string, number>
 
 /**
  * One transaction's entry: its movements as the rules see them, its category, and the records shaped
@@ -132,7 +120,7 @@ export function createWalletTransactions({
   history,
   scope,
   spam,
-  recipientCounts,
+  recipients,
 }: {
   store: TransfersReader
   facts: TransactionFactsStore
@@ -146,8 +134,8 @@ export function createWalletTransactions({
   scope: ReadRouting
   /** Each record's spam verdict (docs/spam.md). */
   spam: SpamFlags
-  /** The process's recipient counts (createRecipientCounts), shared by every read scope. */
-  recipientCounts: RecipientCounts
+  /** Recipient counts of token transfers (the spam store's, kept for the process). */
+  recipients: Pick<SpamStore, 'countRecipients'>
 }) {
   /** Whole transactions of an address (one chain or several) from the request's cursor on. */
   async function readTransactions(request: HistoryRequest, direction: Direction, flags: GroupFlags, excludeSpam: boolean) {
@@ -181,20 +169,18 @@ export function createWalletTransactions({
 
   /** Per received token: the most distinct addresses its sender gave it to in that transaction (airdrop candidates only). */
   async function countRecipients(candidates: readonly Group[]): Promise<Map<StoredTransfer, number>> {
-    const keyOf = (t: StoredTransfer) => `${t.chain}:${t.txHash}:${t.from}:${t.contractAddress}`
-    const unknown = candidates.flatMap((group) => group.records).filter((t) => !recipientCounts.has(keyOf(t)))
-    const counts = await facts.countRecipients(
-      unknown.map((t) => ({
+    const records = candidates.flatMap((group) => group.records)
+    const counts = await recipients.countRecipients(
+      records.map((t) => ({
         chain: t.chain,
+        txHash: t.txHash,
         blockNumber: t.blockNumber,
         txIndex: t.txIndex,
         sender: t.from as string,
         contractAddress: t.contractAddress as string,
       })),
     )
-    if (recipientCounts.size + unknown.length > MAX_CACHED_COUNTS) recipientCounts.clear()
-    for (const [i, t] of unknown.entries()) recipientCounts.set(keyOf(t), counts[i] ?? 0)
-    return new Map(candidates.flatMap((group) => group.records).map((t) => [t, recipientCounts.get(keyOf(t)) ?? 0]))
+    return new Map(records.map((t, i) => [t, counts[i] ?? 0]))
   }
 
   async function tokensOf(groups: readonly Group[]): Promise<Map<string, Token>> {
