@@ -22,15 +22,19 @@ export interface BalanceCheckpointsStore {
 const COIN_TYPES = recordTypesOf('coin')
 const TOKEN_TYPES = recordTypesOf('token')
 
-/** The movements of the partition's rows in blocks ($2, $3]: each row's receiving side (+) and sending side (-). */
+/**
+ * The movements of the partition's rows in blocks ($2, $3]: each row's receiving side (+) and sending
+ * side (-). `block_number + 0` is the expression of the block-range btree (migration 0031), which the
+ * planner cannot take for a wallet page's block order.
+ */
 const MOVES = (partition: string, addressFilter: (column: string) => string) => `
     SELECT to_address AS address, CASE WHEN type = ANY($6) THEN contract_address ELSE ''::bytea END AS asset, value AS delta
       FROM ${partition}
-     WHERE block_number > $2 AND block_number <= $3 AND ${addressFilter('to_address')} AND (type = ANY($5) OR type = ANY($6))
+     WHERE block_number + 0 > $2 AND block_number + 0 <= $3 AND ${addressFilter('to_address')} AND (type = ANY($5) OR type = ANY($6))
     UNION ALL
     SELECT from_address, CASE WHEN type = ANY($6) THEN contract_address ELSE ''::bytea END, -value
       FROM ${partition}
-     WHERE block_number > $2 AND block_number <= $3 AND ${addressFilter('from_address')} AND (type = ANY($5) OR type = ANY($6))`
+     WHERE block_number + 0 > $2 AND block_number + 0 <= $3 AND ${addressFilter('from_address')} AND (type = ANY($5) OR type = ANY($6))`
 
 /**
  * A checkpoint's first steps: the moves of the rows in blocks ($2, $3] whose addresses pass
@@ -50,7 +54,7 @@ const SUMMED_MOVES = (partition: string, addressFilter: (column: string) => stri
  * A full balance checkpoint (migration 0021) at height $3 of chain $1: each (address, asset) moved in
  * blocks ($2, $3] ($2: the previous full checkpoint, or the opening block $4) with its net movement
  * there, and the addresses that moved at least $7 times there, tracked until the next full checkpoint.
- * One statement over the partition's rows of those blocks (its block_number btree, migration 0031, finds them).
+ * One statement over the partition's rows of those blocks (the block-range btree of migration 0031 finds them).
  */
 const WRITE_FULL_CHECKPOINT = (partition: string) => `
   ${SUMMED_MOVES(partition, (column) => `${column} IS NOT NULL`, 'balance_checkpoints')}, tracked AS (

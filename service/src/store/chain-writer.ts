@@ -48,7 +48,7 @@ export interface ChainWriter extends ChainStateWriter, BalanceCheckpointsStore {
 /**
  * A partition is analysed again each time the rows this process appended to it double (from 100,000),
  * once its history is served: during its first backfill nothing plans on it but the balance
- * checkpoints (a block range, found by its block_number btree, migration 0031), and buildHistoryIndexes analyses it at the end.
+ * checkpoints (a block range, found by the btree on block_number + 0 of migration 0031), and buildHistoryIndexes analyses it at the end.
  */
 const FIRST_ANALYZE_ROWS = 100_000
 

@@ -70,6 +70,7 @@ test('0005 keeps the wallet-history indexes of chains indexed before it, per par
         'transfers_base_by_from',
         'transfers_base_by_to',
         'transfers_base_by_to_token',
+        'transfers_base_expr_idx',
       ],
       built: true,
     })
@@ -190,16 +191,20 @@ test('0024 packs every partition’s hashes and addresses, keeps each one’s in
     expect(rows[0]).toEqual({
       indexes: [
         'transfers transfers_by_block',
+        'transfers transfers_by_block_range',
         'transfers_base transfers_base_block_number_idx',
         'transfers_base transfers_base_by_from',
         'transfers_base transfers_base_by_to',
         'transfers_base transfers_base_by_to_token',
+        'transfers_base transfers_base_expr_idx',
         'transfers_bitcoin transfers_bitcoin_block_number_idx',
+        'transfers_bitcoin transfers_bitcoin_expr_idx',
         'transfers_cardano transfers_cardano_block_number_idx',
         'transfers_cardano transfers_cardano_by_from',
         'transfers_cardano transfers_cardano_by_record',
         'transfers_cardano transfers_cardano_by_to',
         'transfers_cardano transfers_cardano_by_to_token',
+        'transfers_cardano transfers_cardano_expr_idx',
       ],
       leftovers: null,
       full: [`${evm[0]}  -21000`, `${evm[1]} ${evm[1]} 12`],
@@ -296,7 +301,7 @@ test('0030 fills the paid addresses from the history written before it: signed p
   }
 })
 
-test('0031 puts a btree on block_number in every partition, those stored before it too, and a block range reads it', async () => {
+test('0031 gives every partition, those stored before it too, a btree on block_number + 0 beside the BRIN index: a block range reads it, a wallet page does not', async () => {
   const upgraded = await createTestDatabase({ migrated: false })
   const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
   try {
@@ -308,21 +313,29 @@ test('0031 puts a btree on block_number in every partition, those stored before 
     await migrate(upgraded.db, logger)
     await upgraded.db.query("CREATE TABLE transfers_optimism PARTITION OF transfers FOR VALUES IN ('optimism')")
     const { rows } = await upgraded.db.query(
-      `SELECT c.relname AS index, am.amname AS method FROM pg_index i
-         JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+      `SELECT c.relname AS index, am.amname AS method, pg_get_indexdef(c.oid) LIKE '%(block_number + 0)%' AS "blockRange"
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
         WHERE i.indrelid IN ('transfers'::regclass, 'transfers_base'::regclass, 'transfers_optimism'::regclass)
         ORDER BY c.relname`,
     )
     expect(rows).toEqual([
-      { index: 'transfers_base_block_number_idx', method: 'btree' },
-      { index: 'transfers_by_block', method: 'btree' },
-      { index: 'transfers_optimism_block_number_idx', method: 'btree' },
+      { index: 'transfers_base_block_number_idx', method: 'brin', blockRange: false },
+      { index: 'transfers_base_expr_idx', method: 'btree', blockRange: true },
+      { index: 'transfers_by_block', method: 'brin', blockRange: false },
+      { index: 'transfers_by_block_range', method: 'btree', blockRange: true },
+      { index: 'transfers_optimism_block_number_idx', method: 'brin', blockRange: false },
+      { index: 'transfers_optimism_expr_idx', method: 'btree', blockRange: true },
     ])
-    // a balance checkpoint's rows: the blocks of a range, found through the index (not the whole table read)
-    const plan = await upgraded.db.query(
-      `EXPLAIN (FORMAT JSON) SELECT value FROM transfers_base WHERE block_number > 10 AND block_number <= 20`,
+    // a balance checkpoint's rows: the blocks of a range, found through the btree (not the whole table read)
+    const range = await upgraded.db.query(
+      `EXPLAIN (FORMAT JSON) SELECT value FROM transfers_base WHERE block_number + 0 > 10 AND block_number + 0 <= 20`,
     )
-    expect(JSON.stringify(plan.rows[0])).toContain('transfers_base_block_number_idx')
+    expect(JSON.stringify(range.rows[0])).toContain('transfers_base_expr_idx')
+    // the newest rows of a wallet in block order: never a walk of the chain along that btree
+    const page = await upgraded.db.query(
+      `EXPLAIN (FORMAT JSON) SELECT value FROM transfers_base WHERE to_address = '\\x01' ORDER BY block_number DESC LIMIT 100`,
+    )
+    expect(JSON.stringify(page.rows[0])).not.toContain('transfers_base_expr_idx')
   } finally {
     await rm(before, { recursive: true, force: true })
     await upgraded.drop()
