@@ -17,9 +17,6 @@ function endsKey(head: string, tail: string): string {
   return key
 }
 
-/** A wallet's receipt of a token: its sender and transaction (mass-airdrop counts the sender's recipients there). */
-export type TokenReceipt = SenderInTransaction
-
 /** One sender of one token in one transaction. */
 export type SenderInTransaction = {
   chain: string
@@ -74,7 +71,7 @@ export function createSpamStore(
       wallet: string,
       contracts: readonly string[],
       firstReceipts = MASS_AIRDROP_FIRST_RECEIPTS,
-    ): Promise<TokenReceipt[]> {
+    ): Promise<SenderInTransaction[]> {
       if (contracts.length === 0) return []
       const { rows } = await db.query<{ contract: string; sender: string; block: string; tx: number; hash: string }>(
         `SELECT ${hexOf('c.contract')} AS contract, ${hexOf('r.from_address')} AS sender, r.block_number::text AS block,
@@ -104,27 +101,17 @@ export function createSpamStore(
      */
     async countRecipients(senders: readonly SenderInTransaction[]): Promise<number[]> {
       const found = new Map<string, number>()
-      const unknown: SenderInTransaction[] = []
+      const unknownByChain = new Map<string, SenderInTransaction[]>()
       for (const s of senders) {
         const key = recipientsKey(s)
+        if (found.has(key)) continue
         const known = recipientCounts.get(key)
-        if (known !== undefined) found.set(key, known)
-        else if (!found.has(key)) {
-          found.set(key, 0)
-          unknown.push(s)
-        }
+        found.set(key, known ?? 0)
+        if (known === undefined) unknownByChain.set(s.chain, [...(unknownByChain.get(s.chain) ?? []), s])
       }
-      const counts = new Array<number>(unknown.length).fill(0)
-      const byChain = new Map<string, number[]>()
-      unknown.forEach((s, i) => {
-        const indexes = byChain.get(s.chain) ?? []
-        indexes.push(i)
-        byChain.set(s.chain, indexes)
-      })
       // one statement per chain, its partition named by a constant (pruned when planned)
       await Promise.all(
-        [...byChain].map(async ([chain, indexes]) => {
-          const asked = indexes.map((i) => unknown[i] as SenderInTransaction)
+        [...unknownByChain].map(async ([chain, asked]) => {
           const { rows } = await db.query<{ i: string; recipients: number }>(
             `SELECT q.i, (
                SELECT count(DISTINCT t.to_address)::int FROM transfers t
@@ -140,14 +127,12 @@ export function createSpamStore(
               asked.map((s) => pack(s.contractAddress)),
             ],
           )
-          for (const row of rows) counts[indexes[Number(row.i) - 1] as number] = row.recipients
+          for (const row of rows) found.set(recipientsKey(asked[Number(row.i) - 1] as SenderInTransaction), row.recipients)
         }),
       )
-      if (recipientCounts.size + unknown.length > MAX_CACHED_COUNTS) recipientCounts.clear()
-      unknown.forEach((s, i) => {
-        found.set(recipientsKey(s), counts[i] ?? 0)
-        recipientCounts.set(recipientsKey(s), counts[i] ?? 0)
-      })
+      const read = [...unknownByChain.values()].flat().map(recipientsKey)
+      if (recipientCounts.size + read.length > MAX_CACHED_COUNTS) recipientCounts.clear()
+      for (const key of read) recipientCounts.set(key, found.get(key) ?? 0)
       return senders.map((s) => found.get(recipientsKey(s)) ?? 0)
     },
 

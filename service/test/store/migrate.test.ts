@@ -25,6 +25,21 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
+/** A fresh database with the migrations before `version` applied (an upgrade's starting point). */
+async function migratedBefore(version: string): Promise<TestDatabase> {
+  const upgraded = await createTestDatabase({ migrated: false })
+  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  try {
+    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < version)) {
+      await cp(join(MIGRATIONS_DIR, name), join(before, name))
+    }
+    await migrate(upgraded.db, logger, before)
+    return upgraded
+  } finally {
+    await rm(before, { recursive: true, force: true })
+  }
+}
+
 test('migrate() applies only new migrations, each once, also when run concurrently', async () => {
   await writeFile(join(dir, example), 'CREATE TABLE examples (id int PRIMARY KEY);')
   const runs = await Promise.all([migrate(database.db, logger, dir), migrate(database.db, logger, dir)])
@@ -50,13 +65,8 @@ test('migrate() rolls a failing migration back whole', async () => {
 })
 
 test('0005 keeps the wallet-history indexes of chains indexed before it, per partition', async () => {
-  const upgraded = await createTestDatabase({ migrated: false })
-  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  const upgraded = await migratedBefore('0005')
   try {
-    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0005')) {
-      await cp(join(MIGRATIONS_DIR, name), join(before, name))
-    }
-    await migrate(upgraded.db, logger, before)
     await upgraded.db.query("CREATE TABLE transfers_base PARTITION OF transfers FOR VALUES IN ('base')")
     await upgraded.db.query("INSERT INTO chain_states (chain, indexed_from, indexed_block) VALUES ('base', 0, 10)")
     await migrate(upgraded.db, logger)
@@ -75,19 +85,13 @@ test('0005 keeps the wallet-history indexes of chains indexed before it, per par
       built: true,
     })
   } finally {
-    await rm(before, { recursive: true, force: true })
     await upgraded.drop()
   }
 })
 
 test('0019 moves the outputs to their chain’s partition, with the address indexes of a chain whose history is served', async () => {
-  const upgraded = await createTestDatabase({ migrated: false })
-  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  const upgraded = await migratedBefore('0019')
   try {
-    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0019')) {
-      await cp(join(MIGRATIONS_DIR, name), join(before, name))
-    }
-    await migrate(upgraded.db, logger, before)
     await upgraded.db.query(
       `INSERT INTO chain_states (chain, indexed_from, indexed_block, history_indexed_at) VALUES ('bitcoin', 0, 10, now());
        INSERT INTO outputs (chain, tx_hash, output_index, block_number, tx_index, address, value, spent_tx_hash, spent_block_number, spent_tx_index, spent_input_index)
@@ -112,19 +116,13 @@ test('0019 moves the outputs to their chain’s partition, with the address inde
       old: null,
     })
   } finally {
-    await rm(before, { recursive: true, force: true })
     await upgraded.drop()
   }
 })
 
 test('0024 packs every partition’s hashes and addresses, keeps each one’s indexes, and the balance checkpoints’ keys', async () => {
-  const upgraded = await createTestDatabase({ migrated: false })
-  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  const upgraded = await migratedBefore('0024')
   try {
-    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0024')) {
-      await cp(join(MIGRATIONS_DIR, name), join(before, name))
-    }
-    await migrate(upgraded.db, logger, before)
     const evm = ['0x742d35cc6634c0532925a3b844bc454e4438f44e', '0x00000000219ab540356cbb839cbe05303d7705fa']
     const hash = `0x${'ab'.repeat(32)}`
     await upgraded.db.query(
@@ -218,19 +216,13 @@ test('0024 packs every partition’s hashes and addresses, keeps each one’s in
     )
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/transfers_base_by_to|Seq Scan/)
   } finally {
-    await rm(before, { recursive: true, force: true })
     await upgraded.drop()
   }
 })
 
 test('0029 gives a served partition its token-receipts index, used by a wallet’s first receipts of a token, and leaves a backfilling one alone', async () => {
-  const upgraded = await createTestDatabase({ migrated: false })
-  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  const upgraded = await migratedBefore('0029')
   try {
-    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0029')) {
-      await cp(join(MIGRATIONS_DIR, name), join(before, name))
-    }
-    await migrate(upgraded.db, logger, before)
     // base is served (its history indexes built); optimism is in its first backfill (none yet)
     await upgraded.db.query(
       `CREATE TABLE transfers_base PARTITION OF transfers FOR VALUES IN ('base');
@@ -261,19 +253,13 @@ test('0029 gives a served partition its token-receipts index, used by a wallet�
     )
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/transfers_base_by_to_token/)
   } finally {
-    await rm(before, { recursive: true, force: true })
     await upgraded.drop()
   }
 })
 
 test('0030 fills the paid addresses from the history written before it: signed payments only, each with its first block', async () => {
-  const upgraded = await createTestDatabase({ migrated: false })
-  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  const upgraded = await migratedBefore('0030')
   try {
-    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0030')) {
-      await cp(join(MIGRATIONS_DIR, name), join(before, name))
-    }
-    await migrate(upgraded.db, logger, before)
     const [wallet, paid, unsigned, other] = ['aa', 'bb', 'cc', 'dd'].map((b) => `0x${b.repeat(20)}`)
     // block 3: a token payment with the wallet's fee; block 5: the same again and a native send; block
     // 6: a token transfer out of the wallet without its fee (not signed), a zero-value one, a fee
@@ -296,19 +282,13 @@ test('0030 fills the paid addresses from the history written before it: signed p
       { chain: 'base', wallet, address: other, firstBlock: 5 },
     ])
   } finally {
-    await rm(before, { recursive: true, force: true })
     await upgraded.drop()
   }
 })
 
 test('0031 gives every partition, those stored before it too, a btree on block_number + 0 beside the BRIN index: a block range reads it, a wallet page does not', async () => {
-  const upgraded = await createTestDatabase({ migrated: false })
-  const before = await mkdtemp(join(tmpdir(), 'wds-migrations-'))
+  const upgraded = await migratedBefore('0031')
   try {
-    for (const name of (await readMigrations()).map((m) => m.name).filter((n) => n < '0031')) {
-      await cp(join(MIGRATIONS_DIR, name), join(before, name))
-    }
-    await migrate(upgraded.db, logger, before)
     await upgraded.db.query("CREATE TABLE transfers_base PARTITION OF transfers FOR VALUES IN ('base')")
     await migrate(upgraded.db, logger)
     await upgraded.db.query("CREATE TABLE transfers_optimism PARTITION OF transfers FOR VALUES IN ('optimism')")
@@ -337,7 +317,6 @@ test('0031 gives every partition, those stored before it too, a btree on block_n
     )
     expect(JSON.stringify(page.rows[0])).not.toContain('transfers_base_expr_idx')
   } finally {
-    await rm(before, { recursive: true, force: true })
     await upgraded.drop()
   }
 })
