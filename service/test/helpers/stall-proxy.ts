@@ -5,7 +5,7 @@ import { type AddressInfo, createConnection, createServer, type Socket } from 'n
  * network partition as the client sees it. While stalled it still accepts connections, but forwards
  * nothing in either direction, not even a close, and keeps every socket open; what it held back is
  * delivered in order when it resumes (TCP retransmitting across a partition that heals before the
- * connection gives up).
+ * connection gives up), the server's consecutive answers in one write.
  */
 export type StallProxy = {
   /** Where clients connect: `127.0.0.1:<port>`. */
@@ -15,6 +15,8 @@ export type StallProxy = {
   rewrite(url: string): string
   stall(): void
   resume(): void
+  /** What the servers sent since the last stall() and the proxy holds back (all connections, in arrival order). */
+  heldFromServers(): Buffer
   /** Drops every open connection at once (a node restarted, a reset network); new ones are accepted. */
   cut(): void
   /** The open connections go silent for good, neither forwarding nor closing (a dead peer behind NAT); new ones work. */
@@ -28,6 +30,7 @@ export type StallProxy = {
 export async function startStallProxy(target: { host: string; port: number }): Promise<StallProxy> {
   let stalled = false
   let accepted = 0
+  let heldFromServers: Buffer[] = []
   /** What each connection held back while stalled, in order; run on resume. */
   const held = new Set<(() => void)[]>()
   const sockets = new Set<Socket>()
@@ -50,12 +53,28 @@ export async function startStallProxy(target: { host: string; port: number }): P
       if (stalled || pending.length > 0) pending.push(action)
       else action()
     }
+    /** The latest write to the client held back: what the server sends next joins it while nothing else is held after it. */
+    let heldWrite: { chunks: Buffer[]; action: () => void } | undefined
+    /** Consecutive answers held back go out as one write, read at once on the client (TCP after a partition heals). */
+    const toClient = (chunk: Buffer) => {
+      if (heldWrite !== undefined && pending.at(-1) === heldWrite.action) {
+        heldWrite.chunks.push(chunk)
+        return
+      }
+      const chunks = [chunk]
+      const action = () => client.write(Buffer.concat(chunks))
+      heldWrite = { chunks, action }
+      pass(action)
+    }
     let upstream: Socket | undefined
     const open = () => {
       upstream = createConnection(target)
       sockets.add(upstream)
       const to = upstream
-      to.on('data', (chunk) => pass(() => client.write(chunk)))
+      to.on('data', (chunk: Buffer) => {
+        if (stalled) heldFromServers.push(chunk)
+        toClient(chunk)
+      })
       to.on('end', () => pass(() => client.end()))
       to.on('error', () => {})
       to.on('close', () => {
@@ -93,7 +112,9 @@ export async function startStallProxy(target: { host: string; port: number }): P
     },
     stall() {
       stalled = true
+      heldFromServers = []
     },
+    heldFromServers: () => Buffer.concat(heldFromServers),
     resume() {
       stalled = false
       for (const pending of [...held]) {

@@ -39,6 +39,11 @@ const STATEMENT_TIMEOUT_MS = 300
 const READ_TIMEOUT_MS = 1_500
 const POOL_WAIT_MS = 3_000
 
+/** The protocol's ReadyForQuery message outside a transaction ('Z', length 5, status 'I'). */
+const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5, 0x49])
+/** The SQLSTATE of the FATAL that pg_terminate_backend makes the backend send. */
+const ADMIN_SHUTDOWN = Buffer.from('57P01')
+
 /** Resolves once `done` is true, asking every 20 ms. */
 async function until(done: () => Promise<boolean>): Promise<void> {
   while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20))
@@ -127,14 +132,25 @@ describe('a database that stops answering', () => {
           ])
         ).rows[0]
       // the answer comes while the proxy holds everything back, then the backend is terminated: both
-      // reach the client together, while it is still taken from the pool. Each step waits for the
-      // server to be where the next needs it, however slow the machine.
-      const answer = cancellable(db, scope).query<{ one: number }>('SELECT 1 AS one FROM pg_sleep(2)')
-      await until(async () => (await backend())?.query.includes('pg_sleep(2)') === true)
-      proxy.stall()
-      await until(async () => (await backend())?.state === 'idle') // answered, into the stalled proxy
+      // reach the client together (one read), while it is still taken from the pool. The statement waits for a lock
+      // the test holds, so that it cannot answer before the proxy stalls, however slow the machine.
+      const holder = await database.db.connect()
+      let answer: Promise<{ rows: { one: number }[] }>
+      try {
+        await holder.query('BEGIN')
+        await holder.query('SELECT pg_advisory_xact_lock(4242)')
+        answer = cancellable(db, scope).query<{ one: number }>('SELECT 1 AS one FROM pg_advisory_xact_lock(4242)')
+        await until(async () => (await backend())?.query.includes('pg_advisory_xact_lock') === true)
+        proxy.stall()
+        await holder.query('COMMIT')
+      } finally {
+        holder.release()
+      }
+      // answered, into the stalled proxy, up to its ReadyForQuery (pg_stat_activity says idle just before
+      // the server sends it: a backend terminated in between answers the statement with the FATAL instead)
+      await until(async () => proxy.heldFromServers().includes(READY_FOR_QUERY))
       await database.db.query('SELECT pg_terminate_backend($1)', [pid])
-      await until(async () => (await backend()) === undefined)
+      await until(async () => proxy.heldFromServers().includes(ADMIN_SHUTDOWN))
       proxy.resume()
       expect((await answer).rows).toEqual([{ one: 1 }])
       // the broken connection was dropped; a new one answers
