@@ -9,7 +9,8 @@
  *              builds' time, bytes per record (heap and indexes) and the database's size on disk;
  *   api        /transfers page 1 and 90 % deep, /transactions page 1 and 90 % deep, /balances at the
  *              head and atDate, for a whale wallet and a tail wallet, each beside the naive server
- *              (bench/api-naive.ts) on the same database, alternated: naive p50 / WDS p50.
+ *              (bench/api-naive.ts) on the same database, alternated: naive p50 / WDS p50, and
+ *              naive CPU / WDS CPU per request (bench/scale/api-ratios.ts).
  * Writes bench/results/scale.json (sizes measured in earlier runs are kept, each with its own date)
  * and bench/results/scale.svg, a chart of each figure against size.
  */
@@ -18,6 +19,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createLogger } from '../service/src/lib/logger.ts'
+import { openDatabase } from '../service/src/main/database.ts'
 import { spawnAndWait, stop } from './child-process.ts'
 import { cpuBetween, takeCpuSnapshot } from './ingest/cpu-usage.ts'
 import { openBenchPostgres } from './ingest/database.ts'
@@ -33,6 +35,8 @@ const OUT = join(root, 'bench', 'results', 'scale.json')
 const CHART = join(root, 'bench', 'results', 'scale.svg')
 const GIVE_UP_MS = Number(process.env.BENCH_SCALE_GIVE_UP_MS ?? 3_600_000)
 const TARGET_INGEST_RATIO = 0.8
+/** Every API ratio at the largest size within 10 % of its ratio at the smallest. */
+const TARGET_API_BAND = 0.1
 const sizesArg = process.argv.indexOf('--sizes')
 const SIZES = (sizesArg > 0 ? (process.argv[sizesArg + 1] as string) : '1e5,1e6').split(',').map(Number)
 const KEEP = process.argv.includes('--keep')
@@ -87,10 +91,17 @@ async function measureSize(size: number, postgres: Awaited<ReturnType<typeof ope
         {},
         /NAIVE LISTENING (\S+)/,
       )
+      const database = await openDatabase({ dataDir }, logger, { attach: true, applicationName: 'wds-bench-cpu' })
       let api: Awaited<ReturnType<typeof measureApi>>
       try {
-        api = await measureApi(apiCases(chain, wds.url, naive.url.toString().replace(/\/$/, '')), stored.key)
+        api = await measureApi(apiCases(chain, wds.url, naive.url.toString().replace(/\/$/, '')), stored.key, {
+          db: database.db,
+          // the service's request pools (wds-start-api, and the main pool's key lookups), not its indexer's
+          wds: { pid: wds.child.pid as number, ownsBackend: (name) => /^wds-start(-|$)/.test(name) },
+          naive: { pid: naive.child.pid as number, ownsBackend: (name) => name === 'wds-bench-naive' },
+        })
       } finally {
+        await database.close()
         await stop(naive.child)
       }
       return {
@@ -136,10 +147,15 @@ function panels(results: SizeResult[]): Panel[] {
     points: results.map((r) => ({ x: r.size, y: y(r) })),
   })
   const apiNames = Object.keys(results[0]?.api ?? {})
-  const apiPanel = (who: string): Panel => ({
+  const smallest = results[0] as SizeResult
+  /** Each case's ratio to the naive server at a size, over its ratio at the smallest size: the API target's 1 ± 0.1. */
+  const apiPanel = (who: string, figure: 'ratio' | 'cpuRatio', unit: string): Panel => ({
     title: `API vs naive, ${who}`,
-    unit: 'naive p50 / WDS p50',
-    series: apiNames.filter((n) => n.endsWith(who)).map((n) => series(n.replace(`, ${who}`, ''), (r) => r.api[n]?.ratio ?? 0)),
+    unit,
+    target: 1 - TARGET_API_BAND,
+    series: apiNames
+      .filter((n) => n.endsWith(who))
+      .map((n) => series(n.replace(`, ${who}`, ''), (r) => (r.api[n]?.[figure] ?? 0) / (smallest.api[n]?.[figure] ?? 1))),
   })
   return [
     {
@@ -173,8 +189,10 @@ function panels(results: SizeResult[]): Panel[] {
         series('yardstick', (r) => (r.historyIndexesSeconds.yardstick * 1e6) / r.storage.records),
       ],
     },
-    apiPanel('whale'),
-    apiPanel('small wallet'),
+    apiPanel('whale', 'cpuRatio', 'CPU ratio / its 10^5 one'),
+    apiPanel('small wallet', 'cpuRatio', 'CPU ratio / its 10^5 one'),
+    apiPanel('whale', 'ratio', 'p50 ratio / its 10^5 one'),
+    apiPanel('small wallet', 'ratio', 'p50 ratio / its 10^5 one'),
   ]
 }
 
@@ -191,7 +209,18 @@ async function writeResults(): Promise<void> {
   const sizes = [...previous.filter((p) => !measured.some((m) => m.size === p.size)), ...measured].sort((a, b) => a.size - b.size)
   const smallest = sizes[0] as SizeResult
   const largest = sizes.at(-1) as SizeResult
-  const apiRatio = (r: SizeResult, name: string) => r.api[name]?.ratio ?? null
+  const apiRatio = (r: SizeResult, name: string, figure: 'ratio' | 'cpuRatio' = 'ratio') => r.api[name]?.[figure] ?? null
+  /** Each API case's figure at the largest size over the smallest's. */
+  const largestVsSmallest = (figure: 'ratio' | 'cpuRatio') =>
+    Object.fromEntries(
+      Object.keys(largest.api).map((name) => {
+        const [large, small] = [apiRatio(largest, name, figure), apiRatio(smallest, name, figure)]
+        return [name, large === null || small === null ? null : round(large / small, 3)]
+      }),
+    )
+  const withinBand = (ratios: Record<string, number | null>) =>
+    Object.values(ratios).every((r) => r !== null && r >= 1 - TARGET_API_BAND)
+  const [apiCpu, apiP50] = [largestVsSmallest('cpuRatio'), largestVsSmallest('ratio')]
   const summary = {
     sizes: sizes.map((s) => s.size),
     ingestRatios: Object.fromEntries(sizes.map((s) => [s.size, s.ingest.ratio])),
@@ -201,12 +230,12 @@ async function writeResults(): Promise<void> {
     ingestRatioLargestVsSmallest: round(largest.ingest.ratio / smallest.ingest.ratio, 3),
     // WDS's own records/s, largest over smallest (the other reading of "at most 10 % slower")
     wdsRateLargestVsSmallest: round(largest.ingest.wdsRecordsPerSecond / smallest.ingest.wdsRecordsPerSecond, 3),
-    apiRatioLargestVsSmallest: Object.fromEntries(
-      Object.keys(largest.api).map((name) => {
-        const [large, small] = [apiRatio(largest, name), apiRatio(smallest, name)]
-        return [name, large === null || small === null ? null : round(large / small, 3)]
-      }),
-    ),
+    // the CPU per request's ratio (the cost: what the target asks about), then the answer time's; "within
+    // 10 %" is read one-sided: a ratio that improves with size (a naive balance's sum that grows) meets it
+    apiCpuRatioLargestVsSmallest: apiCpu,
+    meetsApiTargetByCpu: withinBand(apiCpu),
+    apiRatioLargestVsSmallest: apiP50,
+    meetsApiTargetByP50: withinBand(apiP50),
   }
   console.error(JSON.stringify(summary, null, 2))
   await writeFile(
@@ -217,14 +246,14 @@ async function writeResults(): Promise<void> {
         machine: { cpus: cpus().length, node: process.version },
         targets: {
           ingest: `WDS ≥ ${TARGET_INGEST_RATIO} × the yardstick at every size, and at most 10 % slower at the largest size than at the smallest (read as the ratio to the yardstick)`,
-          api: 'every ratio at the largest size within 10 % of its ratio at the smallest',
+          api: 'every ratio at the largest size within 10 % of its ratio at the smallest (or better); read on the CPU per request (cpuRatio), and shown on the answer time (ratio)',
         },
         setup: {
           node: 'bench/scale/node.ts: the synthetic chain of bench/scale/chain.ts (34 records a block), one child process',
           yardstick:
             'bench/scale/yardstick.ts: EvmSource.fetchBlocks (blocks, receipts, trace_block), 50-block ranges, 4 in flight, appendBlocks in order, history indexes and ANALYZE at the end',
           wds: 'wds start on a fresh data dir, WDS_MARKET_SYNC_AT=off; from "indexer started" (or listening, when earlier) to "wallet-history indexes built"',
-          api: 'one request at a time, WDS and naive alternated, 5 warm-up pairs then BENCH_SCALE_PAIRS (40) pairs; ratio = naive p50 / WDS p50; /transactions pages (100 transactions) beside the naive 100-record page; balances beside the naive sum of the wallet’s rows; a case whose request is refused is kept with its answer (failure) and no ratio',
+          api: 'one request at a time, WDS and naive alternated; each case warmed up (5 pairs and 2 s), then measured for 40 pairs and up to 8 s or 400 pairs; ratio = naive p50 / WDS p50; cpuRatio = naive CPU / WDS CPU per request (each server process, all its threads, and its database backends, from /proc/…/schedstat); /transactions pages (100 transactions) beside the naive 100-record page; balances beside the naive sum of the wallet’s rows; a case whose request is refused is kept with its answer (failure) and no ratio',
         },
         summary,
         sizes,

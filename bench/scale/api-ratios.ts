@@ -1,14 +1,31 @@
 /**
  * bench:scale's API figures: each WDS request beside the naive server's (bench/api-naive.ts: the same
  * keyset SQL on the same database, rows as JSON), one request at a time, alternated WDS / naive so that
- * both see the same machine load. The ratio is naive p50 / WDS p50: WDS's speed as a share of the
- * naive server's (1 = as fast), the same reading as bench:api's req/s ratio.
+ * both see the same machine load. Two ratios, each WDS's as a share of the naive server's (1 = as
+ * cheap), the same reading as bench:api's req/s ratio:
+ *   ratio     naive p50 / WDS p50, the answer time a client sees;
+ *   cpuRatio  naive CPU / WDS CPU per request, each server's Node process and its database backends
+ *             (request-cpu.ts): the cost, which the machine's other work does not move. On the shared
+ *             2-core machine a 3–6 ms page's p50 moves by a millisecond between runs, 20 %; the CPU
+ *             per request is what tells whether a page costs more at 10⁷ records than at 10⁵.
  */
+import type { Queryable } from '../../service/src/store/db.ts'
 import type { ScaleChain } from './chain.ts'
 import { BLOCK_TIME_SECONDS, GENESIS_TIMESTAMP } from './chain.ts'
+import { cpuBetween, type Server, sampleCpu } from './request-cpu.ts'
 
-const WARM_UP = 5
-const PAIRS = Number(process.env.BENCH_SCALE_PAIRS ?? 40)
+/**
+ * Each case runs unmeasured until both servers have answered it WARM_UP_PAIRS times and WARM_UP_MS have
+ * passed (V8 optimizes a route's code after some hundreds of calls), then measured for at least
+ * MIN_PAIRS pairs and until MEASURE_MS have passed or MAX_PAIRS pairs are done: a 3 ms page gets some
+ * 200 pairs (a few collections of each server's heap fall in its window, not none or one), a whale's
+ * 3 s naive balance its 40.
+ */
+const WARM_UP_PAIRS = 5
+const WARM_UP_MS = Number(process.env.BENCH_SCALE_WARM_UP_MS ?? 2_000)
+const MIN_PAIRS = Number(process.env.BENCH_SCALE_PAIRS ?? 40)
+const MAX_PAIRS = 400
+const MEASURE_MS = Number(process.env.BENCH_SCALE_MEASURE_MS ?? 8_000)
 
 export type ApiCase = { name: string; wds: string; naive: string }
 
@@ -67,34 +84,58 @@ export function apiCases(chain: ScaleChain, wdsUrl: string, naiveUrl: string): A
 }
 
 export type ApiFigure =
-  | { wdsP50Ms: number; naiveP50Ms: number; ratio: number }
-  | { wdsP50Ms: null; naiveP50Ms: null; ratio: null; failure: string }
+  | {
+      pairs: number
+      wdsP50Ms: number
+      naiveP50Ms: number
+      ratio: number
+      wdsCpuMs: number
+      naiveCpuMs: number
+      cpuRatio: number
+    }
+  | { pairs: 0; wdsP50Ms: null; naiveP50Ms: null; ratio: null; wdsCpuMs: null; naiveCpuMs: null; cpuRatio: null; failure: string }
 
-export async function measureApi(cases: ApiCase[], key: string) {
+/** The two servers, and the database whose backends they run statements in. */
+export type Servers = { db: Queryable; wds: Server; naive: Server }
+
+export async function measureApi(cases: ApiCase[], key: string, servers: Servers) {
   const out: Record<string, ApiFigure> = {}
   for (const c of cases) {
     try {
-      out[c.name] = await measureCase(c, key)
+      out[c.name] = await measureCase(c, key, servers)
     } catch (error) {
       // a refused request (a 503 query_timeout at a size, say) is a finding: kept with its answer, and the
       // other cases are still measured
       const failure = (error as Error).message
-      out[c.name] = { wdsP50Ms: null, naiveP50Ms: null, ratio: null, failure }
+      out[c.name] = {
+        pairs: 0,
+        wdsP50Ms: null,
+        naiveP50Ms: null,
+        ratio: null,
+        wdsCpuMs: null,
+        naiveCpuMs: null,
+        cpuRatio: null,
+        failure,
+      }
       console.error(`  ${c.name.padEnd(36)} FAILED: ${failure}`)
     }
   }
   return out
 }
 
-async function measureCase(c: ApiCase, key: string): Promise<ApiFigure> {
+async function measureCase(c: ApiCase, key: string, servers: Servers): Promise<ApiFigure> {
   const auth = { 'x-api-key': key }
-  for (let i = 0; i < WARM_UP; i++) {
+  const warmUpEnds = performance.now() + WARM_UP_MS
+  for (let i = 0; i < WARM_UP_PAIRS || performance.now() < warmUpEnds; i++) {
     await timed(c.wds, auth)
     await timed(c.naive, {})
   }
+  const { db, ...both } = servers
+  const cpuBefore = await sampleCpu(db, both)
   const wds: number[] = []
   const naive: number[] = []
-  for (let i = 0; i < PAIRS; i++) {
+  const measureEnds = performance.now() + MEASURE_MS
+  for (let i = 0; i < MIN_PAIRS || (i < MAX_PAIRS && performance.now() < measureEnds); i++) {
     // alternate which goes first, so that neither always follows the other's cache work
     if (i % 2 === 0) {
       wds.push(await timed(c.wds, auth))
@@ -104,7 +145,21 @@ async function measureCase(c: ApiCase, key: string): Promise<ApiFigure> {
       wds.push(await timed(c.wds, auth))
     }
   }
+  const cpu = cpuBetween(cpuBefore, await sampleCpu(db, both))
   const [w, n] = [p50(wds), p50(naive)]
-  console.error(`  ${c.name.padEnd(36)} wds p50 ${round(w, 2)} ms  naive ${round(n, 2)} ms  ${round(n / w, 2)}×`)
-  return { wdsP50Ms: round(w, 2), naiveP50Ms: round(n, 2), ratio: round(n / w, 3) }
+  const pairs = wds.length
+  const [wCpu, nCpu] = [(cpu.wds ?? 0) / pairs / 1e6, (cpu.naive ?? 0) / pairs / 1e6]
+  console.error(
+    `  ${c.name.padEnd(36)} ${String(pairs).padStart(3)} pairs  wds p50 ${round(w, 2)} ms  naive ${round(n, 2)} ms  ${round(n / w, 2)}×   ` +
+      `CPU wds ${round(wCpu, 2)} ms  naive ${round(nCpu, 2)} ms  ${round(nCpu / wCpu, 2)}×`,
+  )
+  return {
+    pairs,
+    wdsP50Ms: round(w, 2),
+    naiveP50Ms: round(n, 2),
+    ratio: round(n / w, 3),
+    wdsCpuMs: round(wCpu, 3),
+    naiveCpuMs: round(nCpu, 3),
+    cpuRatio: round(nCpu / wCpu, 3),
+  }
 }
