@@ -26,7 +26,7 @@ import { openBenchPostgres } from './ingest/database.ts'
 import { apiCases, measureApi } from './scale/api-ratios.ts'
 import { scaleChain } from './scale/chain.ts'
 import { chartSvg, type Panel } from './scale/chart.ts'
-import { inspectWds, startWds, waitIndexed } from './scale/wds.ts'
+import { inspectWds, startWds, vacuum, waitIndexed } from './scale/wds.ts'
 import { runYardstick } from './scale/yardstick.ts'
 
 const root = join(import.meta.dirname, '..')
@@ -93,7 +93,10 @@ async function measureSize(size: number, postgres: Awaited<ReturnType<typeof ope
       )
       const database = await openDatabase({ dataDir }, logger, { attach: true, applicationName: 'wds-bench-cpu' })
       let api: Awaited<ReturnType<typeof measureApi>>
+      let vacuumSeconds: number
       try {
+        vacuumSeconds = (await vacuum(database.db)) / 1000
+        console.error(`  VACUUM after the backfill: ${vacuumSeconds} s`)
         api = await measureApi(apiCases(chain, wds.url, naive.url.toString().replace(/\/$/, '')), stored.key, {
           db: database.db,
           // the service's request pools (wds-start-api, and the main pool's key lookups), not its indexer's
@@ -120,6 +123,7 @@ async function measureSize(size: number, postgres: Awaited<ReturnType<typeof ope
           // WDS's balance checkpoints (written beside the appends; the yardstick writes none)
           balanceCheckpoints: indexed.balanceCheckpoints,
         },
+        vacuumSeconds,
         historyIndexesSeconds: { wds: (indexed.historyIndexesMs ?? 0) / 1000, yardstick: yardstick.historyIndexesMs / 1000 },
         storage: {
           records: stored.records,
@@ -253,7 +257,7 @@ async function writeResults(): Promise<void> {
           yardstick:
             'bench/scale/yardstick.ts: EvmSource.fetchBlocks (blocks, receipts, trace_block), 50-block ranges, 4 in flight, appendBlocks in order, history indexes and ANALYZE at the end',
           wds: 'wds start on a fresh data dir, WDS_MARKET_SYNC_AT=off; from "indexer started" (or listening, when earlier) to "wallet-history indexes built"',
-          api: 'one request at a time, WDS and naive alternated; each case warmed up (5 pairs and 2 s), then measured for 40 pairs and up to 8 s or 400 pairs; ratio = naive p50 / WDS p50; cpuRatio = naive CPU / WDS CPU per request (each server process, all its threads, and its database backends, from /proc/…/schedstat); /transactions pages (100 transactions) beside the naive 100-record page; balances beside the naive sum of the wallet’s rows; a case whose request is refused is kept with its answer (failure) and no ratio',
+          api: 'after a VACUUM of the database (vacuumSeconds; autovacuum would otherwise run through the measurement), one request at a time, WDS and naive alternated; each case warmed up (5 pairs and 2 s), then measured for 40 pairs and up to 8 s or 400 pairs; ratio = naive p50 / WDS p50; cpuRatio = naive CPU / WDS CPU per request (each server process, all its threads, and its database backends, from /proc/…/schedstat); /transactions pages (100 transactions) beside the naive 100-record page; balances beside the naive sum of the wallet’s rows; a case whose request is refused is kept with its answer (failure) and no ratio',
         },
         summary,
         sizes,
