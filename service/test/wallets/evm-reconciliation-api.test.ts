@@ -53,9 +53,14 @@ async function deposit(from: Address, to: string, mint: bigint, value: bigint, n
   return hash
 }
 
+/** Where the set-up is: said by afterAll when it did not finish (a CI run once hit the hook's timeout). */
+let step = 'starting two anvil nodes'
+
 beforeAll(async () => {
   ;[plain, op] = await Promise.all([startAnvil({ chainId: 1 }), startAnvil({ chainId: 10, args: ['--network', 'optimism'] })])
+  step = 'playing the scripted history on the plain node'
   script = await playScriptedHistory(plain)
+  step = 'deposits and a transfer on the OP node'
   opAccounts = (await clientsFor(op).wallet.getAddresses()) as Address[]
   const [alice, bob, carol] = opAccounts as [Address, Address, Address]
   // a contract that always fails (INVALID): a deposit to it keeps its mint and moves no value
@@ -74,6 +79,7 @@ beforeAll(async () => {
   await op.rpc('evm_mine')
   opHead = Number(await clientsFor(op).public.getBlockNumber())
 
+  step = 'starting the app'
   const nodes: Record<string, Anvil> = { ethereum: plain, optimism: op, base: op, blast: op }
   t = await createServedTestApp(
     {
@@ -94,13 +100,18 @@ beforeAll(async () => {
     },
   )
   for (const chain of ['ethereum', 'optimism', 'base', 'blast']) {
+    step = `indexing ${chain}`
     await indexToHead(t.db, chain, (nodes[chain] as Anvil).url, { logger })
   }
   // zora: indexed from the OP node, then its node goes away (reconciliation needs the node's answer)
+  step = 'indexing zora'
   await indexToHead(t.db, 'zora', op.url, { logger })
+  step = 'creating a key'
   key = (await t.createKey('ledger@example.com', 'pro')).key
+  step = 'done'
 }, 120_000)
 afterAll(async () => {
+  if (step !== 'done') console.error(`evm-reconciliation-api: the set-up did not finish; it was ${step}`)
   await t?.close()
   await Promise.all([plain?.close(), op?.close()])
 })
