@@ -213,7 +213,7 @@ async function writeResults(): Promise<void> {
   const sizes = [...previous.filter((p) => !measured.some((m) => m.size === p.size)), ...measured].sort((a, b) => a.size - b.size)
   const smallest = sizes[0] as SizeResult
   const largest = sizes.at(-1) as SizeResult
-  const apiRatio = (r: SizeResult, name: string, figure: 'ratio' | 'cpuRatio' = 'ratio') => r.api[name]?.[figure] ?? null
+  const apiRatio = (r: SizeResult, name: string, figure: 'ratio' | 'cpuRatio') => r.api[name]?.[figure] ?? null
   /** Each API case's figure at the largest size over the smallest's. */
   const largestVsSmallest = (figure: 'ratio' | 'cpuRatio') =>
     Object.fromEntries(

@@ -12,13 +12,13 @@
 import type { Queryable } from '../../service/src/store/db.ts'
 import type { ScaleChain } from './chain.ts'
 import { BLOCK_TIME_SECONDS, GENESIS_TIMESTAMP } from './chain.ts'
-import { cpuBetween, type Server, sampleCpu } from './request-cpu.ts'
+import { nsBetween, type Server, sampleCpu } from './request-cpu.ts'
 
 /**
  * Each case runs unmeasured until both servers have answered it WARM_UP_PAIRS times and WARM_UP_MS have
  * passed (V8 optimizes a route's code after some hundreds of calls), then measured for at least
- * MIN_PAIRS pairs and until MEASURE_MS have passed or MAX_PAIRS pairs are done: a 3 ms page gets some
- * 200 pairs (a few collections of each server's heap fall in its window, not none or one), a whale's
+ * MIN_PAIRS pairs and until MEASURE_MS have passed or MAX_PAIRS pairs are done: a 3 ms page gets
+ * ~400 pairs (a few collections of each server's heap fall in its window, not none or one), a whale's
  * 3 s naive balance its 40.
  */
 const WARM_UP_PAIRS = 5
@@ -93,7 +93,18 @@ export type ApiFigure =
       naiveCpuMs: number
       cpuRatio: number
     }
-  | { pairs: 0; wdsP50Ms: null; naiveP50Ms: null; ratio: null; wdsCpuMs: null; naiveCpuMs: null; cpuRatio: null; failure: string }
+  | (typeof UNMEASURED & { failure: string })
+
+/** A case whose request was refused: no figures. */
+const UNMEASURED = {
+  pairs: 0,
+  wdsP50Ms: null,
+  naiveP50Ms: null,
+  ratio: null,
+  wdsCpuMs: null,
+  naiveCpuMs: null,
+  cpuRatio: null,
+} as const
 
 /** The two servers, and the database whose backends they run statements in. */
 export type Servers = { db: Queryable; wds: Server; naive: Server }
@@ -107,16 +118,7 @@ export async function measureApi(cases: ApiCase[], key: string, servers: Servers
       // a refused request (a 503 query_timeout at a size, say) is a finding: kept with its answer, and the
       // other cases are still measured
       const failure = (error as Error).message
-      out[c.name] = {
-        pairs: 0,
-        wdsP50Ms: null,
-        naiveP50Ms: null,
-        ratio: null,
-        wdsCpuMs: null,
-        naiveCpuMs: null,
-        cpuRatio: null,
-        failure,
-      }
+      out[c.name] = { ...UNMEASURED, failure }
       console.error(`  ${c.name.padEnd(36)} FAILED: ${failure}`)
     }
   }
@@ -145,7 +147,7 @@ async function measureCase(c: ApiCase, key: string, servers: Servers): Promise<A
       wds.push(await timed(c.wds, auth))
     }
   }
-  const cpu = cpuBetween(cpuBefore, await sampleCpu(db, both))
+  const cpu = nsBetween(cpuBefore, await sampleCpu(db, both))
   const [w, n] = [p50(wds), p50(naive)]
   const pairs = wds.length
   const [wCpu, nCpu] = [(cpu.wds ?? 0) / pairs / 1e6, (cpu.naive ?? 0) / pairs / 1e6]

@@ -45,7 +45,7 @@ export async function sampleCpu(db: Queryable, servers: Record<string, Server>):
  * began in the interval); one that closed in between, or a process that exited, is left out (what it
  * ran is gone with it).
  */
-export function cpuBetween(before: CpuSample, after: CpuSample): Record<string, number> {
+export function nsBetween(before: CpuSample, after: CpuSample): Record<string, number> {
   return Object.fromEntries(
     Object.entries(after).map(([name, pids]) => {
       let ns = 0

@@ -134,18 +134,15 @@ describe('a database that stops answering', () => {
       // the answer comes while the proxy holds everything back, then the backend is terminated: both
       // reach the client together (one read), while it is still taken from the pool. The statement waits for a lock
       // the test holds, so that it cannot answer before the proxy stalls, however slow the machine.
-      const holder = await database.db.connect()
-      let answer: Promise<{ rows: { one: number }[] }>
-      try {
-        await holder.query('BEGIN')
+      // (the answer's promise is returned inside an object: returned itself, it would be awaited before the
+      // commit that lets it go)
+      const { answer } = await withTransaction(database.db, async (holder) => {
         await holder.query('SELECT pg_advisory_xact_lock(4242)')
-        answer = cancellable(db, scope).query<{ one: number }>('SELECT 1 AS one FROM pg_advisory_xact_lock(4242)')
+        const waiting = cancellable(db, scope).query<{ one: number }>('SELECT 1 AS one FROM pg_advisory_xact_lock(4242)')
         await until(async () => (await backend())?.query.includes('pg_advisory_xact_lock') === true)
         proxy.stall()
-        await holder.query('COMMIT')
-      } finally {
-        holder.release()
-      }
+        return { answer: waiting }
+      })
       // answered, into the stalled proxy, up to its ReadyForQuery (pg_stat_activity says idle just before
       // the server sends it: a backend terminated in between answers the statement with the FATAL instead)
       await until(async () => proxy.heldFromServers().includes(READY_FOR_QUERY))
